@@ -1,0 +1,74 @@
+import path from 'node:path';
+
+/** The typed, validated configuration of one process (architecture section 2). */
+export interface Config {
+  port: number;
+  host: string;
+  databaseUrl: string;
+  dataDir: string;
+  /** The global key of the spec (constant `api_key`): full access, never stored. */
+  apiKey: string | undefined;
+  /** When set, the client address is taken from `X-Forwarded-For` (Fastify's trustProxy value). */
+  trustProxy: boolean | string | number;
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** Largest `limit` a list request may ask for. */
+  maxListLimit: number;
+  /** Largest request body in bytes (JSON and form bodies). */
+  bodyLimit: number;
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+function intVar(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw.trim())) throw new ConfigError(`${name} must be an integer, got "${raw}"`);
+  const value = Number(raw);
+  if (value < min || value > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${value}`);
+  return value;
+}
+
+function trustProxyVar(raw: string | undefined): boolean | string | number {
+  if (raw === undefined || raw === '' || /^(0|false|no|off)$/i.test(raw)) return false;
+  if (/^(1|true|yes|on)$/i.test(raw)) return true;
+  // A hop count ("2") or a list of trusted addresses/CIDRs ("10.0.0.0/8,127.0.0.1").
+  if (/^\d+$/.test(raw)) return Number(raw);
+  return raw;
+}
+
+export function parseDatabaseUrl(url: string): { engine: 'sqlite' | 'postgres' | 'mysql' } {
+  if (url.startsWith('sqlite:')) return { engine: 'sqlite' };
+  if (/^postgres(ql)?:\/\//.test(url)) return { engine: 'postgres' };
+  if (/^(mysql|mariadb):\/\//.test(url)) return { engine: 'mysql' };
+  throw new ConfigError(`DATABASE_URL must start with sqlite:, postgres:// or mysql://, got "${url}"`);
+}
+
+/** Reads the configuration once; a bad value throws a ConfigError with a message for humans. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const dataDir = path.resolve(env.DATA_DIR || './data');
+  const databaseUrl = env.DATABASE_URL || `sqlite:${path.join(dataDir, 'invoicing.sqlite')}`;
+  parseDatabaseUrl(databaseUrl);
+  const logLevel = (env.LOG_LEVEL || 'info').toLowerCase();
+  if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
+    throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${env.LOG_LEVEL}"`);
+  }
+  const apiKey = env.API_KEY === undefined || env.API_KEY === '' ? undefined : env.API_KEY;
+  if (apiKey !== undefined && apiKey.length < 16) {
+    throw new ConfigError('API_KEY must be at least 16 characters long (it grants full access)');
+  }
+  return {
+    port: intVar(env, 'PORT', 8080, 0, 65535),
+    host: env.HOST || '127.0.0.1',
+    databaseUrl,
+    dataDir,
+    apiKey,
+    trustProxy: trustProxyVar(env.TRUST_PROXY),
+    logLevel: logLevel as Config['logLevel'],
+    maxListLimit: intVar(env, 'MAX_LIST_LIMIT', 1000, 1, 1_000_000),
+    bodyLimit: intVar(env, 'BODY_LIMIT', 1_048_576, 1024, 1_073_741_824),
+  };
+}

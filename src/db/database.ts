@@ -1,0 +1,74 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
+import { Kysely, MysqlDialect, PostgresDialect, SqliteDialect } from 'kysely';
+import pg from 'pg';
+import { createPool as createMysqlPool } from 'mysql2';
+import { parseDatabaseUrl } from '../config.ts';
+import { cachedStatements } from './sqlite-statement-cache.ts';
+
+export type Engine = 'sqlite' | 'postgres' | 'mysql';
+
+// Tables are declared at run time by the model registry, so the query builder is untyped.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type DbExecutor = Kysely<any>;
+
+export interface Database {
+  engine: Engine;
+  kysely: DbExecutor;
+  close(): Promise<void>;
+}
+
+// pg returns DATE/TIME/TIMESTAMP as JS Dates (in the process time zone) and BIGINT/NUMERIC as
+// strings; we keep dates as the strings the database holds and counts as numbers, so that records
+// read the same on every engine.
+const PG_PARSERS: Record<number, (value: string) => unknown> = {
+  1082: (v) => v, // date
+  1083: (v) => v, // time
+  1114: (v) => v, // timestamp
+  1184: (v) => v, // timestamptz
+  20: (v) => Number(v), // int8 (count(*))
+  1700: (v) => Number(v), // numeric
+};
+
+const pgTypes = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    return PG_PARSERS[oid] ?? pg.types.getTypeParser(oid, format as 'text');
+  },
+};
+
+export interface DatabaseOptions {
+  poolSize?: number;
+}
+
+export function createDatabase(url: string, options: DatabaseOptions = {}): Database {
+  const { engine } = parseDatabaseUrl(url);
+  const poolSize = options.poolSize ?? 10;
+  if (engine === 'sqlite') {
+    const file = url.slice('sqlite:'.length) || ':memory:';
+    if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+    const raw = new SqliteDatabase(file);
+    raw.pragma('journal_mode = WAL');
+    raw.pragma('synchronous = NORMAL');
+    raw.pragma('foreign_keys = ON');
+    raw.pragma('busy_timeout = 5000');
+    const kysely = new Kysely({ dialect: new SqliteDialect({ database: cachedStatements(raw) }) });
+    return { engine, kysely, close: () => kysely.destroy() };
+  }
+  if (engine === 'postgres') {
+    const pool = new pg.Pool({ connectionString: url, max: poolSize, types: pgTypes });
+    const kysely = new Kysely({ dialect: new PostgresDialect({ pool }) });
+    return { engine, kysely, close: () => kysely.destroy() };
+  }
+  const pool = createMysqlPool({
+    uri: url.replace(/^mariadb:/, 'mysql:'),
+    connectionLimit: poolSize,
+    dateStrings: true,
+    decimalNumbers: true,
+    supportBigNumbers: true,
+    timezone: 'Z',
+    charset: 'utf8mb4',
+  });
+  const kysely = new Kysely({ dialect: new MysqlDialect({ pool }) });
+  return { engine, kysely, close: () => kysely.destroy() };
+}

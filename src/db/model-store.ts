@@ -1,0 +1,197 @@
+import { sql } from 'kysely';
+import { AppError, validationError } from '../errors.ts';
+import type { EventBus } from '../events.ts';
+import { isRequiredOnCreate, type Model, type SaveContext, type Values } from '../models/define-model.ts';
+import type { FieldValue } from '../models/fields.ts';
+import { whereOf } from '../query/apply-list-query.ts';
+import type { ListQuery } from '../query/list-query.ts';
+import type { Database, DbExecutor } from './database.ts';
+import { rowReader, toDbValue, toDbValues, type RowReader } from './row-codec.ts';
+import { inTransaction } from './transaction.ts';
+import { translateDbError, type WriteKind } from './translate-error.ts';
+
+export type StoredRecord = Record<string, FieldValue>;
+
+/**
+ * Generic persistence of registry models: the one place where records are read and written, so
+ * hooks, validation, driver-error translation and model events apply to every path that writes.
+ */
+export class ModelStore {
+  readonly database: Database;
+  readonly events: EventBus;
+  #readers = new WeakMap<Model, { all: RowReader; visible: RowReader }>();
+
+  constructor(database: Database, events: EventBus) {
+    this.database = database;
+    this.events = events;
+  }
+
+  #reader(model: Model, scope: 'all' | 'visible'): RowReader {
+    let readers = this.#readers.get(model);
+    if (!readers) {
+      readers = { all: rowReader(model), visible: rowReader(model, model.visibleFields) };
+      this.#readers.set(model, readers);
+    }
+    return readers[scope];
+  }
+
+  async #guard<T>(kind: WriteKind, fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (error) {
+      throw translateDbError(error, kind) ?? error;
+    }
+  }
+
+  /** One record by primary key, without hidden fields unless `scope` is 'all'. */
+  async get(model: Model, id: FieldValue, db: DbExecutor = this.database.kysely, scope: 'all' | 'visible' = 'visible') {
+    const columns = scope === 'all' ? model.fieldNames : model.visibleFields;
+    const pk = model.fields[model.primaryKey]!;
+    const row = await this.#guard('read', () =>
+      db.selectFrom(model.table).select(columns).where(model.primaryKey, '=', toDbValue(this.database.engine, pk, id)).executeTakeFirst(),
+    );
+    if (!row) return undefined;
+    const record = this.#reader(model, scope)(row);
+    if (this.events.has('model.load')) this.events.emit('model.load', { model: model.resource, record });
+    return record;
+  }
+
+  async list(model: Model, query: ListQuery): Promise<{ rows: StoredRecord[]; total: number }> {
+    const { engine, kysely } = this.database;
+    const where = whereOf(engine, model, query);
+    const filtered = query.where.length ? kysely.selectFrom(model.table).where(where) : kysely.selectFrom(model.table);
+    let select = filtered.select(model.visibleFields);
+    for (const { field, direction } of query.sort) select = select.orderBy(field, direction);
+    const [rows, count] = await this.#guard('read', () =>
+      Promise.all([
+        select.limit(query.limit).offset(query.offset).execute(),
+        filtered.select((eb) => eb.fn.countAll().as('total')).executeTakeFirstOrThrow(),
+      ]),
+    );
+    const read = this.#reader(model, 'visible');
+    const records = rows.map(read);
+    if (this.events.has('model.load')) for (const record of records) this.events.emit('model.load', { model: model.resource, record });
+    return { rows: records, total: Number(count.total) };
+  }
+
+  /** The next numeric code for a code primary key (the reference's newCode: max numeric + 1). */
+  async nextCode(model: Model, db: DbExecutor): Promise<string | number> {
+    const pk = model.primaryKey;
+    const field = model.fields[pk]!;
+    const col = sql.ref(pk);
+    const table = sql.table(model.table);
+    const { engine } = this.database;
+    const query =
+      field.type !== 'string'
+        ? sql<{ m: unknown }>`SELECT MAX(${col}) AS m FROM ${table}`
+        : engine === 'sqlite'
+          ? sql<{ m: unknown }>`SELECT MAX(CAST(${col} AS INTEGER)) AS m FROM ${table} WHERE ${col} <> '' AND ${col} NOT GLOB '*[^0-9]*' AND length(${col}) < 16`
+          : engine === 'postgres'
+            ? sql<{ m: unknown }>`SELECT MAX(CAST(${col} AS BIGINT)) AS m FROM ${table} WHERE ${col} ~ '^[0-9]{1,15}$'`
+            : sql<{ m: unknown }>`SELECT MAX(CAST(${col} AS UNSIGNED)) AS m FROM ${table} WHERE ${col} REGEXP '^[0-9]{1,15}$'`;
+    const { rows } = await query.execute(db);
+    const next = Number(rows[0]?.m ?? 0) + 1;
+    return field.type === 'string' ? String(next) : next;
+  }
+
+  async #prepare(ctx: SaveContext, creating: boolean): Promise<void> {
+    const { model, values } = ctx;
+    if (creating) {
+      for (const [name, field] of Object.entries(model.fields)) {
+        if (values[name] === undefined && field.initial) values[name] = field.initial();
+      }
+    }
+    await model.hooks?.beforeSave?.(ctx);
+    const errors: Record<string, string> = {};
+    for (const [name, field] of Object.entries(model.fields)) {
+      const value = values[name];
+      if (creating && value === undefined && isRequiredOnCreate(field)) errors[name] = 'required';
+      if (value === null && !field.nullable) errors[name] = 'required';
+    }
+    Object.assign(errors, model.validate?.(values, ctx.existing) ?? {});
+    if (Object.keys(errors).length) throw validationError(errors);
+  }
+
+  /** Inserts a record (serial and code keys generated when absent); runs in its own transaction unless given one. */
+  async create(model: Model, input: Values, db?: DbExecutor): Promise<{ record: StoredRecord; reveal: Record<string, unknown> }> {
+    const pk = model.primaryKey;
+    const generated = model.fields[pk]!.generatedCode && (input[pk] === undefined || input[pk] === null || input[pk] === '');
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const result = await this.#within(db, (trx) => this.#insert(model, { ...input }, trx, generated));
+        this.events.emit('model.save', { model: model.resource, record: result.record, created: true });
+        return result;
+      } catch (error) {
+        // Two creations may compute the same generated code; the loser simply takes the next one.
+        if (!generated || attempt >= 5 || !(error instanceof AppError && error.code === 'duplicate-record')) throw error;
+      }
+    }
+  }
+
+  async #insert(model: Model, values: Values, db: DbExecutor, generateCode: boolean | undefined) {
+    const { engine } = this.database;
+    const pk = model.primaryKey;
+    if (generateCode) values[pk] = await this.nextCode(model, db);
+    const ctx: SaveContext = { db, model, values, existing: undefined, reveal: {} };
+    await this.#prepare(ctx, true);
+    const row = toDbValues(engine, model, values);
+    const id = await this.#guard('insert', async () => {
+      const insert = db.insertInto(model.table).values(row);
+      if (model.fields[pk]!.type !== 'serial' || row[pk] !== undefined) {
+        await insert.execute();
+        return row[pk];
+      }
+      if (engine === 'mysql') return Number((await insert.executeTakeFirstOrThrow()).insertId);
+      return (await insert.returning(pk).executeTakeFirstOrThrow())[pk];
+    });
+    const record = (await this.get(model, id as FieldValue, db, 'all'))!;
+    await model.hooks?.afterSave?.({ ...ctx, record });
+    return { record: this.#visible(model, record), reveal: ctx.reveal };
+  }
+
+  /** Partial update of the given fields; the primary key cannot change. */
+  async update(model: Model, id: FieldValue, input: Values, db?: DbExecutor): Promise<StoredRecord> {
+    const record = await this.#within(db, async (trx) => {
+      const existing = await this.get(model, id, trx, 'all');
+      if (!existing) throw new AppError('record-not-found');
+      const values = { ...input };
+      const ctx: SaveContext = { db: trx, model, values, existing, reveal: {} };
+      await this.#prepare(ctx, false);
+      const row = toDbValues(this.database.engine, model, values);
+      delete row[model.primaryKey];
+      if (Object.keys(row).length) {
+        const pkValue = toDbValue(this.database.engine, model.fields[model.primaryKey]!, id);
+        await this.#guard('update', () => trx.updateTable(model.table).set(row).where(model.primaryKey, '=', pkValue).execute());
+      }
+      const saved = (await this.get(model, id, trx, 'all'))!;
+      await model.hooks?.afterSave?.({ ...ctx, record: saved });
+      return saved;
+    });
+    const visible = this.#visible(model, record);
+    this.events.emit('model.save', { model: model.resource, record: visible, created: false });
+    return visible;
+  }
+
+  async remove(model: Model, id: FieldValue, db?: DbExecutor): Promise<StoredRecord> {
+    const record = await this.#within(db, async (trx) => {
+      const existing = await this.get(model, id, trx);
+      if (!existing) throw new AppError('record-not-found');
+      const pkValue = toDbValue(this.database.engine, model.fields[model.primaryKey]!, id);
+      await this.#guard('delete', () => trx.deleteFrom(model.table).where(model.primaryKey, '=', pkValue).execute());
+      return existing;
+    });
+    this.events.emit('model.delete', { model: model.resource, record });
+    return record;
+  }
+
+  #within<T>(db: DbExecutor | undefined, fn: (trx: DbExecutor) => Promise<T>): Promise<T> {
+    return db ? fn(db) : inTransaction(this.database, fn);
+  }
+
+  #visible(model: Model, record: StoredRecord): StoredRecord {
+    if (!model.hidden.size) return record;
+    const copy: StoredRecord = {};
+    for (const name of model.visibleFields) copy[name] = record[name]!;
+    return copy;
+  }
+}

@@ -1,0 +1,28 @@
+import type BetterSqlite3 from 'better-sqlite3';
+import type { SqliteDatabase, SqliteStatement } from 'kysely';
+
+/**
+ * Kysely prepares a new statement for every query; better-sqlite3 frees statements only when the
+ * garbage collector gets to them, and their native memory is invisible to it, so under load the
+ * process grows without bound (architecture section 7). Reusing prepared statements by SQL text
+ * keeps memory flat. Safe because Kysely's SQLite driver runs one query at a time on the
+ * connection. The cache is a bounded LRU: ad-hoc SQL cannot grow it forever.
+ */
+export function cachedStatements(db: BetterSqlite3.Database, capacity = 500): SqliteDatabase & { cacheSize(): number } {
+  const cache = new Map<string, BetterSqlite3.Statement>();
+  return {
+    close: () => db.close(),
+    prepare(sql: string): SqliteStatement {
+      let statement = cache.get(sql);
+      if (statement) {
+        cache.delete(sql);
+      } else {
+        statement = db.prepare(sql);
+        if (cache.size >= capacity) cache.delete(cache.keys().next().value!);
+      }
+      cache.set(sql, statement);
+      return statement as unknown as SqliteStatement;
+    },
+    cacheSize: () => cache.size,
+  };
+}

@@ -1,0 +1,74 @@
+/**
+ * The one error vocabulary of the service. Every failure a client can see is an AppError whose
+ * code is a key of ERROR_CATALOGUE; the status and the body shape follow from the code, in this
+ * one place (docs/errors.md mirrors it and a test keeps them in step).
+ *
+ * Shapes (spec, "Errors"): authentication, version and permission errors are `{"error": code}`;
+ * every other error is `{"status": "error", "message": code, ...details}`.
+ */
+export type ErrorShape = 'error' | 'message';
+
+interface CatalogueEntry {
+  status: number;
+  shape: ErrorShape;
+  meaning: string;
+}
+
+export const ERROR_CATALOGUE = {
+  'api-disabled': { status: 403, shape: 'error', meaning: 'The API is switched off in the installation settings (enable_api).' },
+  'ip-banned': { status: 429, shape: 'error', meaning: 'Too many failed authentications from this address in the last 600 s; see Retry-After.' },
+  'auth-token-invalid': { status: 401, shape: 'error', meaning: 'Missing, unknown or disabled API key.' },
+  forbidden: { status: 403, shape: 'error', meaning: 'The key has no access rule allowing this method on this resource.' },
+  'api-version-invalid': { status: 400, shape: 'error', meaning: 'The path has no version segment, or a version other than 3.' },
+
+  'resource-not-found': { status: 404, shape: 'message', meaning: 'No resource or endpoint with that name.' },
+  'record-not-found': { status: 404, shape: 'message', meaning: 'No record with that identifier.' },
+  'method-not-allowed': { status: 405, shape: 'message', meaning: 'The resource exists but does not support this HTTP method (see the Allow header).' },
+  'invalid-json': { status: 400, shape: 'message', meaning: 'The body is not valid JSON.' },
+  'invalid-body': { status: 400, shape: 'message', meaning: 'The body is not an object of fields.' },
+  'unsupported-media-type': { status: 415, shape: 'message', meaning: 'The body is neither JSON, form-urlencoded nor multipart/form-data.' },
+  'body-too-large': { status: 413, shape: 'message', meaning: 'The body is larger than the configured limit (BODY_LIMIT).' },
+  'invalid-filter-field': { status: 400, shape: 'message', meaning: 'A filter names a field that is not a visible column of the model; `parameter` names it.' },
+  'invalid-filter-operator': { status: 400, shape: 'message', meaning: 'A filter uses an operator suffix that does not exist; `parameter` names it.' },
+  'invalid-filter-value': { status: 400, shape: 'message', meaning: 'A filter value does not fit the field type; `parameter` names it.' },
+  'invalid-sort-field': { status: 400, shape: 'message', meaning: 'A sort names a field that is not a visible column of the model; `parameter` names it.' },
+  'invalid-sort-direction': { status: 400, shape: 'message', meaning: 'A sort direction is neither ASC nor DESC; `parameter` names it.' },
+  'invalid-operation': { status: 400, shape: 'message', meaning: 'An operation[...] is not AND/OR or names no filter of the request; `parameter` names it.' },
+  'invalid-limit': { status: 400, shape: 'message', meaning: 'limit is not an integer between 1 and the configured maximum (`max`).' },
+  'invalid-offset': { status: 400, shape: 'message', meaning: 'offset is not a non-negative integer.' },
+  'duplicate-parameter': { status: 400, shape: 'message', meaning: 'A list parameter was given more than once; `parameter` names it.' },
+  'no-data': { status: 400, shape: 'message', meaning: 'A create or update body has no fields.' },
+  'validation-failed': { status: 422, shape: 'message', meaning: 'The body does not fit the model; `fields` maps each offending field to a reason.' },
+  'duplicate-record': { status: 409, shape: 'message', meaning: 'A record with the same primary key or unique value already exists.' },
+  'record-in-use': { status: 409, shape: 'message', meaning: 'The record is still referenced by another record under a RESTRICT rule.' },
+  'invalid-reference': { status: 422, shape: 'message', meaning: 'A field refers to a record that does not exist.' },
+  'database-busy': { status: 503, shape: 'message', meaning: 'The database reported a deadlock or serialisation failure after retries; try again.' },
+  'internal-error': { status: 500, shape: 'message', meaning: 'An unexpected failure; it is logged with the request id.' },
+} as const satisfies Record<string, CatalogueEntry>;
+
+export type ErrorCode = keyof typeof ERROR_CATALOGUE;
+
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly details: Record<string, unknown> | undefined;
+
+  constructor(code: ErrorCode, details?: Record<string, unknown>, options?: { cause?: unknown }) {
+    super(code, options);
+    this.name = 'AppError';
+    this.code = code;
+    this.status = ERROR_CATALOGUE[code].status;
+    this.details = details;
+  }
+
+  /** The response body in the spec's shape for this code. */
+  body(): Record<string, unknown> {
+    if (ERROR_CATALOGUE[this.code].shape === 'error') return { error: this.code };
+    return { status: 'error', message: this.code, ...this.details };
+  }
+}
+
+/** Field-level validation failure: `fields` maps field name to a reason code. */
+export function validationError(fields: Record<string, string>): AppError {
+  return new AppError('validation-failed', { fields });
+}

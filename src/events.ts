@@ -1,0 +1,53 @@
+/**
+ * The internal, typed event bus of one app instance (spec, "Events": the core sends no webhooks;
+ * extensions subscribe in-process). Listeners run after the change they describe has been
+ * committed; a listener that throws is logged and never breaks the request that emitted.
+ */
+export interface ModelEvent {
+  model: string;
+  record: Record<string, unknown>;
+}
+
+export interface AppEvents {
+  'model.save': ModelEvent & { created: boolean };
+  'model.delete': ModelEvent;
+  'model.load': ModelEvent;
+}
+
+type Listener<T> = (payload: T) => void | Promise<void>;
+
+export class EventBus<E extends object = AppEvents> {
+  #listeners = new Map<keyof E, Set<Listener<never>>>();
+  #onError: (error: unknown, event: string) => void;
+
+  constructor(onError: (error: unknown, event: string) => void = () => {}) {
+    this.#onError = onError;
+  }
+
+  on<K extends keyof E>(event: K, listener: Listener<E[K]>): () => void {
+    let set = this.#listeners.get(event);
+    if (!set) this.#listeners.set(event, (set = new Set()));
+    set.add(listener as Listener<never>);
+    return () => set.delete(listener as Listener<never>);
+  }
+
+  /** True when someone listens: lets hot paths skip building payloads nobody reads. */
+  has(event: keyof E): boolean {
+    return (this.#listeners.get(event)?.size ?? 0) > 0;
+  }
+
+  emit<K extends keyof E>(event: K, payload: E[K]): void {
+    const set = this.#listeners.get(event);
+    if (!set) return;
+    for (const listener of set) {
+      try {
+        const result = (listener as Listener<E[K]>)(payload);
+        if (result && typeof result.then === 'function') {
+          result.then(undefined, (error) => this.#onError(error, String(event)));
+        }
+      } catch (error) {
+        this.#onError(error, String(event));
+      }
+    }
+  }
+}

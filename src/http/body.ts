@@ -1,0 +1,30 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import formbody from '@fastify/formbody';
+import multipart from '@fastify/multipart';
+import type { InputSource } from '../models/coerce.ts';
+
+/**
+ * Bodies in JSON, application/x-www-form-urlencoded and multipart/form-data are accepted with the
+ * same meaning (architecture section 4). A GET or DELETE that announces JSON but sends nothing is a
+ * normal request, so an empty JSON body parses to "no body".
+ */
+export async function registerBodyParsers(app: FastifyInstance, limits: { bodyLimit: number }): Promise<void> {
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: limits.bodyLimit }, (request, body, done) => {
+    const text = String(body);
+    if (text.trim() === '') return done(null, undefined);
+    parseJson(request, text, done);
+  });
+  await app.register(formbody, { bodyLimit: limits.bodyLimit });
+  await app.register(multipart, {
+    attachFieldsToBody: 'keyValues',
+    limits: { fieldSize: limits.bodyLimit, fields: 1000, fileSize: limits.bodyLimit, files: 20 },
+  });
+}
+
+/** The body and where it came from: form values are strings and may spell null as "null". */
+export function bodyOf(request: FastifyRequest): { body: unknown; source: InputSource } {
+  const type = request.headers['content-type'] ?? '';
+  return { body: request.body, source: /^application\/json/i.test(type) ? 'json' : 'form' };
+}

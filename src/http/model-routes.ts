@@ -1,0 +1,86 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { AppError } from '../errors.ts';
+import type { Model } from '../models/define-model.ts';
+import { coerceValue } from '../models/coerce.ts';
+import type { FieldValue } from '../models/fields.ts';
+import { readInput } from '../models/read-input.ts';
+import { recordJsonSchema, schemaOutput } from '../models/schema-output.ts';
+import { parseListQuery } from '../query/list-query.ts';
+import type { AppContext } from '../app-context.ts';
+import { bodyOf } from './body.ts';
+import { addResourceRoute } from './resource-route.ts';
+
+/** The `{id}` path segment typed as the model's primary key; an impossible key is simply not found. */
+export function parseId(model: Model, request: FastifyRequest): FieldValue {
+  const raw = (request.params as { id: string }).id;
+  const coerced = coerceValue({ ...model.fields[model.primaryKey]!, length: undefined }, raw, 'json');
+  if (!coerced.ok || coerced.value === null) throw new AppError('record-not-found');
+  return coerced.value;
+}
+
+/**
+ * The generic resource of a model (spec "Model resources"), generated once from the registry
+ * under the canonical name and the reference's plural alias.
+ */
+export function registerModelRoutes(app: FastifyInstance, ctx: AppContext, model: Model): void {
+  const { store, config } = ctx;
+  const names = [...new Set([model.resource, model.alias])];
+  const record = recordJsonSchema(model);
+  const schema = schemaOutput(model);
+  const listOptions = { defaultLimit: 50, maxLimit: config.maxListLimit };
+  const ensure = async (id: FieldValue) => {
+    const found = await store.get(model, id);
+    if (!found) throw new AppError('record-not-found');
+    return found;
+  };
+
+  addResourceRoute(app, {
+    resource: model.resource,
+    urls: names.map((name) => `/api/3/${name}`),
+    methods: {
+      GET: {
+        schema: { response: { 200: { type: 'array', items: record } } },
+        handler: async (request, reply) => {
+          const query = parseListQuery(model, request.query as Record<string, unknown>, listOptions);
+          const { rows, total } = await store.list(model, query);
+          reply.header('X-Total-Count', String(total));
+          return rows;
+        },
+      },
+      POST: {
+        handler: async (request, reply) => {
+          const { body, source } = bodyOf(request);
+          const { record: created, reveal } = await store.create(model, readInput(model, body, source, 'create'));
+          reply.code(201);
+          return { ...created, ...reveal };
+        },
+      },
+    },
+  });
+  addResourceRoute(app, {
+    resource: model.resource,
+    urls: names.map((name) => `/api/3/${name}/schema`),
+    methods: { GET: { handler: async () => schema } },
+  });
+  const update = async (request: FastifyRequest) => {
+    const id = parseId(model, request);
+    const { body, source } = bodyOf(request);
+    const values = readInput(model, body, source, 'update', id);
+    return store.update(model, id, values);
+  };
+  addResourceRoute(app, {
+    resource: model.resource,
+    urls: names.map((name) => `/api/3/${name}/:id`),
+    methods: {
+      GET: {
+        schema: { response: { 200: record } },
+        handler: async (request) => ensure(parseId(model, request)),
+      },
+      PUT: { handler: update },
+      PATCH: { handler: update },
+      DELETE: {
+        handler: async (request) => ({ ok: 'record-deleted', data: await store.remove(model, parseId(model, request)) }),
+      },
+    },
+  });
+}

@@ -1,0 +1,56 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import cors from '@fastify/cors';
+import { AppError } from '../errors.ts';
+
+const METHODS = 'GET, POST, PUT, DELETE, PATCH, OPTIONS';
+
+/** Path version segment: `/api/3/...` -> '3'; `/api` -> ''; not an API path -> undefined. */
+export function apiVersionOf(url: string): string | undefined {
+  const match = /^\/api(?:\/([^/?#]*))?/.exec(url);
+  return match ? (match[1] ?? '') : undefined;
+}
+
+/** A step of the request pipeline; throws an AppError to stop the request. */
+export type PipelineStep = (request: FastifyRequest) => void | Promise<void>;
+
+export interface PipelineSteps {
+  /** Step 2: the API switch (also applies to OPTIONS). */
+  apiEnabled?: PipelineStep;
+  /** Steps 3 and 4: ban check and key authentication. */
+  authenticate?: PipelineStep;
+  /** Step 6: the key may use this resource with this method. */
+  authorize?: PipelineStep;
+}
+
+/**
+ * The request pipeline of architecture section 5, in one place and in this order:
+ * CORS headers -> API switch -> (preflight answered) -> ban -> key -> version -> resource -> permission.
+ */
+export async function registerPipeline(app: FastifyInstance, steps: PipelineSteps): Promise<void> {
+  await app.register(cors, {
+    origin: '*',
+    methods: METHODS,
+    exposedHeaders: ['X-Total-Count', 'Retry-After', 'Allow'],
+    preflightContinue: true,
+    strictPreflight: false,
+    maxAge: 600,
+  });
+
+  app.addHook('onRequest', async (request, reply) => {
+    await steps.apiEnabled?.(request);
+    if (request.method === 'OPTIONS') {
+      reply.code(204).header('Content-Length', '0').send();
+      return reply;
+    }
+    await steps.authenticate?.(request);
+    const version = apiVersionOf(request.url);
+    if (version !== undefined && version !== '3') throw new AppError('api-version-invalid');
+    // No route matched: the resource does not exist (checked after authentication, as in the spec).
+    if (!request.routeOptions.url || request.is404) throw new AppError('resource-not-found');
+    await steps.authorize?.(request);
+  });
+
+  app.setNotFoundHandler(async () => {
+    throw new AppError('resource-not-found');
+  });
+}

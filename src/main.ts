@@ -1,0 +1,35 @@
+import { createApp } from './app.ts';
+import { ConfigError, loadConfig } from './config.ts';
+
+/** Process entry: config -> app -> listen; graceful shutdown on SIGINT/SIGTERM. */
+async function main(): Promise<void> {
+  try {
+    process.loadEnvFile();
+  } catch {
+    // no .env file: the environment alone configures the service
+  }
+  let config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(`Configuration error: ${error.message}`);
+      process.exit(2);
+    }
+    throw error;
+  }
+  const app = await createApp({ config });
+  const stop = async (signal: string) => {
+    app.server.log.info({ signal }, 'shutting down');
+    await app.close();
+    process.exit(0);
+  };
+  process.once('SIGINT', () => void stop('SIGINT'));
+  process.once('SIGTERM', () => void stop('SIGTERM'));
+  await app.server.listen({ port: config.port, host: config.host });
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

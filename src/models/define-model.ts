@@ -1,0 +1,85 @@
+import type { FieldDef, FieldValue } from './fields.ts';
+import { pluralize } from './pluralize.ts';
+import type { DbExecutor } from '../db/database.ts';
+
+export type Values = Record<string, FieldValue | undefined>;
+
+/** What a hook sees while a record is written, inside the write's transaction. */
+export interface SaveContext {
+  db: DbExecutor;
+  model: Model;
+  /** The values about to be written (hooks may change them). */
+  values: Values;
+  /** The stored record before an update; undefined on create. */
+  existing: Record<string, unknown> | undefined;
+  /** Values to show in this one response only (e.g. a token shown once on creation). */
+  reveal: Record<string, unknown>;
+}
+
+export interface ModelHooks {
+  /** Completes or checks the values before they are written; throws AppError to refuse. */
+  beforeSave?(ctx: SaveContext): void | Promise<void>;
+  /** Runs after the row is written, in the same transaction (dependent rows). */
+  afterSave?(ctx: SaveContext & { record: Record<string, unknown> }): void | Promise<void>;
+}
+
+export interface ModelDefinition {
+  /** Class name of the reference (e.g. `Cliente`); the canonical resource is its lower case. */
+  name: string;
+  table: string;
+  fields: Record<string, FieldDef>;
+  /** Multi-column unique constraints. */
+  unique?: string[][];
+  /** Extra indexes for hot filters. */
+  indexes?: string[][];
+  /** Overrides the reference's plural alias when its rule does not give the reference's name. */
+  alias?: string;
+  /** Record-level rules after type checks: returns field -> reason for each failure. */
+  validate?(values: Values, existing: Record<string, unknown> | undefined): Record<string, string> | undefined;
+  hooks?: ModelHooks;
+}
+
+export interface Model extends ModelDefinition {
+  /** Canonical resource name: the lower-case model name (`cliente`). */
+  resource: string;
+  alias: string;
+  primaryKey: string;
+  fieldNames: string[];
+  /** Fields a client may see, filter and sort by. */
+  visibleFields: string[];
+  hidden: Set<string>;
+}
+
+export function defineModel(definition: ModelDefinition): Model {
+  const entries = Object.entries(definition.fields);
+  const primary = entries.filter(([, field]) => field.primary);
+  if (primary.length !== 1) {
+    throw new Error(`model ${definition.name} must declare exactly one primary key field`);
+  }
+  for (const [name, field] of entries) {
+    if (!/^[a-z][a-z0-9_]*$/.test(name)) throw new Error(`model ${definition.name}: bad field name "${name}"`);
+    if (field.type === 'string' && !field.length) throw new Error(`model ${definition.name}: ${name} needs a length`);
+  }
+  const hidden = new Set(entries.filter(([, field]) => field.hidden).map(([name]) => name));
+  return {
+    ...definition,
+    resource: definition.name.toLowerCase(),
+    alias: definition.alias ?? pluralize(definition.name),
+    primaryKey: primary[0]![0],
+    fieldNames: entries.map(([name]) => name),
+    visibleFields: entries.filter(([name]) => !hidden.has(name)).map(([name]) => name),
+    hidden,
+  };
+}
+
+/** Required on create: not nullable, no database default, nothing generates it. */
+export function isRequiredOnCreate(field: FieldDef): boolean {
+  return (
+    !field.nullable &&
+    field.default === undefined &&
+    field.initial === undefined &&
+    field.type !== 'serial' &&
+    !field.generatedCode &&
+    !field.readOnly
+  );
+}

@@ -1,0 +1,79 @@
+/**
+ * Field types and the builders models use to declare them. A field declaration is the single
+ * source for the column DDL, input validation, JSON output, schema output and filter checks.
+ */
+export type FieldType =
+  | 'serial'
+  | 'integer'
+  | 'double'
+  | 'boolean'
+  | 'string'
+  | 'text'
+  | 'date'
+  | 'time'
+  | 'timestamp'
+  | 'json';
+
+export type OnDelete = 'CASCADE' | 'SET NULL' | 'RESTRICT';
+
+export interface Reference {
+  table: string;
+  field: string;
+  onDelete: OnDelete;
+}
+
+export type FieldValue = string | number | boolean | null | Record<string, unknown> | unknown[];
+
+export interface FieldDef {
+  type: FieldType;
+  /** varchar length (type string). */
+  length?: number;
+  nullable: boolean;
+  /** Database default, written into the DDL and shown by the schema endpoint. */
+  default?: string | number | boolean;
+  /** Value computed by the application when a record is created without this field. */
+  initial?: () => FieldValue;
+  primary?: boolean;
+  /** Primary key code generated as numeric max+1 when absent on create (the reference's newCode). */
+  generatedCode?: boolean;
+  unique?: boolean;
+  references?: Reference;
+  /** Never returned, never filterable or sortable (e.g. secrets). */
+  hidden?: boolean;
+  /** Never written through the generic API (computed by the service). */
+  readOnly?: boolean;
+}
+
+type Options = Partial<Omit<FieldDef, 'type' | 'nullable'>> & { notNull?: boolean };
+
+function make(type: FieldType, options: Options = {}): FieldDef {
+  const { notNull, ...rest } = options;
+  const def: FieldDef = { type, nullable: !(notNull || rest.primary), ...rest };
+  return def;
+}
+
+/** Field builders: `f.string(10, { notNull: true })`, `f.boolean({ default: false })` ... */
+export const f = {
+  serial: (options: Options = {}) => make('serial', { primary: true, ...options }),
+  integer: (options?: Options) => make('integer', options),
+  double: (options?: Options) => make('double', options),
+  boolean: (options?: Options) => make('boolean', options),
+  string: (length: number, options?: Options) => make('string', { ...options, length }),
+  text: (options?: Options) => make('text', options),
+  date: (options?: Options) => make('date', options),
+  time: (options?: Options) => make('time', options),
+  timestamp: (options?: Options) => make('timestamp', options),
+  json: (options?: Options) => make('json', options),
+  /** A reference to another table's column, with its ON DELETE rule. */
+  ref: (table: string, field: string, onDelete: OnDelete): Reference => ({ table, field, onDelete }),
+};
+
+/** Today's date as `YYYY-MM-DD` (UTC). */
+export function today(): string {
+  return new Date().toISOString().slice(0, 10);
+}
+
+/** Now as `YYYY-MM-DD HH:MM:SS` (UTC). */
+export function now(): string {
+  return new Date().toISOString().slice(0, 19).replace('T', ' ');
+}

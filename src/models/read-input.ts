@@ -1,0 +1,40 @@
+import { AppError, validationError } from '../errors.ts';
+import { coerceValue, type InputSource } from './coerce.ts';
+import type { Model, Values } from './define-model.ts';
+
+/**
+ * Turns a request body into typed model values, or fails with 422 naming every offending field
+ * (unknown, read-only, wrong type, too long). Required fields are checked later, at save time,
+ * after generated values and hooks have had their say.
+ */
+export function readInput(model: Model, body: unknown, source: InputSource, mode: 'create' | 'update', id?: unknown): Values {
+  if (body === undefined || body === null) throw new AppError('no-data');
+  if (typeof body !== 'object' || Array.isArray(body)) throw new AppError('invalid-body');
+  const entries = Object.entries(body as Record<string, unknown>);
+  if (!entries.length) throw new AppError('no-data');
+  const values: Values = {};
+  const errors: Record<string, string> = {};
+  for (const [name, raw] of entries) {
+    const field = Object.hasOwn(model.fields, name) ? model.fields[name] : undefined;
+    if (!field) {
+      errors[name] = 'unknown-field';
+      continue;
+    }
+    if (field.hidden || field.readOnly) {
+      errors[name] = 'read-only';
+      continue;
+    }
+    const coerced = coerceValue(field, raw, source);
+    if (!coerced.ok) {
+      errors[name] = coerced.reason;
+      continue;
+    }
+    if (mode === 'update' && name === model.primaryKey) {
+      if (String(coerced.value) !== String(id)) errors[name] = 'read-only';
+      continue;
+    }
+    values[name] = coerced.value;
+  }
+  if (Object.keys(errors).length) throw validationError(errors);
+  return values;
+}

@@ -1,0 +1,50 @@
+import type { Model } from './define-model.ts';
+
+/**
+ * The set of models of one app. Everything model-shaped (tables, routes, schema output, filters,
+ * the root listing) is derived from here; plugins add models before the app starts.
+ */
+export class ModelRegistry {
+  readonly models: Model[] = [];
+  #byName = new Map<string, Model>();
+  #byTable = new Map<string, Model>();
+
+  constructor(models: Model[] = []) {
+    for (const model of models) this.add(model);
+  }
+
+  add(model: Model): void {
+    for (const name of [model.resource, model.alias]) {
+      const clash = this.#byName.get(name);
+      if (clash && clash !== model) throw new Error(`resource name "${name}" used by ${clash.name} and ${model.name}`);
+    }
+    if (this.#byTable.has(model.table)) throw new Error(`table "${model.table}" declared twice`);
+    this.models.push(model);
+    this.#byName.set(model.resource, model);
+    this.#byName.set(model.alias, model);
+    this.#byTable.set(model.table, model);
+  }
+
+  /** Looks a model up by canonical name or alias. */
+  get(resource: string): Model | undefined {
+    return this.#byName.get(resource);
+  }
+
+  byTable(table: string): Model | undefined {
+    return this.#byTable.get(table);
+  }
+
+  /** Fails fast when a foreign key points at a table or column no model declares. */
+  check(): void {
+    for (const model of this.models) {
+      for (const [name, field] of Object.entries(model.fields)) {
+        const ref = field.references;
+        if (!ref) continue;
+        const target = this.#byTable.get(ref.table);
+        if (!target || !target.fields[ref.field]) {
+          throw new Error(`${model.table}.${name} references unknown ${ref.table}.${ref.field}`);
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,58 @@
+import { createHash, randomInt } from 'node:crypto';
+import { defineModel } from '../../models/define-model.ts';
+import { f, today } from '../../models/fields.ts';
+
+const TOKEN_ALPHABET = '0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ';
+
+/** A 20-character token from a CSPRNG (spec "Limits": the key token length is 20 characters). */
+export function generateToken(length = 20): string {
+  let token = '';
+  for (let i = 0; i < length; i++) token += TOKEN_ALPHABET[randomInt(TOKEN_ALPHABET.length)];
+  return token;
+}
+
+/** Only this digest is stored: a leaked database does not leak usable keys. Lookup is by digest. */
+export function hashToken(token: string): string {
+  return createHash('sha256').update(token, 'utf8').digest('hex');
+}
+
+/** Stored API keys (table `api_keys`); the token is returned once, on creation, and never again. */
+export const apiKeyModel = defineModel({
+  name: 'ApiKey',
+  table: 'api_keys',
+  fields: {
+    id: f.serial(),
+    apikey: f.string(99, { notNull: true, hidden: true, readOnly: true, unique: true }),
+    description: f.string(150, { notNull: true }),
+    nick: f.string(50),
+    enabled: f.boolean({ notNull: true, default: true }),
+    fullaccess: f.boolean({ default: false }),
+    creationdate: f.date({ notNull: true, initial: today }),
+    lastactivity: f.timestamp({ readOnly: true }),
+    lastip: f.string(45, { readOnly: true }),
+  },
+  hooks: {
+    beforeSave(ctx) {
+      if (ctx.existing) return;
+      const token = generateToken();
+      ctx.values.apikey = hashToken(token);
+      ctx.reveal.apikey = token;
+    },
+  },
+});
+
+/** Per key and resource permissions (table `api_access`), deleted with their key. */
+export const apiAccessModel = defineModel({
+  name: 'ApiAccess',
+  table: 'api_access',
+  fields: {
+    id: f.serial(),
+    idapikey: f.integer({ notNull: true, references: f.ref('api_keys', 'id', 'CASCADE') }),
+    resource: f.string(100, { notNull: true }),
+    allowget: f.boolean({ default: true }),
+    allowpost: f.boolean({ default: true }),
+    allowput: f.boolean({ default: true }),
+    allowdelete: f.boolean({ default: true }),
+  },
+  unique: [['idapikey', 'resource']],
+});

@@ -1,0 +1,105 @@
+import { after, before, describe } from 'node:test';
+import type { InjectOptions, LightMyRequestResponse } from 'fastify';
+import { createApp, type App, type CreateAppOptions } from '../../src/app.ts';
+import { loadConfig, type Config } from '../../src/config.ts';
+import type { Engine } from '../../src/db/database.ts';
+import { enabledEngines, scratchDatabase, type ScratchDatabase } from './engines.ts';
+
+/** The global key every test app is configured with (tests of keys use their own). */
+export const GLOBAL_KEY = 'test-global-key-0123456789';
+
+export interface TestApp {
+  engine: Engine;
+  app: App;
+  /** `inject` with the global key unless the options carry their own headers. */
+  request(options: InjectOptions & { key?: string | null }): Promise<LightMyRequestResponse>;
+  /** Shorthand: JSON request, returns status and parsed body. */
+  call(method: string, url: string, body?: unknown, key?: string | null): Promise<{ status: number; body: any; headers: Record<string, unknown> }>;
+  close(): Promise<void>;
+}
+
+export type TestAppOptions = Partial<Omit<CreateAppOptions, 'config'>> & { config?: Partial<Config>; url?: string };
+
+export async function startTestApp(engine: Engine, options: TestAppOptions = {}): Promise<TestApp & { scratch?: ScratchDatabase }> {
+  const scratch = options.url ? undefined : await scratchDatabase(engine);
+  const config: Config = {
+    ...loadConfig({}),
+    databaseUrl: options.url ?? scratch!.url,
+    apiKey: GLOBAL_KEY,
+    logLevel: 'silent',
+    ...options.config,
+  };
+  let app: App;
+  try {
+    app = await createApp({ logger: false, ...options, config });
+  } catch (error) {
+    await scratch?.drop();
+    throw error;
+  }
+  const request: TestApp['request'] = ({ key, headers, ...rest }) => {
+    const auth = key === null ? {} : { 'x-auth-token': key ?? GLOBAL_KEY };
+    return app.server.inject({ ...rest, headers: { ...auth, ...headers } });
+  };
+  return {
+    engine,
+    app,
+    scratch,
+    request,
+    async call(method, url, body, key) {
+      const response = await request({
+        method: method as InjectOptions['method'],
+        url,
+        key,
+        ...(body === undefined ? {} : { payload: body as InjectOptions['payload'], headers: { 'content-type': 'application/json' } }),
+      });
+      let parsed: unknown = undefined;
+      try {
+        parsed = response.body ? JSON.parse(response.body) : undefined;
+      } catch {
+        parsed = response.body;
+      }
+      return { status: response.statusCode, body: parsed, headers: response.headers };
+    },
+    async close() {
+      await app.close();
+      await scratch?.drop();
+    },
+  };
+}
+
+/**
+ * Runs the same suite once per enabled engine, each on a fresh database:
+ * `forEachEngine('customers', (t) => { it('...', async () => { await t().call(...) }) })`.
+ */
+export function forEachEngine(title: string, suite: (current: () => TestApp) => void, options: TestAppOptions = {}): void {
+  for (const engine of enabledEngines()) {
+    describe(`${title} [${engine}]`, () => {
+      let testApp: TestApp | undefined;
+      before(async () => {
+        testApp = await startTestApp(engine, options);
+      });
+      after(async () => {
+        await testApp?.close();
+      });
+      suite(() => testApp!);
+    });
+  }
+}
+
+/** A multipart/form-data body of plain fields (and optional files) for `inject`. */
+export function multipart(fields: Record<string, string>, files: Array<{ field: string; name: string; type: string; content: Buffer | string }> = []) {
+  const boundary = `----test${Math.random().toString(16).slice(2)}`;
+  const parts: Buffer[] = [];
+  for (const [name, value] of Object.entries(fields)) {
+    parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`));
+  }
+  for (const file of files) {
+    parts.push(
+      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${file.field}"; filename="${file.name}"\r\nContent-Type: ${file.type}\r\n\r\n`),
+      Buffer.isBuffer(file.content) ? file.content : Buffer.from(file.content),
+      Buffer.from('\r\n'),
+    );
+  }
+  parts.push(Buffer.from(`--${boundary}--\r\n`));
+  return { payload: Buffer.concat(parts), headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } };
+}
