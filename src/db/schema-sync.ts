@@ -18,6 +18,8 @@ export interface Migration {
 export interface SyncReport {
   createdTables: string[];
   addedColumns: string[];
+  /** SQLite tables rebuilt because their declared foreign keys changed. */
+  rebuiltTables: string[];
   appliedMigrations: string[];
 }
 
@@ -73,10 +75,18 @@ async function withSchemaLock<T>(database: Database, fn: (db: DbExecutor) => Pro
   return kysely.connection().execute(async (db) => {
     if (engine === 'postgres') await sql`SELECT pg_advisory_lock(727310)`.execute(db);
     else if (engine === 'mysql') await sql`SELECT GET_LOCK('invoicing_schema', 120)`.execute(db);
-    else await sql`BEGIN IMMEDIATE`.execute(db);
+    else {
+      // Foreign keys off while tables may be rebuilt (SQLite's documented procedure); checked before commit.
+      await sql`PRAGMA foreign_keys = OFF`.execute(db);
+      await sql`BEGIN IMMEDIATE`.execute(db);
+    }
     try {
       const result = await fn(db);
-      if (engine === 'sqlite') await sql`COMMIT`.execute(db);
+      if (engine === 'sqlite') {
+        const { rows } = await sql`PRAGMA foreign_key_check`.execute(db);
+        if (rows.length) throw new Error(`schema upgrade would break ${rows.length} foreign key reference(s): ${JSON.stringify(rows.slice(0, 3))}`);
+        await sql`COMMIT`.execute(db);
+      }
       return result;
     } catch (error) {
       if (engine === 'sqlite') await sql`ROLLBACK`.execute(db);
@@ -84,8 +94,40 @@ async function withSchemaLock<T>(database: Database, fn: (db: DbExecutor) => Pro
     } finally {
       if (engine === 'postgres') await sql`SELECT pg_advisory_unlock(727310)`.execute(db);
       else if (engine === 'mysql') await sql`SELECT RELEASE_LOCK('invoicing_schema')`.execute(db);
+      else await sql`PRAGMA foreign_keys = ON`.execute(db);
     }
   });
+}
+
+/** Declared foreign keys of a model as comparable strings. */
+function declaredForeignKeys(model: Model): Set<string> {
+  const keys = new Set<string>();
+  for (const [name, field] of Object.entries(model.fields)) {
+    if (field.references) keys.add(`${name}>${field.references.table}.${field.references.field}:${field.references.onDelete}`);
+  }
+  return keys;
+}
+
+/**
+ * SQLite cannot add or change a foreign key on an existing table: when the declared keys differ
+ * from the table's, the table is rebuilt (create new, copy rows, drop, rename) inside the sync's
+ * transaction, with foreign keys off and checked before commit.
+ */
+async function rebuildSqliteTableIfKeysChanged(db: DbExecutor, model: Model, present: Set<string>): Promise<boolean> {
+  const { rows } = await sql<{ table: string; from: string; to: string; on_delete: string }>`
+    SELECT "table", "from", "to", on_delete FROM pragma_foreign_key_list(${model.table})`.execute(db);
+  const actual = new Set(rows.map((r) => `${r.from}>${r.table}.${r.to}:${r.on_delete.toUpperCase()}`));
+  const declared = declaredForeignKeys(model);
+  if (actual.size === declared.size && [...declared].every((key) => actual.has(key))) return false;
+  const temp = `${model.table}__rebuild`;
+  const q = (name: string) => quoteIdent('sqlite', name);
+  const shared = model.fieldNames.filter((name) => present.has(name)).map(q).join(', ');
+  await sql.raw(`DROP TABLE IF EXISTS ${q(temp)}`).execute(db);
+  await sql.raw(createTableSql('sqlite', { ...model, table: temp })).execute(db);
+  await sql.raw(`INSERT INTO ${q(temp)} (${shared}) SELECT ${shared} FROM ${q(model.table)}`).execute(db);
+  await sql.raw(`DROP TABLE ${q(model.table)}`).execute(db);
+  await sql.raw(`ALTER TABLE ${q(temp)} RENAME TO ${q(model.table)}`).execute(db);
+  return true;
 }
 
 /**
@@ -98,27 +140,32 @@ export async function syncSchema(database: Database, registry: ModelRegistry, mi
   const { engine } = database;
   const q = (name: string) => quoteIdent(engine, name);
   return withSchemaLock(database, async (db) => {
-    const report: SyncReport = { createdTables: [], addedColumns: [], appliedMigrations: [] };
+    const report: SyncReport = { createdTables: [], addedColumns: [], rebuiltTables: [], appliedMigrations: [] };
     const columns = await existingColumns(db, engine);
     const run = (text: string) => sql.raw(text).execute(db);
 
     if (!columns.has(MIGRATIONS_TABLE)) {
       await run(`CREATE TABLE ${q(MIGRATIONS_TABLE)} (${q('id')} VARCHAR(100) NOT NULL PRIMARY KEY, ${q('applied_at')} VARCHAR(19) NOT NULL)`);
     }
-    const newForeignKeys: Array<[Model, string]> = [];
+    const foreignKeys: Array<[Model, string]> = [];
     for (const model of registry.models) {
       const present = columns.get(model.table);
       if (!present) {
         await run(createTableSql(engine, model));
         report.createdTables.push(model.table);
-        for (const [name, field] of Object.entries(model.fields)) if (field.references) newForeignKeys.push([model, name]);
+        for (const [name, field] of Object.entries(model.fields)) if (field.references) foreignKeys.push([model, name]);
         continue;
       }
       for (const [name, field] of Object.entries(model.fields)) {
         if (present.has(name)) continue;
         await run(`ALTER TABLE ${q(model.table)} ADD COLUMN ${columnSql(engine, name, field, true)}`);
         report.addedColumns.push(`${model.table}.${name}`);
-        if (field.references) newForeignKeys.push([model, name]);
+        present.add(name);
+      }
+      if (engine === 'sqlite') {
+        if (await rebuildSqliteTableIfKeysChanged(db, model, present)) report.rebuiltTables.push(model.table);
+      } else {
+        for (const [name, field] of Object.entries(model.fields)) if (field.references) foreignKeys.push([model, name]);
       }
     }
 
@@ -142,9 +189,9 @@ export async function syncSchema(database: Database, registry: ModelRegistry, mi
         if (!constraints.has(name)) await run(`CREATE INDEX ${q(name)} ON ${q(model.table)} (${cols.map(q).join(', ')})`);
       }
     }
-    // SQLite declares foreign keys inline; the other engines get them once every table exists.
+    // SQLite declares foreign keys inline; the other engines get the missing ones once every table exists.
     if (engine !== 'sqlite') {
-      for (const [model, column] of newForeignKeys) {
+      for (const [model, column] of foreignKeys) {
         const ref = model.fields[column]!.references!;
         const name = constraintName('fk', model.table, [column]);
         if (constraints.has(name)) continue;

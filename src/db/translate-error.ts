@@ -11,6 +11,8 @@ const DRIVER_CODES: Record<string, Kind> = {
   SQLITE_CONSTRAINT_UNIQUE: 'unique',
   SQLITE_CONSTRAINT_PRIMARYKEY: 'unique',
   SQLITE_CONSTRAINT_FOREIGNKEY: 'foreign-key',
+  // SQLite reports an ON DELETE RESTRICT action as a trigger constraint ("FOREIGN KEY constraint failed").
+  SQLITE_CONSTRAINT_TRIGGER: 'foreign-key',
   SQLITE_CONSTRAINT_NOTNULL: 'not-null',
   SQLITE_CONSTRAINT_CHECK: 'check',
   SQLITE_BUSY: 'retry',
