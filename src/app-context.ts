@@ -5,6 +5,13 @@ import type { EventBus } from './events.ts';
 import type { ModelRegistry } from './models/registry.ts';
 import type { Clock } from './clock.ts';
 
+/** The pino-style logger of the app (Fastify's), or a console adapter in the CLI. */
+export interface Logger {
+  info(object: object, message?: string): void;
+  warn(object: object, message?: string): void;
+  error(object: object, message?: string): void;
+}
+
 /** Everything a module needs, built once by the composition root (src/app.ts); no module singletons. */
 export interface AppContext {
   config: Config;
@@ -13,6 +20,7 @@ export interface AppContext {
   store: ModelStore;
   events: EventBus;
   clock: Clock;
+  log: Logger;
   /** Names of custom endpoints (listed at the API root next to the model resources). */
   customResources: Set<string>;
 }

@@ -15,6 +15,11 @@ export interface Config {
   maxListLimit: number;
   /** Largest request body in bytes (JSON and form bodies). */
   bodyLimit: number;
+  /**
+   * How often (ms) an instance polls the shared state: changes to keys, rules and settings made
+   * by other instances or the CLI, bans counted elsewhere, and the coalesced key activity writes.
+   */
+  stateRefreshMs: number;
 }
 
 export class ConfigError extends Error {
@@ -70,5 +75,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: logLevel as Config['logLevel'],
     maxListLimit: intVar(env, 'MAX_LIST_LIMIT', 1000, 1, 1_000_000),
     bodyLimit: intVar(env, 'BODY_LIMIT', 1_048_576, 1024, 1_073_741_824),
+    stateRefreshMs: intVar(env, 'STATE_REFRESH_MS', 1000, 10, 60_000),
   };
 }

@@ -1,5 +1,6 @@
 import { createApp } from './app.ts';
 import { ConfigError, loadConfig } from './config.ts';
+import { createInitialKey } from './modules/auth/initial-key.ts';
 
 /** Process entry: config -> app -> listen; graceful shutdown on SIGINT/SIGTERM. */
 async function main(): Promise<void> {
@@ -19,6 +20,15 @@ async function main(): Promise<void> {
     throw error;
   }
   const app = await createApp({ config });
+  if (app.firstRun) {
+    const { id, token } = await createInitialKey(app.ctx);
+    // Printed once, on the console only: the database keeps a digest, never the token.
+    console.log(
+      `\nNew installation: the API is enabled and a full-access key was created (id ${id}).\n` +
+        `  X-Auth-Token: ${token}\n` +
+        `Store it now; it cannot be shown again. More keys: npm run cli -- apikey create --help\n`,
+    );
+  }
   const stop = async (signal: string) => {
     app.server.log.info({ signal }, 'shutting down');
     await app.close();

@@ -36,6 +36,7 @@ export function registerErrorHandler(app: FastifyInstance): void {
       return reply.code(internal.status).send(internal.body());
     }
     if (appError.status >= 500) request.log.error({ err: appError.cause ?? appError }, appError.code);
+    if (appError.details?.retryAfter !== undefined) reply.header('Retry-After', String(appError.details.retryAfter));
     if (appError.code === 'method-not-allowed' && appError.details?.allow) {
       reply.header('Allow', String(appError.details.allow));
       return reply.code(appError.status).send({ status: 'error', message: appError.code });

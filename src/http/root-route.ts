@@ -12,7 +12,7 @@ export function registerRootRoute(app: FastifyInstance, ctx: AppContext): void {
       GET: {
         handler: async () => {
           cached ??= {
-            resources: [...new Set([...ctx.registry.models.map((m) => m.resource), ...ctx.customResources])].sort(),
+            resources: [...new Set([...ctx.registry.resources().map((m) => m.resource), ...ctx.customResources])].sort(),
           };
           return cached;
         },

@@ -34,6 +34,8 @@ export interface ModelDefinition {
   indexes?: string[][];
   /** Overrides the reference's plural alias when its rule does not give the reference's name. */
   alias?: string;
+  /** Service bookkeeping (ban counters, cache versions): a table, but never an API resource. */
+  internal?: boolean;
   /** Record-level rules after type checks: returns field -> reason for each failure. */
   validate?(values: Values, existing: Record<string, unknown> | undefined): Record<string, string> | undefined;
   hooks?: ModelHooks;

@@ -25,9 +25,15 @@ export class ModelRegistry {
     this.#byTable.set(model.table, model);
   }
 
-  /** Looks a model up by canonical name or alias. */
+  /** Looks a resource model up by canonical name or alias (internal models are not resources). */
   get(resource: string): Model | undefined {
-    return this.#byName.get(resource);
+    const model = this.#byName.get(resource);
+    return model && !model.internal ? model : undefined;
+  }
+
+  /** Models exposed as API resources. */
+  resources(): Model[] {
+    return this.models.filter((model) => !model.internal);
   }
 
   byTable(table: string): Model | undefined {

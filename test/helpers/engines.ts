@@ -46,10 +46,23 @@ export async function scratchDatabase(engine: Engine): Promise<ScratchDatabase> 
       engine,
       url: withDatabase(admin, name),
       drop: async () => {
+        // pg-pool's end() resolves before its sockets have closed; a forced drop would kill those
+        // sessions mid-close (an uncaught error in the closed app). Wait for them to go instead.
         const c = new pg.Client({ connectionString: admin });
         await c.connect();
-        await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-        await c.end();
+        try {
+          for (let attempt = 0; ; attempt++) {
+            try {
+              await c.query(`DROP DATABASE IF EXISTS ${name}`);
+              break;
+            } catch (error) {
+              if ((error as { code?: string }).code !== '55006' || attempt > 100) throw error;
+              await new Promise((resolve) => setTimeout(resolve, 20));
+            }
+          }
+        } finally {
+          await c.end();
+        }
       },
     };
   }

@@ -1,12 +1,25 @@
 import { defineModel } from '../../models/define-model.ts';
 import { f } from '../../models/fields.ts';
 
-/** Installation settings: one row per group (`default`, `email` ...) holding a JSON object. */
+/**
+ * Installation settings: one row per group (`default`, `email` ...) holding a JSON object.
+ * Updates merge into the stored object (a key set to null is removed), so that
+ * `PUT /api/3/settings/default {"properties":{"enable_api":false}}` changes one setting only.
+ */
 export const settingsModel = defineModel({
   name: 'Settings',
   table: 'settings',
   fields: {
     name: f.string(50, { primary: true }),
     properties: f.json(),
+  },
+  hooks: {
+    beforeSave({ values, existing }) {
+      const incoming = values.properties;
+      if (!incoming || typeof incoming !== 'object' || Array.isArray(incoming)) return;
+      const merged: Record<string, unknown> = { ...((existing?.properties as Record<string, unknown>) ?? {}), ...incoming };
+      for (const [key, value] of Object.entries(merged)) if (value === null) delete merged[key];
+      values.properties = merged;
+    },
   },
 });

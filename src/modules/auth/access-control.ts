@@ -1,0 +1,295 @@
+import { randomUUID, timingSafeEqual } from 'node:crypto';
+import { sql } from 'kysely';
+import type { AppContext } from '../../app-context.ts';
+import { AppError } from '../../errors.ts';
+import { hashToken } from './auth-models.ts';
+import { DEFAULT_SETTINGS } from '../settings/default-settings.ts';
+
+export const BAN_WINDOW_MS = 600_000;
+export const BAN_THRESHOLD = 5;
+
+type Permission = 'get' | 'post' | 'put' | 'delete';
+
+interface CachedKey {
+  id: number;
+  digest: Buffer;
+  fullaccess: boolean;
+  rules: Map<string, Record<Permission, boolean>>;
+}
+
+/** Who is calling: the global key (no id) or a stored key. */
+export interface Caller {
+  keyId: number | undefined;
+  fullaccess: boolean;
+  rules: Map<string, Record<Permission, boolean>> | undefined;
+}
+
+const METHOD_PERMISSION: Record<string, Permission | undefined> = {
+  GET: 'get',
+  HEAD: 'get',
+  POST: 'post',
+  PUT: 'put',
+  PATCH: 'put',
+  DELETE: 'delete',
+};
+
+const STATE_ROW = 'access';
+
+function isoSeconds(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
+}
+
+/**
+ * Keys, access rules, the API switch, the IP ban and key activity, served from memory.
+ *
+ * - Keys (by token digest), rules and settings are loaded once and reloaded when this instance
+ *   changes them (model events) or when another instance's change moves the shared version
+ *   counter, which a background tick polls every `refreshMs`.
+ * - Failed authentications are written to the database (every instance counts them) and
+ *   mirrored in memory; the tick reloads the recent window so bans made elsewhere apply here.
+ * - `lastactivity`/`lastip` are coalesced in memory and written by the tick: at most one write
+ *   per key per tick, never on the request path.
+ */
+export class AccessControl {
+  readonly #ctx: AppContext;
+  readonly #refreshMs: number;
+  #keys = new Map<string, CachedKey>();
+  #settings: Record<string, unknown> = { ...DEFAULT_SETTINGS };
+  #version = -1;
+  #reloading: Promise<void> | undefined;
+  #stale = true;
+  readonly #instance = randomUUID();
+  /** Failures recorded by this instance (exact, immediate) and by the others (as of the last tick). */
+  #ownIncidents = new Map<string, number[]>();
+  #otherIncidents = new Map<string, number[]>();
+  #activity = new Map<number, { time: number; ip: string }>();
+  #timer: NodeJS.Timeout | undefined;
+  #ticking: Promise<void> | undefined;
+  #globalDigest: Buffer | undefined;
+  #publishing = new Set<Promise<void>>();
+
+  constructor(ctx: AppContext, options: { refreshMs: number }) {
+    this.#ctx = ctx;
+    this.#refreshMs = options.refreshMs;
+    this.#globalDigest = ctx.config.apiKey ? Buffer.from(hashToken(ctx.config.apiKey), 'hex') : undefined;
+    const watched = new Set(['apikey', 'apiaccess', 'settings']);
+    const onChange = ({ model }: { model: string }) => {
+      if (!watched.has(model)) return;
+      this.#stale = true;
+      const publishing = this.#bumpVersion().catch((error) => ctx.log.error({ err: error }, 'could not publish an access change'));
+      this.#publishing.add(publishing);
+      void publishing.finally(() => this.#publishing.delete(publishing));
+    };
+    ctx.events.on('model.save', onChange);
+    ctx.events.on('model.delete', onChange);
+  }
+
+  async start(): Promise<void> {
+    const db = this.#ctx.database.kysely;
+    const existing = await db.selectFrom('api_state').select('version').where('name', '=', STATE_ROW).executeTakeFirst();
+    if (!existing) {
+      await db.insertInto('api_state').values({ name: STATE_ROW, version: 0 }).execute().catch(() => {});
+    }
+    await this.refresh();
+    if (this.#refreshMs > 0) {
+      this.#timer = setInterval(() => void this.tick(), this.#refreshMs);
+      this.#timer.unref();
+    }
+  }
+
+  async stop(): Promise<void> {
+    if (this.#timer) clearInterval(this.#timer);
+    await Promise.all(this.#publishing);
+    await this.#ticking;
+    await this.flushActivity();
+  }
+
+  /** One background round: shared version, recent incidents, pending activity. */
+  tick(): Promise<void> {
+    this.#ticking ??= this.refresh()
+      .then(() => this.flushActivity())
+      .catch((error) => this.#ctx.log.error({ err: error }, 'access state refresh failed'))
+      .finally(() => {
+        this.#ticking = undefined;
+      });
+    return this.#ticking;
+  }
+
+  /** Reloads what other instances may have changed. */
+  async refresh(): Promise<void> {
+    const db = this.#ctx.database.kysely;
+    const row = await db.selectFrom('api_state').select('version').where('name', '=', STATE_ROW).executeTakeFirst();
+    const version = Number(row?.version ?? 0);
+    if (version !== this.#version) this.#stale = true;
+    await this.#ensureFresh(version);
+    await this.#loadIncidents();
+  }
+
+  /** True when the cache may be behind: a change is known, or a reload has not finished yet. */
+  get #behind(): boolean {
+    return this.#stale || this.#reloading !== undefined;
+  }
+
+  /**
+   * Waits until the cache reflects every change known so far. A reload already in flight may have
+   * read before the latest change; `#stale` is raised again by that change, so we go round again.
+   */
+  async #ensureFresh(version?: number): Promise<void> {
+    for (;;) {
+      if (this.#reloading) {
+        await this.#reloading;
+        continue;
+      }
+      if (!this.#stale) return;
+      this.#reloading = this.#reload(version).finally(() => {
+        this.#reloading = undefined;
+      });
+    }
+  }
+
+  async #reload(version?: number): Promise<void> {
+    this.#stale = false;
+    const db = this.#ctx.database.kysely;
+    const { registry, store } = this.#ctx;
+    const [keys, rules, settings] = await Promise.all([
+      db.selectFrom('api_keys').select(['id', 'apikey', 'fullaccess', 'enabled']).execute(),
+      db.selectFrom('api_access').select(['idapikey', 'resource', 'allowget', 'allowpost', 'allowput', 'allowdelete']).execute(),
+      store.get(registry.get('settings')!, 'default'),
+    ]);
+    const byId = new Map<number, CachedKey>();
+    const next = new Map<string, CachedKey>();
+    const flag = (value: unknown) => value === true || Number(value) === 1;
+    for (const key of keys) {
+      // A disabled key is treated exactly like an unknown one.
+      if (!flag(key.enabled)) continue;
+      const cached: CachedKey = {
+        id: Number(key.id),
+        digest: Buffer.from(String(key.apikey), 'hex'),
+        fullaccess: flag(key.fullaccess),
+        rules: new Map(),
+      };
+      byId.set(cached.id, cached);
+      next.set(String(key.apikey), cached);
+    }
+    for (const rule of rules) {
+      // Rules may name the canonical resource or the reference's plural alias.
+      const resource = registry.get(String(rule.resource))?.resource ?? String(rule.resource);
+      byId.get(Number(rule.idapikey))?.rules.set(resource, {
+        get: flag(rule.allowget),
+        post: flag(rule.allowpost),
+        put: flag(rule.allowput),
+        delete: flag(rule.allowdelete),
+      });
+    }
+    this.#keys = next;
+    this.#settings = { ...DEFAULT_SETTINGS, ...((settings?.properties as Record<string, unknown>) ?? {}) };
+    if (version !== undefined) this.#version = version;
+  }
+
+  async #bumpVersion(): Promise<void> {
+    await this.#ctx.database.kysely
+      .updateTable('api_state')
+      .set({ version: sql`version + 1` })
+      .where('name', '=', STATE_ROW)
+      .execute();
+  }
+
+  async #loadIncidents(): Promise<void> {
+    const since = this.#ctx.clock.now() - BAN_WINDOW_MS;
+    const rows = await this.#ctx.database.kysely
+      .selectFrom('api_incidents')
+      .select(['ip', 'time'])
+      .where('time', '>', since)
+      .where('instance', '<>', this.#instance)
+      .execute();
+    const next = new Map<string, number[]>();
+    for (const row of rows) {
+      const list = next.get(String(row.ip)) ?? [];
+      list.push(Number(row.time));
+      next.set(String(row.ip), list);
+    }
+    this.#otherIncidents = next;
+    for (const [ip, list] of this.#ownIncidents) {
+      const live = list.filter((time) => time > since);
+      if (live.length) this.#ownIncidents.set(ip, live);
+      else this.#ownIncidents.delete(ip);
+    }
+    // Old incidents are pruned now and then; they no longer count anyway.
+    if (Math.random() < 0.05) {
+      await this.#ctx.database.kysely.deleteFrom('api_incidents').where('time', '<', since).execute();
+    }
+  }
+
+  /** The current settings of the `default` group (cached). */
+  async settings(): Promise<Record<string, unknown>> {
+    if (this.#behind) await this.#ensureFresh();
+    return this.#settings;
+  }
+
+  async apiEnabled(): Promise<boolean> {
+    const value = (await this.settings()).enable_api;
+    return value === true || value === 1 || value === '1' || value === 'true';
+  }
+
+  /** Seconds until the address is no longer banned, or 0 when it is not banned. */
+  banRemaining(ip: string): number {
+    const now = this.#ctx.clock.now();
+    const recent = [...(this.#ownIncidents.get(ip) ?? []), ...(this.#otherIncidents.get(ip) ?? [])]
+      .filter((time) => time > now - BAN_WINDOW_MS)
+      .sort((a, b) => a - b);
+    if (recent.length < BAN_THRESHOLD) return 0;
+    // Banned until fewer than BAN_THRESHOLD failures remain in the window.
+    const liftAt = recent[recent.length - BAN_THRESHOLD]! + BAN_WINDOW_MS;
+    return Math.max(1, Math.ceil((liftAt - now) / 1000));
+  }
+
+  async recordFailure(ip: string): Promise<void> {
+    const time = this.#ctx.clock.now();
+    const list = this.#ownIncidents.get(ip) ?? [];
+    list.push(time);
+    this.#ownIncidents.set(ip, list);
+    await this.#ctx.database.kysely.insertInto('api_incidents').values({ ip: ip.slice(0, 45), time, instance: this.#instance }).execute();
+  }
+
+  /** The caller for a token, or undefined for a missing, unknown or disabled key. */
+  async authenticate(token: string | undefined, ip: string): Promise<Caller | undefined> {
+    if (!token) return undefined;
+    if (this.#behind) await this.#ensureFresh();
+    const digest = Buffer.from(hashToken(token), 'hex');
+    if (this.#globalDigest && timingSafeEqual(digest, this.#globalDigest)) {
+      return { keyId: undefined, fullaccess: true, rules: undefined };
+    }
+    const key = this.#keys.get(digest.toString('hex'));
+    if (!key || !timingSafeEqual(digest, key.digest)) return undefined;
+    this.#activity.set(key.id, { time: this.#ctx.clock.now(), ip });
+    return { keyId: key.id, fullaccess: key.fullaccess, rules: key.rules };
+  }
+
+  /** Whether the caller may use `resource` with `method`; the root listing ('') is open to every key. */
+  allows(caller: Caller, resource: string, method: string): boolean {
+    if (caller.fullaccess || resource === '') return true;
+    const permission = METHOD_PERMISSION[method];
+    return Boolean(permission && caller.rules?.get(resource)?.[permission]);
+  }
+
+  /** Writes the coalesced `lastactivity`/`lastip` of keys used since the last flush. */
+  async flushActivity(): Promise<void> {
+    if (!this.#activity.size) return;
+    const pending = this.#activity;
+    this.#activity = new Map();
+    const db = this.#ctx.database.kysely;
+    for (const [id, { time, ip }] of pending) {
+      await db.updateTable('api_keys').set({ lastactivity: isoSeconds(time), lastip: ip.slice(0, 45) }).where('id', '=', id).execute();
+    }
+  }
+
+  /** Changes made outside the model store (the CLI writes through it too) can force a reload. */
+  invalidate(): void {
+    this.#stale = true;
+  }
+}
+
+/** 429 with Retry-After for a banned address. */
+export function bannedError(seconds: number): AppError {
+  return new AppError('ip-banned', { retryAfter: seconds });
+}

@@ -1,0 +1,40 @@
+import type { FastifyRequest } from 'fastify';
+import { AppError } from '../../errors.ts';
+import type { PipelineSteps } from '../../http/pipeline.ts';
+import { type AccessControl, type Caller, bannedError } from './access-control.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    caller?: Caller;
+  }
+}
+
+/** The key of a request: `X-Auth-Token`, else `Token` (spec "Authentication" 1). */
+export function tokenOf(request: FastifyRequest): string | undefined {
+  const header = request.headers['x-auth-token'] ?? request.headers.token;
+  const value = Array.isArray(header) ? header[0] : header;
+  return value && value.length <= 256 ? value : undefined;
+}
+
+/** Pipeline steps 2-4 and 6 (architecture section 5) backed by the access control state. */
+export function authPipeline(access: AccessControl): PipelineSteps {
+  return {
+    async apiEnabled() {
+      if (!(await access.apiEnabled())) throw new AppError('api-disabled');
+    },
+    async authenticate(request) {
+      const banned = access.banRemaining(request.ip);
+      if (banned) throw bannedError(banned);
+      const caller = await access.authenticate(tokenOf(request), request.ip);
+      if (!caller) {
+        await access.recordFailure(request.ip);
+        throw new AppError('auth-token-invalid');
+      }
+      request.caller = caller;
+    },
+    async authorize(request) {
+      const resource = request.routeOptions.config.resource ?? '';
+      if (!access.allows(request.caller!, resource, request.method)) throw new AppError('forbidden');
+    },
+  };
+}
