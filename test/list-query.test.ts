@@ -53,6 +53,16 @@ forEachEngine('list query: filters, operators, sort, paging', (t) => {
     }
   });
 
+  it('binds the values of each call when a query shape is reused (compiled query cache)', async () => {
+    for (const value of [10, 20, 5, 10, 99.99]) {
+      assert.deepEqual((await refs(`filter[precio]=${value}&filter[descripcion_like]=g&operation[descripcion_like]=OR`)).refs,
+        expectRefs((p) => p.precio === value || (p.descripcion ?? '').toLowerCase().includes('g')), String(value));
+    }
+    for (const word of ['widget', 'gadget', 'nothing']) {
+      assert.deepEqual((await refs(`filter[descripcion_like]=${word}`)).refs, expectRefs((p) => (p.descripcion ?? '').toLowerCase().includes(word)));
+    }
+  });
+
   it('combines clauses with operation[key]=OR, AND binding tighter', async () => {
     const q = 'filter[tipo]=Normal&filter[sevende]=1&filter[precio_gt]=50&operation[precio_gt]=OR&limit=100';
     assert.deepEqual((await refs(q)).refs, expectRefs((p) => (p.tipo === 'Normal' && p.sevende) || p.precio > 50));

@@ -3,11 +3,11 @@ import { AppError, validationError } from '../errors.ts';
 import type { EventBus } from '../events.ts';
 import { isRequiredOnCreate, type Model, type SaveContext, type Values } from '../models/define-model.ts';
 import type { FieldValue } from '../models/fields.ts';
-import { whereOf } from '../query/apply-list-query.ts';
 import type { ListQuery } from '../query/list-query.ts';
 import type { Database, DbExecutor } from './database.ts';
 import { rowReader, toDbValue, toDbValues, type RowReader } from './row-codec.ts';
 import { inTransaction } from './transaction.ts';
+import { QueryCache, type Prepared } from './query-cache.ts';
 import { translateDbError, type WriteKind } from './translate-error.ts';
 
 export type StoredRecord = Record<string, FieldValue>;
@@ -20,10 +20,17 @@ export class ModelStore {
   readonly database: Database;
   readonly events: EventBus;
   #readers = new WeakMap<Model, { all: RowReader; visible: RowReader }>();
+  readonly #queries: QueryCache;
 
   constructor(database: Database, events: EventBus) {
     this.database = database;
     this.events = events;
+    this.#queries = new QueryCache(database);
+  }
+
+  async #run(db: DbExecutor, prepared: Prepared): Promise<Record<string, unknown>[]> {
+    const result = await db.executeQuery<Record<string, unknown>>({ ...prepared.query, parameters: prepared.parameters });
+    return result.rows;
   }
 
   #reader(model: Model, scope: 'all' | 'visible'): RowReader {
@@ -46,10 +53,8 @@ export class ModelStore {
   /** One record by primary key, without hidden fields unless `scope` is 'all'. */
   async get(model: Model, id: FieldValue, db: DbExecutor = this.database.kysely, scope: 'all' | 'visible' = 'visible') {
     const columns = scope === 'all' ? model.fieldNames : model.visibleFields;
-    const pk = model.fields[model.primaryKey]!;
-    const row = await this.#guard('read', () =>
-      db.selectFrom(model.table).select(columns).where(model.primaryKey, '=', toDbValue(this.database.engine, pk, id)).executeTakeFirst(),
-    );
+    const prepared = this.#queries.byId(model, columns, scope, id);
+    const [row] = await this.#guard('read', () => this.#run(db, prepared));
     if (!row) return undefined;
     const record = this.#reader(model, scope)(row);
     if (this.events.has('model.load')) this.events.emit('model.load', { model: model.resource, record });
@@ -57,21 +62,13 @@ export class ModelStore {
   }
 
   async list(model: Model, query: ListQuery): Promise<{ rows: StoredRecord[]; total: number }> {
-    const { engine, kysely } = this.database;
-    const where = whereOf(engine, model, query);
-    const filtered = query.where.length ? kysely.selectFrom(model.table).where(where) : kysely.selectFrom(model.table);
-    let select = filtered.select(model.visibleFields);
-    for (const { field, direction } of query.sort) select = select.orderBy(field, direction);
-    const [rows, count] = await this.#guard('read', () =>
-      Promise.all([
-        select.limit(query.limit).offset(query.offset).execute(),
-        filtered.select((eb) => eb.fn.countAll().as('total')).executeTakeFirstOrThrow(),
-      ]),
-    );
+    const { kysely } = this.database;
+    const { select, count } = this.#queries.list(model, query);
+    const [rows, counted] = await this.#guard('read', () => Promise.all([this.#run(kysely, select), this.#run(kysely, count)]));
     const read = this.#reader(model, 'visible');
     const records = rows.map(read);
     if (this.events.has('model.load')) for (const record of records) this.events.emit('model.load', { model: model.resource, record });
-    return { rows: records, total: Number(count.total) };
+    return { rows: records, total: Number(counted[0]?.total ?? 0) };
   }
 
   /** The next numeric code for a code primary key (the reference's newCode: max numeric + 1). */

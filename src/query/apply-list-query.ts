@@ -18,6 +18,18 @@ function containsPattern(value: string): string {
   return `%${value.toLowerCase().replace(/[!%_]/g, (ch) => `!${ch}`)}%`;
 }
 
+/** The bound value of a condition (none for null checks). */
+function parameterOf(engine: Engine, model: Model, c: Condition): unknown[] {
+  if (c.op === 'null' || c.op === 'notnull') return [];
+  if (c.op === 'like') return [containsPattern(String(c.value))];
+  return [toDbValue(engine, model.fields[c.field]!, c.value)];
+}
+
+/** The parameters of `whereOf`, in the order the compiled SQL binds them. */
+export function conditionParameters(engine: Engine, model: Model, query: Pick<ListQuery, 'where'>): unknown[] {
+  return query.where.flatMap((group) => group.flatMap((c) => parameterOf(engine, model, c)));
+}
+
 function condition(eb: ExpressionBuilder<any, any>, engine: Engine, model: Model, c: Condition): Expression<SqlBool> {
   const column = sql.ref(c.field);
   if (c.op === 'null') return sql<SqlBool>`${column} IS NULL`;
@@ -26,9 +38,9 @@ function condition(eb: ExpressionBuilder<any, any>, engine: Engine, model: Model
   if (c.op === 'like') {
     const textual = field.type === 'string' || field.type === 'text';
     const target = textual ? column : sql`CAST(${column} AS ${sql.raw(engine === 'mysql' ? 'CHAR' : 'TEXT')})`;
-    return sql<SqlBool>`LOWER(${target}) LIKE ${containsPattern(String(c.value))} ESCAPE '!'`;
+    return sql<SqlBool>`LOWER(${target}) LIKE ${parameterOf(engine, model, c)[0]} ESCAPE '!'`;
   }
-  return eb(c.field, COMPARISONS[c.op]!, toDbValue(engine, field, c.value));
+  return eb(c.field, COMPARISONS[c.op]!, parameterOf(engine, model, c)[0]);
 }
 
 /** Adds the validated filters of a list query to a select (values always bound). */

@@ -233,8 +233,11 @@ export class AccessControl {
 
   /** Seconds until the address is no longer banned, or 0 when it is not banned. */
   banRemaining(ip: string): number {
+    const own = this.#ownIncidents.get(ip);
+    const other = this.#otherIncidents.get(ip);
+    if ((own?.length ?? 0) + (other?.length ?? 0) < BAN_THRESHOLD) return 0; // the common case, no allocation
     const now = this.#ctx.clock.now();
-    const recent = [...(this.#ownIncidents.get(ip) ?? []), ...(this.#otherIncidents.get(ip) ?? [])]
+    const recent = [...(own ?? []), ...(other ?? [])]
       .filter((time) => time > now - BAN_WINDOW_MS)
       .sort((a, b) => a - b);
     if (recent.length < BAN_THRESHOLD) return 0;

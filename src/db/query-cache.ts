@@ -1,0 +1,80 @@
+import type { CompiledQuery } from 'kysely';
+import type { Model } from '../models/define-model.ts';
+import type { FieldValue } from '../models/fields.ts';
+import { conditionParameters, whereOf } from '../query/apply-list-query.ts';
+import type { ListQuery } from '../query/list-query.ts';
+import type { Database } from './database.ts';
+import { toDbValue } from './row-codec.ts';
+
+/** A compiled statement and the parameters of this call. */
+export interface Prepared {
+  query: CompiledQuery;
+  parameters: unknown[];
+}
+
+/**
+ * Building and compiling a query with Kysely costs several times more than running it on SQLite
+ * (measured: ~20 of 26 µs for a read by key). Hot queries are compiled once per shape - model,
+ * scope, filter fields and operators, sort - and run with the values of each call. On the first
+ * compile of a shape the parameters we derive are checked against Kysely's own, so the cache can
+ * never bind values in the wrong order; a shape that does not match is simply never cached.
+ */
+export class QueryCache {
+  readonly #database: Database;
+  readonly #byId = new Map<string, CompiledQuery>();
+  readonly #lists = new Map<string, { select: CompiledQuery; count: CompiledQuery } | null>();
+  readonly #capacity: number;
+
+  constructor(database: Database, capacity = 1000) {
+    this.#database = database;
+    this.#capacity = capacity;
+  }
+
+  byId(model: Model, columns: string[], scope: string, id: FieldValue): Prepared {
+    const key = `${model.table}|${scope}`;
+    let query = this.#byId.get(key);
+    if (!query) {
+      query = this.#database.kysely.selectFrom(model.table).select(columns).where(model.primaryKey, '=', null).compile();
+      this.#byId.set(key, query);
+    }
+    return { query, parameters: [toDbValue(this.#database.engine, model.fields[model.primaryKey]!, id)] };
+  }
+
+  list(model: Model, query: ListQuery): { select: Prepared; count: Prepared } {
+    const { engine } = this.#database;
+    const where = conditionParameters(engine, model, query);
+    const key = [
+      model.table,
+      query.where.map((group) => group.map((c) => `${c.field}:${c.op}`).join('&')).join('|'),
+      query.sort.map((s) => `${s.field}:${s.direction}`).join(','),
+    ].join('#');
+    const cached = this.#lists.get(key);
+    if (cached) {
+      return {
+        select: { query: cached.select, parameters: [...where, query.limit, query.offset] },
+        count: { query: cached.count, parameters: where },
+      };
+    }
+    const built = this.#build(model, query);
+    const matches =
+      JSON.stringify(built.select.parameters) === JSON.stringify([...where, query.limit, query.offset]) &&
+      JSON.stringify(built.count.parameters) === JSON.stringify(where);
+    if (cached === undefined) {
+      if (this.#lists.size >= this.#capacity) this.#lists.delete(this.#lists.keys().next().value!);
+      this.#lists.set(key, matches ? built : null);
+    }
+    return { select: { query: built.select, parameters: [...built.select.parameters] }, count: { query: built.count, parameters: [...built.count.parameters] } };
+  }
+
+  #build(model: Model, query: ListQuery): { select: CompiledQuery; count: CompiledQuery } {
+    const { engine, kysely } = this.#database;
+    const from = kysely.selectFrom(model.table);
+    const filtered = query.where.length ? from.where(whereOf(engine, model, query)) : from;
+    let select = filtered.select(model.visibleFields);
+    for (const { field, direction } of query.sort) select = select.orderBy(field, direction);
+    return {
+      select: select.limit(query.limit).offset(query.offset).compile(),
+      count: filtered.select((eb) => eb.fn.countAll().as('total')).compile(),
+    };
+  }
+}
