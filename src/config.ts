@@ -78,3 +78,24 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     stateRefreshMs: intVar(env, 'STATE_REFRESH_MS', 1000, 10, 60_000),
   };
 }
+
+/**
+ * For process entry points: reads `.env` when present, then the environment; a bad value ends the
+ * process with exit code 2 and a message naming the variable.
+ */
+export function loadProcessConfig(): Config {
+  try {
+    process.loadEnvFile();
+  } catch {
+    // no .env file: the environment alone configures the service
+  }
+  try {
+    return loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(`Configuration error: ${error.message}`);
+      process.exit(2);
+    }
+    throw error;
+  }
+}

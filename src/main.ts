@@ -1,24 +1,10 @@
 import { createApp } from './app.ts';
-import { ConfigError, loadConfig } from './config.ts';
+import { loadProcessConfig } from './config.ts';
 import { createInitialKey } from './modules/auth/initial-key.ts';
 
 /** Process entry: config -> app -> listen; graceful shutdown on SIGINT/SIGTERM. */
 async function main(): Promise<void> {
-  try {
-    process.loadEnvFile();
-  } catch {
-    // no .env file: the environment alone configures the service
-  }
-  let config;
-  try {
-    config = loadConfig();
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      console.error(`Configuration error: ${error.message}`);
-      process.exit(2);
-    }
-    throw error;
-  }
+  const config = loadProcessConfig();
   const app = await createApp({ config });
   if (app.firstRun) {
     const { id, token } = await createInitialKey(app.ctx);

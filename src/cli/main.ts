@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig } from '../config.ts';
+import { loadProcessConfig } from '../config.ts';
 import { createCore, type Core } from '../core.ts';
 import { AppError } from '../errors.ts';
 import type { FieldValue } from '../models/fields.ts';
@@ -115,21 +115,7 @@ export async function runCommand(core: Core, argv: string[], print: Print): Prom
 }
 
 async function main(): Promise<void> {
-  try {
-    process.loadEnvFile();
-  } catch {
-    // no .env file
-  }
-  let config;
-  try {
-    config = loadConfig();
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      console.error(`Configuration error: ${error.message}`);
-      process.exit(2);
-    }
-    throw error;
-  }
+  const config = loadProcessConfig();
   const log = {
     info: () => {},
     warn: (object: object, message?: string) => console.error(message ?? '', object),
