@@ -11,6 +11,8 @@ import { ModelRegistry } from './models/registry.ts';
 import { coreModels } from './modules/core-models.ts';
 import { AccessControl } from './modules/auth/access-control.ts';
 import { seedSettings } from './modules/settings/seed-settings.ts';
+import { runSeeds, type DataSeed } from './db/data-seeds.ts';
+import { DEFAULT_DATA } from './modules/installation/default-data.ts';
 
 export interface CoreOptions {
   config: Config;
@@ -19,6 +21,8 @@ export interface CoreOptions {
   /** Replaces the core models (migration tests use older versions of a model). */
   models?: Model[];
   migrations?: Migration[];
+  /** Default data; by default the installation's own, none when `models` replaces the core models. */
+  seeds?: DataSeed[];
   clock?: Clock;
   log: Logger;
 }
@@ -30,6 +34,8 @@ export interface Core {
   schema: SyncReport;
   /** True when this start created the installation's default data (a new database). */
   firstRun: boolean;
+  /** Ids of the default-data seeds this start loaded. */
+  seeded: string[];
   close(): Promise<void>;
 }
 
@@ -57,6 +63,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
     };
     const schema = await syncSchema(database, registry, options.migrations ?? MIGRATIONS);
     const firstRun = registry.get('settings') ? await seedSettings(ctx) : false;
+    const seeded = await runSeeds(ctx, options.seeds ?? (options.models ? [] : DEFAULT_DATA));
     const access = new AccessControl(ctx, { refreshMs: config.stateRefreshMs });
     if (registry.get('apikey')) await access.start();
     return {
@@ -64,6 +71,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
       access,
       schema,
       firstRun,
+      seeded,
       async close() {
         await access.stop();
         if (ownsDatabase) await database.close();

@@ -226,7 +226,7 @@ forEachEngine(
       const out: string[] = [];
       const print = (line: string) => out.push(line);
       const app = t().app;
-      assert.equal(await runCommand(app, ['apikey', 'create', '--description', 'cli key', '--nick', 'ops'], print), 0);
+      assert.equal(await runCommand(app, ['apikey', 'create', '--description', 'cli key', '--nick', 'admin'], print), 0);
       const id = Number(/^id (\d+)/.exec(out[0]!)![1]);
       const token = /^token (\w{20})$/.exec(out[1]!)![1]!;
       assert.equal((await t().call('GET', '/api/3/cliente', undefined, token)).status, 403);

@@ -205,3 +205,12 @@ forEachEngine('generic model resources', (t) => {
     assert.ok(!('apikey' in deleted.body.data));
   });
 });
+
+forEachEngine('explicit serial ids', (t) => {
+  it('keeps generating fresh ids after a record was created with an explicit serial id', async () => {
+    assert.equal((await t().call('POST', '/api/3/producto', { idproducto: 5, referencia: 'EXPLICIT-5' })).status, 201);
+    const next = await t().call('POST', '/api/3/producto', { referencia: 'GENERATED' });
+    assert.equal(next.status, 201, JSON.stringify(next.body));
+    assert.equal(next.body.idproducto, 6);
+  });
+}, { seeds: [] });

@@ -130,19 +130,23 @@ export class ModelStore {
     const pk = model.primaryKey;
     if (generateCode) values[pk] = await this.nextCode(model, db);
     const ctx: SaveContext = { db, model, values, existing: undefined, reveal: {} };
-    await this.#prepare(ctx, true);
+    await this.#guard('insert', () => this.#prepare(ctx, true));
     const row = toDbValues(engine, model, values);
     const id = await this.#guard('insert', async () => {
       const insert = db.insertInto(model.table).values(row);
       if (model.fields[pk]!.type !== 'serial' || row[pk] !== undefined) {
         await insert.execute();
+        // PostgreSQL sequences do not move on explicit ids; without this the next generated id collides.
+        if (engine === 'postgres' && model.fields[pk]!.type === 'serial') {
+          await sql`SELECT setval(pg_get_serial_sequence(${model.table}, ${pk}), (SELECT MAX(${sql.ref(pk)}) FROM ${sql.table(model.table)}))`.execute(db);
+        }
         return row[pk];
       }
       if (engine === 'mysql') return Number((await insert.executeTakeFirstOrThrow()).insertId);
       return (await insert.returning(pk).executeTakeFirstOrThrow())[pk];
     });
     const record = (await this.get(model, id as FieldValue, db, 'all'))!;
-    await model.hooks?.afterSave?.({ ...ctx, record });
+    await this.#guard('insert', async () => model.hooks?.afterSave?.({ ...ctx, record }));
     return { record: this.#visible(model, record), reveal: ctx.reveal };
   }
 
@@ -153,7 +157,7 @@ export class ModelStore {
       if (!existing) throw new AppError('record-not-found');
       const values = { ...input };
       const ctx: SaveContext = { db: trx, model, values, existing, reveal: {} };
-      await this.#prepare(ctx, false);
+      await this.#guard('update', () => this.#prepare(ctx, false));
       const row = toDbValues(this.database.engine, model, values);
       delete row[model.primaryKey];
       if (Object.keys(row).length) {
@@ -161,7 +165,7 @@ export class ModelStore {
         await this.#guard('update', () => trx.updateTable(model.table).set(row).where(model.primaryKey, '=', pkValue).execute());
       }
       const saved = (await this.get(model, id, trx, 'all'))!;
-      await model.hooks?.afterSave?.({ ...ctx, record: saved });
+      await this.#guard('update', async () => model.hooks?.afterSave?.({ ...ctx, record: saved }));
       return saved;
     });
     const visible = this.#visible(model, record);
@@ -173,6 +177,7 @@ export class ModelStore {
     const record = await this.#within(db, async (trx) => {
       const existing = await this.get(model, id, trx);
       if (!existing) throw new AppError('record-not-found');
+      await this.#guard('delete', async () => model.hooks?.beforeDelete?.({ db: trx, model, existing }));
       const pkValue = toDbValue(this.database.engine, model.fields[model.primaryKey]!, id);
       await this.#guard('delete', () => trx.deleteFrom(model.table).where(model.primaryKey, '=', pkValue).execute());
       return existing;

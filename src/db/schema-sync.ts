@@ -64,18 +64,54 @@ function constraintName(prefix: string, table: string, columns: string[]): strin
   return `${name.slice(0, 50)}_${hash.toString(36)}`;
 }
 
+/** Unique constraints and indexes a model's table should have, with their names. */
+function tableIndexes(model: Model): Array<{ name: string; columns: string[]; unique: boolean }> {
+  const uniques = [
+    ...Object.entries(model.fields).filter(([, field]) => field.unique).map(([name]) => [name]),
+    ...(model.unique ?? []),
+  ];
+  const plain = [
+    ...(model.indexes ?? []),
+    // Foreign key columns are indexed: RESTRICT/CASCADE checks and joins look them up.
+    ...Object.entries(model.fields).filter(([, field]) => field.references && !field.primary).map(([name]) => [name]),
+  ];
+  return [
+    ...uniques.map((columns) => ({ name: constraintName('uq', model.table, columns), columns, unique: true })),
+    ...plain.map((columns) => ({ name: constraintName('ix', model.table, columns), columns, unique: false })),
+  ];
+}
+
+function foreignKeySql(engine: Engine, model: Model, column: string): string {
+  const q = (name: string) => quoteIdent(engine, name);
+  const ref = model.fields[column]!.references!;
+  return `CONSTRAINT ${q(constraintName('fk', model.table, [column]))} FOREIGN KEY (${q(column)}) ` +
+    `REFERENCES ${q(ref.table)} (${q(ref.field)}) ON DELETE ${ref.onDelete} ON UPDATE CASCADE`;
+}
+
+/**
+ * CREATE TABLE for a model. On MySQL/MariaDB every ALTER rebuilds the table, so a new table gets
+ * its indexes and foreign keys inline (the sync session runs with FOREIGN_KEY_CHECKS=0, so the
+ * order of creation does not matter); elsewhere they are added by the sync's later steps.
+ */
 function createTableSql(engine: Engine, model: Model): string {
-  const columns = Object.entries(model.fields).map(([name, field]) => columnSql(engine, name, field));
+  const q = (name: string) => quoteIdent(engine, name);
+  const parts = Object.entries(model.fields).map(([name, field]) => columnSql(engine, name, field));
+  if (engine === 'mysql') {
+    for (const index of tableIndexes(model)) parts.push(`${index.unique ? 'UNIQUE KEY' : 'KEY'} ${q(index.name)} (${index.columns.map(q).join(', ')})`);
+    for (const [name, field] of Object.entries(model.fields)) if (field.references) parts.push(foreignKeySql(engine, model, name));
+  }
   const suffix = engine === 'mysql' ? ' ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin' : '';
-  return `CREATE TABLE ${quoteIdent(engine, model.table)} (${columns.join(', ')})${suffix}`;
+  return `CREATE TABLE ${q(model.table)} (${parts.join(', ')})${suffix}`;
 }
 
 async function withSchemaLock<T>(database: Database, fn: (db: DbExecutor) => Promise<T>): Promise<T> {
   const { engine, kysely } = database;
   return kysely.connection().execute(async (db) => {
     if (engine === 'postgres') await sql`SELECT pg_advisory_lock(727310)`.execute(db);
-    else if (engine === 'mysql') await sql`SELECT GET_LOCK('invoicing_schema', 120)`.execute(db);
-    else {
+    else if (engine === 'mysql') {
+      await sql`SELECT GET_LOCK('invoicing_schema', 120)`.execute(db);
+      await sql`SET FOREIGN_KEY_CHECKS = 0`.execute(db);
+    } else {
       // Foreign keys off while tables may be rebuilt (SQLite's documented procedure); checked before commit.
       await sql`PRAGMA foreign_keys = OFF`.execute(db);
       await sql`BEGIN IMMEDIATE`.execute(db);
@@ -93,8 +129,10 @@ async function withSchemaLock<T>(database: Database, fn: (db: DbExecutor) => Pro
       throw error;
     } finally {
       if (engine === 'postgres') await sql`SELECT pg_advisory_unlock(727310)`.execute(db);
-      else if (engine === 'mysql') await sql`SELECT RELEASE_LOCK('invoicing_schema')`.execute(db);
-      else await sql`PRAGMA foreign_keys = ON`.execute(db);
+      else if (engine === 'mysql') {
+        await sql`SET FOREIGN_KEY_CHECKS = 1`.execute(db);
+        await sql`SELECT RELEASE_LOCK('invoicing_schema')`.execute(db);
+      } else await sql`PRAGMA foreign_keys = ON`.execute(db);
     }
   });
 }
@@ -169,36 +207,20 @@ export async function syncSchema(database: Database, registry: ModelRegistry, mi
       }
     }
 
+    // Keys added to tables that already hold rows must check those rows.
+    if (engine === 'mysql') await run('SET FOREIGN_KEY_CHECKS = 1');
     const constraints = await existingConstraints(db, engine);
     for (const model of registry.models) {
-      const uniques = [
-        ...Object.entries(model.fields).filter(([, field]) => field.unique).map(([name]) => [name]),
-        ...(model.unique ?? []),
-      ];
-      for (const cols of uniques) {
-        const name = constraintName('uq', model.table, cols);
-        if (!constraints.has(name)) await run(`CREATE UNIQUE INDEX ${q(name)} ON ${q(model.table)} (${cols.map(q).join(', ')})`);
-      }
-      const indexes = [
-        ...(model.indexes ?? []),
-        // Foreign key columns are indexed: RESTRICT/CASCADE checks and joins look them up.
-        ...Object.entries(model.fields).filter(([, field]) => field.references && !field.primary).map(([name]) => [name]),
-      ];
-      for (const cols of indexes) {
-        const name = constraintName('ix', model.table, cols);
-        if (!constraints.has(name)) await run(`CREATE INDEX ${q(name)} ON ${q(model.table)} (${cols.map(q).join(', ')})`);
+      for (const index of tableIndexes(model)) {
+        if (constraints.has(index.name)) continue;
+        await run(`CREATE ${index.unique ? 'UNIQUE ' : ''}INDEX ${q(index.name)} ON ${q(model.table)} (${index.columns.map(q).join(', ')})`);
       }
     }
     // SQLite declares foreign keys inline; the other engines get the missing ones once every table exists.
     if (engine !== 'sqlite') {
       for (const [model, column] of foreignKeys) {
-        const ref = model.fields[column]!.references!;
-        const name = constraintName('fk', model.table, [column]);
-        if (constraints.has(name)) continue;
-        await run(
-          `ALTER TABLE ${q(model.table)} ADD CONSTRAINT ${q(name)} FOREIGN KEY (${q(column)}) ` +
-            `REFERENCES ${q(ref.table)} (${q(ref.field)}) ON DELETE ${ref.onDelete} ON UPDATE CASCADE`,
-        );
+        if (constraints.has(constraintName('fk', model.table, [column]))) continue;
+        await run(`ALTER TABLE ${q(model.table)} ADD ${foreignKeySql(engine, model, column)}`);
       }
     }
 

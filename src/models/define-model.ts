@@ -21,6 +21,8 @@ export interface ModelHooks {
   beforeSave?(ctx: SaveContext): void | Promise<void>;
   /** Runs after the row is written, in the same transaction (dependent rows). */
   afterSave?(ctx: SaveContext & { record: Record<string, unknown> }): void | Promise<void>;
+  /** Runs before the row is deleted, in the delete's transaction; throws AppError to refuse. */
+  beforeDelete?(ctx: { db: DbExecutor; model: Model; existing: Record<string, unknown> }): void | Promise<void>;
 }
 
 export interface ModelDefinition {

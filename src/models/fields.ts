@@ -34,7 +34,10 @@ export interface FieldDef {
   /** Value computed by the application when a record is created without this field. */
   initial?: () => FieldValue;
   primary?: boolean;
-  /** Primary key code generated as numeric max+1 when absent on create (the reference's newCode). */
+  /**
+   * Filled by the service when absent on create, so not required: a primary key code gets the
+   * reference's newCode (numeric max+1) from the store; any other field, from the model's hook.
+   */
   generatedCode?: boolean;
   unique?: boolean;
   references?: Reference;

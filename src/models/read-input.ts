@@ -20,7 +20,8 @@ export function readInput(model: Model, body: unknown, source: InputSource, mode
       errors[name] = 'unknown-field';
       continue;
     }
-    if (field.hidden || field.readOnly) {
+    // Hidden fields may be written when the model allows it (a password, stored hashed); never read.
+    if (field.readOnly) {
       errors[name] = 'read-only';
       continue;
     }

@@ -24,7 +24,7 @@ export const apiKeyModel = defineModel({
     id: f.serial(),
     apikey: f.string(99, { notNull: true, hidden: true, readOnly: true, unique: true }),
     description: f.string(150, { notNull: true }),
-    nick: f.string(50),
+    nick: f.string(50, { references: f.ref('users', 'nick', 'SET NULL') }),
     enabled: f.boolean({ notNull: true, default: true }),
     fullaccess: f.boolean({ default: false }),
     creationdate: f.date({ notNull: true, initial: today }),

@@ -1,5 +1,6 @@
 import { defineModel } from '../../models/define-model.ts';
 import { f, today } from '../../models/fields.ts';
+import { checkUrl } from '../shared/record-rules.ts';
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
@@ -13,14 +14,14 @@ export const customerModel = defineModel({
     razonsocial: f.string(100),
     cifnif: f.string(30, { notNull: true, default: '' }),
     tipoidfiscal: f.string(25),
-    codagente: f.string(10),
-    codgrupo: f.string(6),
-    codpago: f.string(10),
+    codagente: f.string(10, { references: f.ref('agentes', 'codagente', 'SET NULL') }),
+    codgrupo: f.string(6, { references: f.ref('gruposclientes', 'codgrupo', 'SET NULL') }),
+    codpago: f.string(10, { references: f.ref('formaspago', 'codpago', 'SET NULL') }),
     codproveedor: f.string(10),
-    codretencion: f.string(10),
-    codserie: f.string(4),
+    codretencion: f.string(10, { references: f.ref('retenciones', 'codretencion', 'SET NULL') }),
+    codserie: f.string(4, { references: f.ref('series', 'codserie', 'SET NULL') }),
     codsubcuenta: f.string(15),
-    codtarifa: f.string(6),
+    codtarifa: f.string(6, { references: f.ref('tarifas', 'codtarifa', 'SET NULL') }),
     debaja: f.boolean({ default: false }),
     diaspago: f.string(10),
     excepcioniva: f.string(20),
@@ -47,6 +48,7 @@ export const customerModel = defineModel({
     if (!existing && typeof code === 'string' && !/^[A-Z0-9_+.-]{1,10}$/i.test(code)) errors.codcliente = 'invalid-code';
     if (typeof values.nombre === 'string' && values.nombre.trim() === '') errors.nombre = 'required';
     if (typeof values.email === 'string' && values.email !== '' && !EMAIL.test(values.email)) errors.email = 'invalid-email';
+    checkUrl(errors, values);
     return errors;
   },
   hooks: {
@@ -54,6 +56,11 @@ export const customerModel = defineModel({
       // The reference: razonsocial defaults to nombre; debaja follows fechabaja.
       if (!existing && (values.razonsocial === undefined || values.razonsocial === null)) values.razonsocial = values.nombre;
       if (values.fechabaja !== undefined) values.debaja = values.fechabaja !== null;
+      // The reference: diaspago is a comma list of days 1..31, or null.
+      if (typeof values.diaspago === 'string') {
+        const days = values.diaspago.split(',').map((day) => Number.parseInt(day.trim(), 10)).filter((day) => day >= 1 && day <= 31);
+        values.diaspago = days.length ? days.join(',') : null;
+      }
     },
   },
 });

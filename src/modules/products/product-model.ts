@@ -1,5 +1,7 @@
 import { defineModel } from '../../models/define-model.ts';
 import { f, now, today } from '../../models/fields.ts';
+import { current, hasText } from '../shared/record-rules.ts';
+import { createMainVariant, nextReference, syncMainVariant } from './product-variants.ts';
 
 /** Products (table `productos`), columns as the reference (facturascripts-model.md 2.4). */
 export const productModel = defineModel({
@@ -7,13 +9,13 @@ export const productModel = defineModel({
   table: 'productos',
   fields: {
     idproducto: f.serial(),
-    referencia: f.string(30, { notNull: true, unique: true }),
+    referencia: f.string(30, { notNull: true, unique: true, generatedCode: true }),
     descripcion: f.text(),
     actualizado: f.timestamp({ readOnly: true }),
     bloqueado: f.boolean({ default: false }),
-    codfabricante: f.string(8),
-    codfamilia: f.string(8),
-    codimpuesto: f.string(10),
+    codfabricante: f.string(8, { references: f.ref('fabricantes', 'codfabricante', 'SET NULL') }),
+    codfamilia: f.string(8, { references: f.ref('familias', 'codfamilia', 'SET NULL') }),
+    codimpuesto: f.string(10, { references: f.ref('impuestos', 'codimpuesto', 'SET NULL') }),
     codsubcuentacom: f.string(15),
     codsubcuentairpfcom: f.string(15),
     codsubcuentaven: f.string(15),
@@ -29,16 +31,27 @@ export const productModel = defineModel({
     tipo: f.string(50),
     ventasinstock: f.boolean({ default: false }),
   },
-  validate(values) {
-    if (typeof values.precio === 'number' && values.precio < 0) return { precio: 'negative' };
-    return undefined;
+  validate(values, existing) {
+    const errors: Record<string, string> = {};
+    if (typeof values.precio === 'number' && values.precio < 0) errors.precio = 'negative';
+    // The reference: a VAT exception needs a tax (which must be 0 %, checked against impuestos elsewhere).
+    const product = current(values, existing);
+    if (hasText(product.excepcioniva) && !hasText(product.codimpuesto)) errors.codimpuesto = 'required';
+    return errors;
   },
   hooks: {
-    beforeSave({ values }) {
+    async beforeSave({ db, values, existing }) {
       values.actualizado = now();
+      if (!existing && (values.referencia === undefined || values.referencia === null || values.referencia === '')) {
+        values.referencia = await nextReference(db);
+      }
       // The reference: a blocked product is neither sold, bought nor public; nostock zeroes stock.
       if (values.bloqueado === true) Object.assign(values, { publico: false, sevende: false, secompra: false });
       if (values.nostock === true) Object.assign(values, { stockfis: 0, ventasinstock: true });
+    },
+    async afterSave({ db, existing, record }) {
+      if (existing) await syncMainVariant(db, existing, record);
+      else await createMainVariant(db, record);
     },
   },
 });

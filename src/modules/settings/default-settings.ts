@@ -1,6 +1,22 @@
-/** The `default` settings group of a new installation (reference section 4, and enable_api on). */
+/**
+ * The `default` settings group of a new installation: the reference's post-wizard Spanish
+ * installation (facturascripts-model.md section 4), with the API switched on (issue 3).
+ */
 export const DEFAULT_SETTINGS: Record<string, unknown> = {
   enable_api: true,
   decimals: 2,
   taxcalculationmethod: 'classic',
+  idempresa: 1,
+  codalmacen: 'ALG',
+  codpais: 'ESP',
+  coddivisa: 'EUR',
+  codimpuesto: 'IVA21',
+  codpago: 'CONT',
+  codserie: 'A',
+  codserierec: 'R',
+  tipoidfiscal: 'NIF',
+  regimeniva: 'General',
+  updatesupplierprices: true,
+  validate_iban: true,
+  ventasinstock: false,
 };

@@ -1,0 +1,169 @@
+import { defineModel } from '../../models/define-model.ts';
+import { f, now } from '../../models/fields.ts';
+import { refuseMainVariantDelete, syncProduct } from '../products/product-variants.ts';
+import { checkCode, checkFilled, codeOf, current, hasText, num, roundHalfAway, type Errors } from '../shared/record-rules.ts';
+
+/** Product variants: the sellable references (table `variantes`), facturascripts-model.md 2.4. */
+export const varianteModel = defineModel({
+  name: 'Variante',
+  table: 'variantes',
+  fields: {
+    codbarras: f.string(20),
+    coste: f.double({ default: 0 }),
+    idatributovalor1: f.integer(),
+    idatributovalor2: f.integer(),
+    idatributovalor3: f.integer(),
+    idatributovalor4: f.integer(),
+    idproducto: f.integer({ notNull: true, references: f.ref('productos', 'idproducto', 'CASCADE') }),
+    idvariante: f.serial(),
+    margen: f.double({ default: 0 }),
+    precio: f.double({ default: 0 }),
+    referencia: f.string(30, { notNull: true, unique: true }),
+    stockfis: f.double({ default: 0 }),
+  },
+  hooks: {
+    beforeSave({ values, existing }) {
+      // The reference: empty amounts are 0; a positive margin sets the price from the cost.
+      for (const name of ['precio', 'coste', 'margen']) if (values[name] === null) values[name] = 0;
+      const variant = current(values, existing);
+      const margin = num(variant.margen);
+      if (margin > 0) values.precio = roundHalfAway((num(variant.coste) * (100 + margin)) / 100, 5);
+    },
+    async afterSave({ db, existing, record }) {
+      await syncProduct(db, existing, record);
+    },
+    async beforeDelete({ db, existing }) {
+      await refuseMainVariantDelete(db, existing);
+    },
+  },
+});
+
+/** Stock of one reference in one warehouse (table `stocks`), facturascripts-model.md 2.4. */
+export const stockModel = defineModel({
+  name: 'Stock',
+  table: 'stocks',
+  fields: {
+    cantidad: f.double({ default: 0 }),
+    codalmacen: f.string(4, { notNull: true, references: f.ref('almacenes', 'codalmacen', 'CASCADE') }),
+    disponible: f.double({ default: 0 }),
+    idproducto: f.integer({ notNull: true, references: f.ref('productos', 'idproducto', 'CASCADE') }),
+    idstock: f.serial(),
+    pterecibir: f.double({ default: 0 }),
+    referencia: f.string(30, { notNull: true, references: f.ref('variantes', 'referencia', 'CASCADE') }),
+    reservada: f.double({ default: 0 }),
+    stockmax: f.double({ default: 0 }),
+    stockmin: f.double({ default: 0 }),
+    ubicacion: f.string(100),
+  },
+  unique: [['codalmacen', 'referencia']],
+  hooks: {
+    beforeSave({ values, existing }) {
+      // The reference: quantities to 3 decimals; disponible = max(0, cantidad - reservada).
+      for (const name of ['cantidad', 'reservada', 'pterecibir']) {
+        const value = values[name];
+        if (typeof value === 'number') values[name] = roundHalfAway(value, 3);
+      }
+      const stock = current(values, existing);
+      values.disponible = Math.max(0, roundHalfAway(num(stock.cantidad) - num(stock.reservada), 3));
+    },
+  },
+});
+
+/** Product families, a tree through `madre` (table `familias`), facturascripts-model.md 2.4. */
+export const familiaModel = defineModel({
+  name: 'Familia',
+  table: 'familias',
+  fields: {
+    codfamilia: f.string(8, { primary: true, generatedCode: true }),
+    codsubcuentacom: f.string(15),
+    codsubcuentairpfcom: f.string(15),
+    codsubcuentaven: f.string(15),
+    descripcion: f.string(100, { notNull: true }),
+    madre: f.string(8),
+    numproductos: f.integer({ notNull: true, default: 0 }),
+    idattachedfile: f.integer({ references: f.ref('attached_files', 'idfile', 'SET NULL') }),
+  },
+  validate(values, existing) {
+    const errors: Errors = {};
+    checkCode(errors, values, existing, 'codfamilia', codeOf(8));
+    checkFilled(errors, values, 'descripcion');
+    return errors;
+  },
+  hooks: {
+    beforeSave({ values, existing }) {
+      // The reference: a family cannot be its own parent (the parent is cleared).
+      const family = current(values, existing);
+      if (hasText(family.madre) && family.madre === family.codfamilia) values.madre = null;
+    },
+  },
+});
+
+/** Manufacturers (table `fabricantes`), facturascripts-model.md 2.4. */
+export const fabricanteModel = defineModel({
+  name: 'Fabricante',
+  table: 'fabricantes',
+  fields: {
+    codfabricante: f.string(8, { primary: true, generatedCode: true }),
+    nombre: f.string(100, { notNull: true }),
+    numproductos: f.integer({ notNull: true, default: 0 }),
+  },
+  validate(values, existing) {
+    const errors: Errors = {};
+    checkCode(errors, values, existing, 'codfabricante', codeOf(8));
+    return errors;
+  },
+});
+
+/** Price rates, a formula on cost or on price (table `tarifas`), facturascripts-model.md 2.4 and 3.3. */
+export const tarifaModel = defineModel({
+  name: 'Tarifa',
+  table: 'tarifas',
+  fields: {
+    aplicar: f.string(12, { initial: () => 'pvp' }),
+    codtarifa: f.string(6, { primary: true, generatedCode: true }),
+    maxpvp: f.boolean({ default: false }),
+    mincoste: f.boolean({ default: false }),
+    nombre: f.string(50, { notNull: true }),
+    valorx: f.double({ initial: () => 0 }),
+    valory: f.double({ initial: () => 0 }),
+  },
+  validate(values, existing) {
+    const errors: Errors = {};
+    checkCode(errors, values, existing, 'codtarifa', codeOf(6));
+    return errors;
+  },
+});
+
+/** Supplier prices of a reference (table `productosprov`), facturascripts-model.md 2.4. */
+export const productoProveedorModel = defineModel({
+  name: 'ProductoProveedor',
+  table: 'productosprov',
+  fields: {
+    actualizado: f.timestamp({ initial: now }),
+    coddivisa: f.string(3, { references: f.ref('divisas', 'coddivisa', 'RESTRICT') }),
+    codproveedor: f.string(10, { notNull: true, references: f.ref('proveedores', 'codproveedor', 'CASCADE') }),
+    dtopor: f.double(),
+    dtopor2: f.double(),
+    id: f.serial(),
+    idproducto: f.integer({ references: f.ref('productos', 'idproducto', 'CASCADE') }),
+    neto: f.double(),
+    netoeuros: f.double({ default: 0 }),
+    precio: f.double(),
+    referencia: f.string(30),
+    refproveedor: f.string(30, { notNull: true }),
+    stock: f.double({ default: 0 }),
+  },
+  unique: [['codproveedor', 'refproveedor', 'referencia', 'coddivisa']],
+  validate(values) {
+    if (typeof values.actualizado === 'string' && values.actualizado > now()) return { actualizado: 'out-of-range' };
+    return undefined;
+  },
+  hooks: {
+    beforeSave({ values, existing }) {
+      // The reference: refproveedor defaults to referencia; neto applies both discounts to precio.
+      const price = current(values, existing);
+      if (!hasText(price.refproveedor) && hasText(price.referencia)) values.refproveedor = price.referencia;
+      values.neto = roundHalfAway(num(price.precio) * (1 - num(price.dtopor) / 100) * (1 - num(price.dtopor2) / 100), 5);
+    },
+  },
+});

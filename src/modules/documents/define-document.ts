@@ -1,0 +1,96 @@
+import { defineModel, type Model, type SaveContext, type Values } from '../../models/define-model.ts';
+import { f } from '../../models/fields.ts';
+import { current } from '../shared/record-rules.ts';
+import {
+  invoiceFields,
+  purchaseHeaderFields,
+  purchaseLineFields,
+  salesHeaderFields,
+  salesLineFields,
+  sortedFields,
+  type DocumentFamily,
+  type Fields,
+} from './document-fields.ts';
+
+const HEADER_FIELDS: Record<DocumentFamily, () => Fields> = { sales: salesHeaderFields, purchase: purchaseHeaderFields };
+const LINE_FIELDS: Record<DocumentFamily, () => Fields> = { sales: salesLineFields, purchase: purchaseLineFields };
+
+export interface DocumentSpec {
+  name: string;
+  table: string;
+  /** The table's own columns: its primary key (invoices get theirs from `invoice`) and the columns it declares differently. */
+  fields: Fields;
+  /** Adds the invoice-only columns and the unique number per exercise, serie and company. */
+  invoice?: boolean;
+}
+
+export interface DocumentLineSpec {
+  name: string;
+  table: string;
+  /** The header model the lines belong to (deleted with it). */
+  document: Model;
+  /** The database default of `actualizastock`, which differs between invoices and other documents. */
+  actualizastock: number;
+  /** Invoice lines store `servido` 0 and may point to the line they refund (`idlinearect`). */
+  invoice?: boolean;
+}
+
+/** The record-level checks of the reference's `BusinessDocument::test` and its `idempresa` change rule. */
+function validateDocument(values: Values, existing: Record<string, unknown> | undefined): Record<string, string> {
+  const errors: Record<string, string> = {};
+  const numero = values.numero;
+  if (numero !== undefined && numero !== null && !(Number.parseInt(String(numero), 10) >= 1)) errors.numero = 'invalid-number';
+  if (existing && values.idempresa !== undefined && values.idempresa !== existing.idempresa) errors.idempresa = 'read-only';
+  return errors;
+}
+
+function documentBeforeSave({ model, values, existing }: SaveContext): void {
+  if (!model.fields.finoferta) return;
+  const { finoferta, fecha } = current(values, existing);
+  if (typeof finoferta === 'string' && typeof fecha === 'string' && finoferta < fecha) values.finoferta = null;
+}
+
+function lineBeforeSave(invoice: boolean) {
+  return ({ values, existing }: SaveContext): void => {
+    const { codimpuesto, servido, cantidad } = current(values, existing);
+    if (codimpuesto === undefined || codimpuesto === null || codimpuesto === '') {
+      Object.assign(values, { codimpuesto: null, iva: 0, recargo: 0 });
+    }
+    if (invoice) {
+      values.servido = 0;
+      return;
+    }
+    if (typeof servido === 'number' && servido < 0 && typeof cantidad === 'number' && cantidad >= 0) values.servido = 0;
+  };
+}
+
+/** A document header: the family's shared columns plus the table's own, unique `codigo` per company. */
+export function defineDocument(family: DocumentFamily, spec: DocumentSpec): Model {
+  const unique = [['codigo', 'idempresa']];
+  if (spec.invoice) unique.push(['codejercicio', 'codserie', 'idempresa', 'numero']);
+  return defineModel({
+    name: spec.name,
+    table: spec.table,
+    fields: sortedFields({ ...HEADER_FIELDS[family](), ...(spec.invoice ? invoiceFields(spec.table) : {}), ...spec.fields }),
+    unique,
+    indexes: [['fecha'], ['creationdate']],
+    validate: validateDocument,
+    hooks: { beforeSave: documentBeforeSave },
+  });
+}
+
+/** A document line table: the family's shared line columns plus the link to its header. */
+export function defineDocumentLine(family: DocumentFamily, spec: DocumentLineSpec): Model {
+  const { table: documentTable, primaryKey: documentKey } = spec.document;
+  const own: Fields = {
+    actualizastock: f.integer({ notNull: true, default: spec.actualizastock }),
+    [documentKey]: f.integer({ notNull: true, references: f.ref(documentTable, documentKey, 'CASCADE') }),
+  };
+  if (spec.invoice) own.idlinearect = f.integer({ references: f.ref(spec.table, 'idlinea', 'SET NULL') });
+  return defineModel({
+    name: spec.name,
+    table: spec.table,
+    fields: sortedFields({ ...LINE_FIELDS[family](), ...own }),
+    hooks: { beforeSave: lineBeforeSave(spec.invoice === true) },
+  });
+}

@@ -1,0 +1,18 @@
+import { defineModel } from '../../models/define-model.ts';
+import { f } from '../../models/fields.ts';
+
+/** Line-level links parent document line -> child document line with the quantity carried over (no FKs: `model*` are class names). */
+export const docTransformationModel = defineModel({
+  name: 'DocTransformation',
+  table: 'doctransformations',
+  fields: {
+    cantidad: f.double(),
+    id: f.serial(),
+    iddoc1: f.integer({ notNull: true }),
+    iddoc2: f.integer({ notNull: true }),
+    idlinea1: f.integer({ notNull: true }),
+    idlinea2: f.integer({ notNull: true }),
+    model1: f.string(30, { notNull: true }),
+    model2: f.string(30, { notNull: true }),
+  },
+});

@@ -1,0 +1,142 @@
+import { f, now, today, type FieldDef } from '../../models/fields.ts';
+
+/**
+ * Column maps of the business documents (facturascripts-model.md 2.5 and 2.6). The reference lists
+ * the columns a family shares and then each table's own; a model joins both, and `sortedFields`
+ * restores the reference's (alphabetical) column order.
+ */
+export type Fields = Record<string, FieldDef>;
+
+export type DocumentFamily = 'sales' | 'purchase';
+
+export const zero = () => 0;
+
+/** The current time as `HH:MM:SS` (UTC), for `hora` columns. */
+export const currentTime = () => now().slice(11);
+
+export function sortedFields(fields: Fields): Fields {
+  return Object.fromEntries(Object.entries(fields).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
+
+/** Header columns of all eight documents; defaults of the reference's `clear()` as `initial`. */
+function sharedHeaderFields(): Fields {
+  return {
+    apartado: f.string(10),
+    ciudad: f.string(100),
+    codalmacen: f.string(4, { references: f.ref('almacenes', 'codalmacen', 'RESTRICT') }),
+    codejercicio: f.string(4, { notNull: true, references: f.ref('ejercicios', 'codejercicio', 'RESTRICT') }),
+    codigo: f.string(20, { notNull: true }),
+    coddivisa: f.string(3, { notNull: true, references: f.ref('divisas', 'coddivisa', 'RESTRICT') }),
+    codpais: f.string(20),
+    codpostal: f.string(10),
+    codserie: f.string(4, { notNull: true, references: f.ref('series', 'codserie', 'RESTRICT') }),
+    creationdate: f.timestamp({ initial: now, readOnly: true }),
+    dtopor1: f.double({ initial: zero }),
+    dtopor2: f.double({ initial: zero }),
+    direccion: f.string(200, { initial: () => '' }),
+    editable: f.boolean(),
+    fecha: f.date({ notNull: true, initial: today }),
+    femail: f.date(),
+    hora: f.time({ initial: currentTime }),
+    idempresa: f.integer({ references: f.ref('empresas', 'idempresa', 'CASCADE') }),
+    idestado: f.integer({ references: f.ref('estados_documentos', 'idestado', 'RESTRICT') }),
+    idestado_ant: f.integer({ references: f.ref('estados_documentos', 'idestado', 'SET NULL') }),
+    irpf: f.double({ initial: zero }),
+    neto: f.double(),
+    netosindto: f.double({ default: 0 }),
+    nick: f.string(50, { references: f.ref('users', 'nick', 'SET NULL') }),
+    numdocs: f.integer({ default: 0 }),
+    numero: f.string(12, { notNull: true }),
+    observaciones: f.text(),
+    operacion: f.string(30),
+    provincia: f.string(100),
+    tasaconv: f.double(),
+    total: f.double(),
+    totaleuros: f.double(),
+    totalirpf: f.double(),
+    totaliva: f.double(),
+    totalrecargo: f.double(),
+    totalsuplidos: f.double({ default: 0 }),
+  };
+}
+
+/** Header columns shared by `presupuestoscli`, `pedidoscli`, `albaranescli` and `facturascli`. */
+export function salesHeaderFields(): Fields {
+  return {
+    ...sharedHeaderFields(),
+    codagente: f.string(10, { references: f.ref('agentes', 'codagente', 'SET NULL') }),
+    codcliente: f.string(10, { references: f.ref('clientes', 'codcliente', 'RESTRICT') }),
+    codigoenv: f.string(200),
+    codpago: f.string(10, { notNull: true, references: f.ref('formaspago', 'codpago', 'RESTRICT') }),
+    codtrans: f.string(8, { references: f.ref('agenciastrans', 'codtrans', 'SET NULL') }),
+    idcontactoenv: f.integer(),
+    idcontactofact: f.integer(),
+    numero2: f.string(50),
+    totalbeneficio: f.double(),
+    totalcoste: f.double(),
+  };
+}
+
+/** Header columns shared by `presupuestosprov`, `pedidosprov`, `albaranesprov` and `facturasprov`. */
+export function purchaseHeaderFields(): Fields {
+  return {
+    ...sharedHeaderFields(),
+    cifnif: f.string(30, { notNull: true }),
+    codproveedor: f.string(10, { references: f.ref('proveedores', 'codproveedor', 'RESTRICT') }),
+    numproveedor: f.string(50),
+  };
+}
+
+/** Columns only invoices have; `table` is the invoice table a refund points back to. */
+export function invoiceFields(table: string): Fields {
+  return {
+    codigorect: f.string(20),
+    fechadevengo: f.date(),
+    // The reference's FK to asientos is left out: accounting is not part of this project.
+    idasiento: f.integer(),
+    idfactura: f.serial(),
+    idfacturarect: f.integer({ references: f.ref(table, 'idfactura', 'RESTRICT') }),
+    pagada: f.boolean({ default: false }),
+    vencida: f.boolean({ default: false }),
+  };
+}
+
+/** Line columns of all eight line tables. */
+function sharedLineFields(): Fields {
+  return {
+    cantidad: f.double({ notNull: true, initial: () => 1 }),
+    codimpuesto: f.string(10, { references: f.ref('impuestos', 'codimpuesto', 'RESTRICT') }),
+    descripcion: f.text({ initial: () => '' }),
+    dtopor: f.double({ notNull: true, default: 0 }),
+    dtopor2: f.double({ notNull: true, default: 0 }),
+    excepcioniva: f.string(20),
+    idlinea: f.serial(),
+    idproducto: f.integer({ references: f.ref('productos', 'idproducto', 'SET NULL') }),
+    irpf: f.double({ initial: zero }),
+    iva: f.double({ notNull: true }),
+    orden: f.integer({ default: 0 }),
+    pvpsindto: f.double({ notNull: true, initial: zero }),
+    pvptotal: f.double({ notNull: true, initial: zero }),
+    pvpunitario: f.double({ notNull: true, initial: zero }),
+    recargo: f.double({ notNull: true }),
+    referencia: f.string(30),
+    servido: f.double({ notNull: true, default: 0 }),
+    suplido: f.boolean({ default: false }),
+  };
+}
+
+/** Line columns shared by the four sales line tables. */
+export function salesLineFields(): Fields {
+  return {
+    ...sharedLineFields(),
+    coste: f.double({ initial: zero }),
+    mostrar_cantidad: f.boolean({ default: true }),
+    mostrar_precio: f.boolean({ default: true }),
+    salto_pagina: f.boolean({ default: false }),
+  };
+}
+
+/** Line columns shared by the four purchase line tables. */
+export function purchaseLineFields(): Fields {
+  return sharedLineFields();
+}

@@ -1,0 +1,69 @@
+import { defineModel } from '../../models/define-model.ts';
+import { f } from '../../models/fields.ts';
+import { checkCode, codeOf, type Errors } from '../shared/record-rules.ts';
+
+const EXPIRATION_UNITS = new Set(['days', 'weeks', 'months', 'years']);
+
+/** Currencies with their rates per euro (table `divisas`), facturascripts-model.md 2.2. */
+export const divisaModel = defineModel({
+  name: 'Divisa',
+  table: 'divisas',
+  fields: {
+    coddivisa: f.string(3, { primary: true }),
+    codiso: f.string(5),
+    descripcion: f.string(100),
+    simbolo: f.string(10, { initial: () => '?' }),
+    tasaconv: f.double({ notNull: true, initial: () => 1 }),
+    tasaconvcompra: f.double({ initial: () => 1 }),
+  },
+  validate(values, existing) {
+    const errors: Errors = {};
+    checkCode(errors, values, existing, 'coddivisa', /^[A-Z0-9]{1,3}$/i);
+    if (typeof values.codiso === 'string' && values.codiso !== '' && !/^[A-Z0-9]{1,5}$/i.test(values.codiso)) errors.codiso = 'invalid-code';
+    if (values.tasaconv === 0) errors.tasaconv = 'out-of-range';
+    if (values.tasaconvcompra === 0) errors.tasaconvcompra = 'out-of-range';
+    return errors;
+  },
+});
+
+/** Company bank accounts (table `cuentasbanco`), facturascripts-model.md 2.2. */
+export const cuentaBancoModel = defineModel({
+  name: 'CuentaBanco',
+  table: 'cuentasbanco',
+  fields: {
+    activa: f.boolean({ default: true }),
+    codcuenta: f.string(10, { primary: true }),
+    codsubcuenta: f.string(15),
+    codsubcuentagasto: f.string(15),
+    descripcion: f.string(100, { notNull: true }),
+    iban: f.string(34),
+    idempresa: f.integer({ references: f.ref('empresas', 'idempresa', 'CASCADE') }),
+    sufijosepa: f.string(3),
+    swift: f.string(11),
+  },
+});
+
+/** Payment methods with their expiration term (table `formaspago`), facturascripts-model.md 2.2. */
+export const formaPagoModel = defineModel({
+  name: 'FormaPago',
+  table: 'formaspago',
+  fields: {
+    activa: f.boolean({ default: true }),
+    codcuentabanco: f.string(10, { references: f.ref('cuentasbanco', 'codcuenta', 'SET NULL') }),
+    codpago: f.string(10, { primary: true, generatedCode: true }),
+    descripcion: f.string(100, { notNull: true }),
+    domiciliado: f.boolean({ initial: () => false }),
+    idempresa: f.integer({ references: f.ref('empresas', 'idempresa', 'CASCADE') }),
+    imprimir: f.boolean({ default: true }),
+    pagado: f.boolean({ default: false }),
+    plazovencimiento: f.integer({ initial: () => 0 }),
+    tipovencimiento: f.string(10, { initial: () => 'days' }),
+  },
+  validate(values, existing) {
+    const errors: Errors = {};
+    checkCode(errors, values, existing, 'codpago', codeOf(10));
+    if (typeof values.plazovencimiento === 'number' && values.plazovencimiento < 0) errors.plazovencimiento = 'negative';
+    if (typeof values.tipovencimiento === 'string' && !EXPIRATION_UNITS.has(values.tipovencimiento)) errors.tipovencimiento = 'invalid-value';
+    return errors;
+  },
+});

@@ -1,0 +1,37 @@
+import { defineModel } from '../../models/define-model.ts';
+import { f, today } from '../../models/fields.ts';
+import { currentTime, sortedFields, type Fields } from '../documents/document-fields.ts';
+
+/** Payment columns of both tables (facturascripts-model.md 2.7); `receipts` is the receipt table paid. */
+function paymentFields(receipts: string): Fields {
+  return {
+    codpago: f.string(10),
+    fecha: f.date({ notNull: true, initial: today }),
+    hora: f.time({ initial: currentTime }),
+    // The reference's FK to asientos is left out: accounting is not part of this project.
+    idasiento: f.integer(),
+    idpago: f.serial(),
+    idrecibo: f.integer({ notNull: true, references: f.ref(receipts, 'idrecibo', 'CASCADE') }),
+    importe: f.double({ default: 0 }),
+    nick: f.string(50),
+  };
+}
+
+/** Payment movements of customer receipts (`pagoscli`): + when paid, - when un-paid. */
+export const customerPaymentModel = defineModel({
+  name: 'PagoCliente',
+  table: 'pagoscli',
+  fields: sortedFields({
+    ...paymentFields('recibospagoscli'),
+    customid: f.string(30),
+    customstatus: f.string(30),
+    gastos: f.double({ default: 0 }),
+  }),
+});
+
+/** Payment movements of supplier receipts (`pagosprov`). */
+export const supplierPaymentModel = defineModel({
+  name: 'PagoProveedor',
+  table: 'pagosprov',
+  fields: paymentFields('recibospagosprov'),
+});

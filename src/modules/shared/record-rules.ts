@@ -1,0 +1,56 @@
+import type { Values } from '../../models/define-model.ts';
+
+/**
+ * Small single-record checks shared by the model declarations (facturascripts-model.md 2.0):
+ * code alphabets, e-mail and web addresses, and the record as it will be after a partial update.
+ */
+
+export type Errors = Record<string, string>;
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+const URL_LIKE = /^(https?:\/\/)?[^\s/?#.]+(\.[^\s/?#.]+)+(:\d+)?([/?#]\S*)?$/i;
+
+/** The reference's code alphabet, case-insensitive, 1 to `max` characters. */
+export const codeOf = (max: number): RegExp => new RegExp(`^[A-Z0-9_+.-]{1,${max}}$`, 'i');
+
+/** The stored record overlaid with the values being written (updates are partial). */
+export function current(values: Values, existing: Record<string, unknown> | undefined): Record<string, unknown> {
+  const merged: Record<string, unknown> = { ...existing };
+  for (const [name, value] of Object.entries(values)) if (value !== undefined) merged[name] = value;
+  return merged;
+}
+
+export const hasText = (value: unknown): value is string => typeof value === 'string' && value.trim() !== '';
+
+export const num = (value: unknown): number => (typeof value === 'number' ? value : 0);
+
+/** A key code is checked when the record is created (it cannot change afterwards). */
+export function checkCode(errors: Errors, values: Values, existing: unknown, field: string, pattern: RegExp): void {
+  const code = values[field];
+  if (!existing && typeof code === 'string' && !pattern.test(code)) errors[field] = 'invalid-code';
+}
+
+export function checkEmail(errors: Errors, values: Values, field = 'email'): void {
+  const email = values[field];
+  if (typeof email === 'string' && email !== '' && !EMAIL.test(email)) errors[field] = 'invalid-email';
+}
+
+export function checkUrl(errors: Errors, values: Values, field = 'web'): void {
+  const web = values[field];
+  if (typeof web === 'string' && web !== '' && !URL_LIKE.test(web)) errors[field] = 'invalid-url';
+}
+
+/** A string that is written and left blank (only spaces) where the reference requires a value. */
+export function checkFilled(errors: Errors, values: Values, ...fields: string[]): void {
+  for (const field of fields) {
+    const value = values[field];
+    if (typeof value === 'string' && value.trim() === '') errors[field] = 'required';
+  }
+}
+
+/** PHP's round(): pre-rounds to 15 significant digits, then half away from zero (section 3.14). */
+export function roundHalfAway(value: number, decimals: number): number {
+  const factor = 10 ** decimals;
+  const scaled = Number((Math.abs(value) * factor).toPrecision(15));
+  return (Math.sign(value) * Math.round(scaled)) / factor || 0;
+}

@@ -1,0 +1,65 @@
+import assert from 'node:assert/strict';
+import { it } from 'node:test';
+import { coreModels } from '../src/modules/core-models.ts';
+import { buildRecord, UPDATED_TEXT, updatableField } from './helpers/record-factory.ts';
+import { forEachEngine } from './helpers/test-app.ts';
+
+/** Values that a model's own rules pin down (enumerations); everything else comes from the declarations. */
+const FIXES: Record<string, Record<string, unknown>> = {
+  // file names are stored lower-cased (reference AttachedFile)
+  attachedfile: { filename: 'report.pdf', path: 'MyFiles/2026/11/report.pdf' },
+};
+// A line without a tax code carries no tax (reference BusinessDocumentLine).
+for (const model of coreModels()) if (model.table.startsWith('lineas')) FIXES[model.resource] = { iva: 0, recargo: 0 };
+
+const resources = coreModels().filter((model) => !model.internal);
+
+forEachEngine('every model: create, get, list with filter, update, delete', (t) => {
+  it('lists every model at the root and answers its schema', async () => {
+    const root = await t().call('GET', '/api/3/');
+    for (const model of resources) {
+      assert.ok(root.body.resources.includes(model.resource), model.resource);
+      const schema = await t().call('GET', `/api/3/${model.alias}/schema`);
+      assert.equal(schema.status, 200, model.resource);
+      assert.deepEqual(Object.keys(schema.body), model.visibleFields, model.resource);
+    }
+  });
+
+  for (const model of resources) {
+    it(`${model.resource} (${model.table})`, async () => {
+      const url = `/api/3/${model.resource}`;
+      const input = await buildRecord(t(), model, FIXES);
+      const created = await t().call('POST', url, input);
+      assert.equal(created.status, 201, `create ${model.resource}: ${JSON.stringify(created.body)} from ${JSON.stringify(input)}`);
+      for (const [name, value] of Object.entries(input)) {
+        if (!model.hidden.has(name)) assert.deepEqual(created.body[name], value, `${model.resource}.${name}`);
+      }
+      const id = created.body[model.primaryKey];
+      assert.notEqual(id, undefined);
+      const path = `${url}/${encodeURIComponent(String(id))}`;
+
+      // Hidden values (a key's token) appear in the creation response only.
+      for (const name of model.hidden) delete created.body[name];
+      const fetched = await t().call('GET', path);
+      assert.equal(fetched.status, 200);
+      assert.deepEqual(fetched.body, created.body);
+
+      const listed = await t().call('GET', `/api/3/${model.alias}?filter[${model.primaryKey}]=${encodeURIComponent(String(id))}`);
+      assert.equal(listed.status, 200);
+      assert.deepEqual(listed.body, [created.body]);
+      assert.equal(listed.headers['x-total-count'], '1');
+
+      const field = updatableField(model);
+      if (field) {
+        const updated = await t().call('PATCH', path, { [field]: UPDATED_TEXT });
+        assert.equal(updated.status, 200, `update ${model.resource}.${field}: ${JSON.stringify(updated.body)}`);
+        assert.equal(updated.body[field], UPDATED_TEXT);
+        assert.equal((await t().call('GET', path)).body[field], UPDATED_TEXT);
+      }
+
+      const deleted = await t().call('DELETE', path);
+      assert.equal(deleted.status, 200, `delete ${model.resource}: ${JSON.stringify(deleted.body)}`);
+      assert.equal((await t().call('GET', path)).status, 404);
+    });
+  }
+});
