@@ -1,7 +1,8 @@
 import { defineModel } from '../../models/define-model.ts';
 import { f, now } from '../../models/fields.ts';
 import { refuseMainVariantDelete, syncProduct } from '../products/product-variants.ts';
-import { checkCode, checkFilled, codeOf, current, hasText, num, roundHalfAway, type Errors } from '../shared/record-rules.ts';
+import { checkCode, checkFilled, codeOf, current, hasText, num, type Errors } from '../shared/record-rules.ts';
+import { roundNumber } from '../documents/calculation/round.ts';
 
 /** Product variants: the sellable references (table `variantes`), facturascripts-model.md 2.4. */
 export const varianteModel = defineModel({
@@ -27,7 +28,7 @@ export const varianteModel = defineModel({
       for (const name of ['precio', 'coste', 'margen']) if (values[name] === null) values[name] = 0;
       const variant = current(values, existing);
       const margin = num(variant.margen);
-      if (margin > 0) values.precio = roundHalfAway((num(variant.coste) * (100 + margin)) / 100, 5);
+      if (margin > 0) values.precio = roundNumber((num(variant.coste) * (100 + margin)) / 100, 5);
     },
     async afterSave({ db, existing, record }) {
       await syncProduct(db, existing, record);
@@ -61,10 +62,10 @@ export const stockModel = defineModel({
       // The reference: quantities to 3 decimals; disponible = max(0, cantidad - reservada).
       for (const name of ['cantidad', 'reservada', 'pterecibir']) {
         const value = values[name];
-        if (typeof value === 'number') values[name] = roundHalfAway(value, 3);
+        if (typeof value === 'number') values[name] = roundNumber(value, 3);
       }
       const stock = current(values, existing);
-      values.disponible = Math.max(0, roundHalfAway(num(stock.cantidad) - num(stock.reservada), 3));
+      values.disponible = Math.max(0, roundNumber(num(stock.cantidad) - num(stock.reservada), 3));
     },
   },
 });
@@ -163,7 +164,7 @@ export const productoProveedorModel = defineModel({
       // The reference: refproveedor defaults to referencia; neto applies both discounts to precio.
       const price = current(values, existing);
       if (!hasText(price.refproveedor) && hasText(price.referencia)) values.refproveedor = price.referencia;
-      values.neto = roundHalfAway(num(price.precio) * (1 - num(price.dtopor) / 100) * (1 - num(price.dtopor2) / 100), 5);
+      values.neto = roundNumber(num(price.precio) * (1 - num(price.dtopor) / 100) * (1 - num(price.dtopor2) / 100), 5);
     },
   },
 });

@@ -47,10 +47,3 @@ export function checkFilled(errors: Errors, values: Values, ...fields: string[])
     if (typeof value === 'string' && value.trim() === '') errors[field] = 'required';
   }
 }
-
-/** PHP's round(): pre-rounds to 15 significant digits, then half away from zero (section 3.14). */
-export function roundHalfAway(value: number, decimals: number): number {
-  const factor = 10 ** decimals;
-  const scaled = Number((Math.abs(value) * factor).toPrecision(15));
-  return (Math.sign(value) * Math.round(scaled)) / factor || 0;
-}
