@@ -21,6 +21,8 @@ export interface AppContext {
   events: EventBus;
   clock: Clock;
   log: Logger;
+  /** The `default` settings group, served from the access control's cache. */
+  settings(): Promise<Record<string, unknown>>;
   /** Names of custom endpoints (listed at the API root next to the model resources). */
   customResources: Set<string>;
 }

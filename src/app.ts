@@ -7,6 +7,7 @@ import { registerModelRoutes } from './http/model-routes.ts';
 import { registerPipeline } from './http/pipeline.ts';
 import { registerRootRoute } from './http/root-route.ts';
 import { authPipeline } from './modules/auth/auth-pipeline.ts';
+import { registerDocumentRoutes } from './modules/documents/document-routes.ts';
 
 export interface CreateAppOptions extends Omit<CoreOptions, 'log'> {
   /** Fastify logger option; defaults to pino at config.logLevel. */
@@ -39,6 +40,7 @@ export async function createApp(options: CreateAppOptions): Promise<App> {
     await registerPipeline(server, ctx.registry.get('apikey') ? authPipeline(access) : {});
     registerRootRoute(server, ctx);
     for (const model of ctx.registry.resources()) registerModelRoutes(server, ctx, model);
+    if (!options.models) registerDocumentRoutes(server, ctx);
     await server.ready();
     const started = core;
     return {

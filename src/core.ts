@@ -51,6 +51,8 @@ export async function createCore(options: CoreOptions): Promise<Core> {
     const registry = new ModelRegistry(options.models ?? coreModels());
     registry.check();
     const events = new EventBus((error, event) => options.log.error({ err: error, event }, 'event listener failed'));
+    // The access control (and its settings cache) needs the context it belongs to: bound below.
+    let access!: AccessControl;
     const ctx: AppContext = {
       config,
       database,
@@ -59,12 +61,13 @@ export async function createCore(options: CoreOptions): Promise<Core> {
       events,
       clock: options.clock ?? systemClock,
       log: options.log,
+      settings: () => access.settings(),
       customResources: new Set(),
     };
     const schema = await syncSchema(database, registry, options.migrations ?? MIGRATIONS);
     const firstRun = registry.get('settings') ? await seedSettings(ctx) : false;
     const seeded = await runSeeds(ctx, options.seeds ?? (options.models ? [] : DEFAULT_DATA));
-    const access = new AccessControl(ctx, { refreshMs: config.stateRefreshMs });
+    access = new AccessControl(ctx, { refreshMs: config.stateRefreshMs });
     if (registry.get('apikey')) await access.start();
     return {
       ctx,

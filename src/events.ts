@@ -8,10 +8,23 @@ export interface ModelEvent {
   record: Record<string, unknown>;
 }
 
+/** A business document: its type (`FacturaCliente` ...) and header record. */
+export interface DocumentEvent {
+  type: string;
+  doc: Record<string, unknown>;
+}
+
 export interface AppEvents {
   'model.save': ModelEvent & { created: boolean };
   'model.delete': ModelEvent;
   'model.load': ModelEvent;
+  'document.created': DocumentEvent & { lines: Array<Record<string, unknown>> };
+  'document.updated': DocumentEvent;
+  'document.deleted': DocumentEvent;
+  /** The document reached a status that generates another document or locks it. */
+  'document.approved': DocumentEvent & { idestado: number };
+  'receipt.paid': { type: string; receipt: Record<string, unknown>; paid: boolean };
+  'payment.recorded': { type: string; idfactura: unknown; count: number };
 }
 
 type Listener<T> = (payload: T) => void | Promise<void>;

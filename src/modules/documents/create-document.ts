@@ -1,0 +1,153 @@
+import type { AppContext } from '../../app-context.ts';
+import type { DbExecutor } from '../../db/database.ts';
+import { inTransaction } from '../../db/transaction.ts';
+import { AppError, validationError } from '../../errors.ts';
+import type { Values } from '../../models/define-model.ts';
+import type { DocumentInput } from './document-input.ts';
+import { buildLine, type LineDefaults } from './document-lines.ts';
+import type { DocumentType } from './document-types.ts';
+import { exerciseFor } from './fiscal-year.ts';
+import { assignNumber, checkInvoiceChronology, lockSerie } from './numbering.ts';
+import { setReceiptsPaid, todayOf } from './receipts.ts';
+import { headerOf, linesOf, recalculate, type Row } from './recalculate.ts';
+import { moveStock } from './stock.ts';
+
+export interface DocumentResult {
+  doc: Row;
+  lines: Row[];
+}
+
+/** Visible fields only: what the API shows of a record. */
+export function visible(model: DocumentType['header'], row: Row): Row {
+  const out: Row = {};
+  for (const name of model.visibleFields) out[name] = row[name];
+  return out;
+}
+
+export async function documentResult(db: DbExecutor, type: DocumentType, id: unknown): Promise<DocumentResult> {
+  const doc = (await headerOf(db, type, id))!;
+  return { doc: visible(type.header, doc), lines: (await linesOf(db, type, id)).map((line) => visible(type.line, line)) };
+}
+
+const flag = (value: unknown) => value === true || Number(value) === 1;
+
+/** A status of the document type: the requested one, or the default (first `predeterminado`). */
+export async function statusFor(db: DbExecutor, type: DocumentType, idestado?: unknown) {
+  const statuses = await db.selectFrom('estados_documentos').selectAll().where('tipodoc', '=', type.name).orderBy('idestado', 'asc').execute();
+  const status = idestado !== undefined && idestado !== null
+    ? statuses.find((candidate) => Number(candidate.idestado) === Number(idestado))
+    : statuses.find((candidate) => flag(candidate.predeterminado));
+  if (!status) throw validationError({ idestado: idestado === undefined || idestado === null ? 'no-default-status' : 'not-found' });
+  return {
+    idestado: Number(status.idestado),
+    editable: flag(status.editable),
+    actualizastock: Number(status.actualizastock ?? 0),
+    generadoc: (status.generadoc as string | null) || null,
+  };
+}
+
+/** Copies of the customer or supplier that a new document takes (facturascripts-model.md 3.2). */
+async function subjectDefaults(db: DbExecutor, type: DocumentType, subject: Row): Promise<Values> {
+  const values: Values = {
+    [type.subject]: subject[type.subject] as string,
+    cifnif: (subject.cifnif as string | null) ?? '',
+    [type.subjectName]: (subject.razonsocial as string | null) || (subject.nombre as string),
+    operacion: (subject.operacion as string | null) ?? null,
+  };
+  const contactId = type.side === 'sales' ? subject.idcontactofact : subject.idcontacto;
+  if (contactId !== null && contactId !== undefined) {
+    const contact = await db.selectFrom('contactos').selectAll().where('idcontacto', '=', contactId).executeTakeFirst();
+    if (contact) {
+      for (const field of ['codpais', 'provincia', 'ciudad', 'direccion', 'codpostal', 'apartado']) values[field] = (contact[field] as string | null) ?? null;
+    }
+  }
+  if (type.side === 'sales') {
+    Object.assign(values, { idcontactofact: subject.idcontactofact ?? null, idcontactoenv: subject.idcontactoenv ?? null, codagente: subject.codagente ?? null });
+  }
+  const retention = subject.codretencion
+    ? await db.selectFrom('retenciones').select('porcentaje').where('codretencion', '=', subject.codretencion).executeTakeFirst()
+    : undefined;
+  values.irpf = Number(retention?.porcentaje ?? 0);
+  return values;
+}
+
+/**
+ * Creates a business document with its lines (the `crear<Doc>` endpoints): header defaults from
+ * the settings, the customer/supplier and the warehouse, fiscal year, number and code, lines built
+ * from products, stock, totals, receipts. One transaction: everything or nothing, and a rolled back
+ * creation consumes no number.
+ */
+export async function createDocument(ctx: AppContext, type: DocumentType, input: DocumentInput): Promise<DocumentResult> {
+  const subjectCode = input.header[type.subject];
+  if (typeof subjectCode !== 'string' || subjectCode === '') throw validationError({ [type.subject]: 'required' });
+  const settings = await ctx.settings();
+  const today = todayOf(ctx.clock.now());
+  const events: Array<() => void> = [];
+
+  const result = await inTransaction(ctx.database, async (trx) => {
+    const subject = await trx.selectFrom(type.side === 'sales' ? 'clientes' : 'proveedores').selectAll().where(type.subject, '=', subjectCode).executeTakeFirst();
+    if (!subject) throw new AppError(type.side === 'sales' ? 'customer-not-found' : 'supplier-not-found');
+    const header: Values = { ...(await subjectDefaults(trx, type, subject)), ...input.header };
+    header.codserie ??= (subject.codserie as string | null) ?? (settings.codserie as string);
+    await lockSerie(trx, ctx.database.engine, String(header.codserie));
+
+    header.codalmacen ??= settings.codalmacen as string;
+    const warehouse = await trx.selectFrom('almacenes').select(['idempresa']).where('codalmacen', '=', header.codalmacen).executeTakeFirst();
+    if (!warehouse) throw new AppError('warehouse-not-found');
+    header.idempresa = Number(warehouse.idempresa ?? settings.idempresa);
+    header.codpago ??= (subject.codpago as string | null) ?? (settings.codpago as string);
+    header.coddivisa ??= settings.coddivisa as string;
+    const currency = await trx.selectFrom('divisas').select(['tasaconv', 'tasaconvcompra']).where('coddivisa', '=', header.coddivisa).executeTakeFirst();
+    if (!currency) throw validationError({ coddivisa: 'not-found' });
+    header.tasaconv = Number(type.side === 'purchase' && currency.tasaconvcompra !== null ? currency.tasaconvcompra : currency.tasaconv);
+
+    const status = await statusFor(trx, type, header.idestado);
+    if (status.generadoc) throw validationError({ idestado: 'generates-document' });
+    Object.assign(header, { idestado: status.idestado, editable: status.editable });
+
+    const fecha = input.fecha ?? today.date;
+    const hora = input.hora ?? today.time;
+    const codejercicio = await exerciseFor(trx, Number(header.idempresa), fecha);
+    const assigned = await assignNumber(trx, ctx.database.engine, type, { codserie: String(header.codserie), idempresa: Number(header.idempresa), codejercicio, fecha, hora });
+    Object.assign(header, {
+      fecha: assigned.fecha ?? fecha,
+      hora: assigned.hora ?? hora,
+      codejercicio,
+      numero: String(assigned.numero),
+      codigo: assigned.codigo,
+      neto: 0, netosindto: 0, total: 0, totaleuros: 0, totalirpf: 0, totaliva: 0, totalrecargo: 0, totalsuplidos: 0,
+      ...(type.side === 'sales' ? { totalcoste: 0, totalbeneficio: 0 } : {}),
+      ...(type.invoice ? { pagada: false, vencida: false } : {}),
+    });
+    await checkInvoiceChronology(trx, ctx.database.engine, type, { idempresa: Number(header.idempresa), codserie: String(header.codserie), codejercicio, numero: assigned.numero, fecha: String(header.fecha) });
+
+    const { record } = await ctx.store.create(type.header, header, trx);
+    const id = record[type.key];
+    const defaults: LineDefaults = {
+      actualizastock: status.actualizastock,
+      codimpuesto: (settings.codimpuesto as string | null) ?? null,
+      irpf: Number(header.irpf ?? 0),
+      subject,
+      coddivisa: String(header.coddivisa),
+    };
+    for (const [index, lineInput] of (input.lines ?? []).entries()) {
+      const line = await buildLine(trx, type, lineInput, defaults, index);
+      const { record: stored } = await ctx.store.create(type.line, { ...line, [type.key]: id as number }, trx);
+      await moveStock(trx, String(header.codalmacen), (stored.referencia as string | null) ?? null, undefined,
+        { mode: Number(stored.actualizastock), cantidad: Number(stored.cantidad), servido: Number(stored.servido) }, `lineas[${index}]`);
+    }
+    let payments = await recalculate(ctx, trx, type, id);
+    if (type.invoice && input.pagada) {
+      const invoice = (await headerOf(trx, type, id))!;
+      const paid = await setReceiptsPaid({ db: trx, type, invoice, decimals: Number(settings.decimals ?? 2), today }, true, today.date);
+      payments += paid.length;
+      for (const receipt of paid) events.push(() => ctx.events.emit('receipt.paid', { type: type.name, receipt, paid: true }));
+    }
+    if (payments) events.push(() => ctx.events.emit('payment.recorded', { type: type.name, idfactura: id, count: payments }));
+    return documentResult(trx, type, id);
+  }, { readCommitted: true, attempts: 8 });
+
+  ctx.events.emit('document.created', { type: type.name, doc: result.doc, lines: result.lines });
+  for (const emit of events) emit();
+  return result;
+}

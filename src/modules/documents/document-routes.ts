@@ -1,0 +1,24 @@
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../../app-context.ts';
+import { bodyOf } from '../../http/body.ts';
+import { addResourceRoute, type Handler } from '../../http/resource-route.ts';
+import { createDocument } from './create-document.ts';
+import { readDocumentInput } from './document-input.ts';
+import { DOCUMENT_TYPES } from './document-types.ts';
+
+/**
+ * The document endpoints of the reference (facturascripts-api.md 3-7): `crear<Doc>` for the eight
+ * documents. Each name is a resource of its own for access rules and is listed at the API root.
+ */
+export function registerDocumentRoutes(app: FastifyInstance, ctx: AppContext): void {
+  for (const type of DOCUMENT_TYPES) {
+    const resource = `crear${type.name}`;
+    ctx.customResources.add(resource);
+    // POST and PUT both create, as in the reference; 200 because its clients check for it.
+    const create: Handler = async (request) => {
+      const { body, source } = bodyOf(request);
+      return createDocument(ctx, type, readDocumentInput(type, body, source, false));
+    };
+    addResourceRoute(app, { resource, urls: [`/api/3/${resource}`], methods: { POST: { handler: create }, PUT: { handler: create } } });
+  }
+}

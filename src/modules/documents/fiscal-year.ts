@@ -1,0 +1,44 @@
+import type { DbExecutor } from '../../db/database.ts';
+import { AppError } from '../../errors.ts';
+
+/**
+ * The fiscal year (`codejercicio`) of a company for a date (facturascripts-model.md 3.7): the open
+ * exercise covering it, or a calendar-year exercise created on the fly; a date inside a closed
+ * exercise is refused.
+ */
+export async function exerciseFor(db: DbExecutor, idempresa: number, fecha: string): Promise<string> {
+  const found = await db
+    .selectFrom('ejercicios')
+    .select(['codejercicio', 'estado'])
+    .where('idempresa', '=', idempresa)
+    .where('fechainicio', '<=', fecha)
+    .where('fechafin', '>=', fecha)
+    .orderBy('codejercicio', 'desc')
+    .executeTakeFirst();
+  if (found) {
+    if (found.estado !== 'ABIERTO') throw new AppError('exercise-closed', { fecha, codejercicio: found.codejercicio });
+    return String(found.codejercicio);
+  }
+  const year = fecha.slice(0, 4);
+  const taken = new Set((await db.selectFrom('ejercicios').select('codejercicio').execute()).map((row) => String(row.codejercicio)));
+  const candidates = [year, `00${year.slice(2)}`, `0${idempresa}${year.slice(2)}`.padStart(4, '0').slice(-4)];
+  let code = candidates.find((candidate) => !taken.has(candidate));
+  for (let n = 1; !code && n <= 9999; n++) if (!taken.has(String(n).padStart(4, '0'))) code = String(n).padStart(4, '0');
+  if (!code) throw new AppError('exercise-closed', { fecha });
+  const companies = await db.selectFrom('empresas').select(['idempresa', 'nombrecorto']).execute();
+  const company = companies.find((row) => Number(row.idempresa) === idempresa);
+  const latest = await db.selectFrom('ejercicios').select('longsubcuenta').where('idempresa', '=', idempresa).orderBy('fechainicio', 'desc').executeTakeFirst();
+  await db
+    .insertInto('ejercicios')
+    .values({
+      codejercicio: code,
+      nombre: companies.length > 1 && company?.nombrecorto ? `${company.nombrecorto} ${year}` : year,
+      fechainicio: `${year}-01-01`,
+      fechafin: `${year}-12-31`,
+      estado: 'ABIERTO',
+      idempresa,
+      longsubcuenta: Number(latest?.longsubcuenta ?? 10),
+    })
+    .execute();
+  return code;
+}

@@ -1,0 +1,172 @@
+import { sql } from 'kysely';
+import type { DbExecutor, Engine } from '../../db/database.ts';
+import { AppError } from '../../errors.ts';
+import { expandPattern } from './code-patterns.ts';
+import type { DocumentType } from './document-types.ts';
+
+export interface NumberingInput {
+  codserie: string;
+  idempresa: number;
+  codejercicio: string;
+  fecha: string;
+  hora: string;
+}
+
+export interface Assigned {
+  numero: number;
+  codigo: string;
+  /** Set when a gap was filled: the document takes the date of the next-higher one (invoices). */
+  fecha?: string;
+  hora?: string;
+}
+
+/**
+ * Serialises numbering of one serie across transactions and instances: a row lock on the serie
+ * (SQLite's single writer needs none). Taken first in the document's transaction, so that numbers
+ * are read and written under it and a rollback gives the number back.
+ */
+export async function lockSerie(db: DbExecutor, engine: Engine, codserie: string): Promise<void> {
+  if (engine === 'sqlite') return;
+  const row = await db.selectFrom('series').select('codserie').where('codserie', '=', codserie).forUpdate().executeTakeFirst();
+  if (!row) throw new AppError('validation-failed', { fields: { codserie: 'not-found' } });
+}
+
+interface Sequence {
+  idsecuencia: number;
+  codejercicio: string | null;
+  inicio: number;
+  numero: number;
+  longnumero: number;
+  patron: string;
+  usarhuecos: boolean;
+  mantenerfecha: boolean;
+}
+
+const flag = (value: unknown) => value === true || Number(value) === 1;
+
+async function sequenceFor(db: DbExecutor, type: DocumentType, input: NumberingInput): Promise<Sequence> {
+  const rows = await db
+    .selectFrom('secuencias_documentos')
+    .selectAll()
+    .where('tipodoc', '=', type.name)
+    .where('codserie', '=', input.codserie)
+    .where('idempresa', '=', input.idempresa)
+    .orderBy('idsecuencia', 'asc')
+    .execute();
+  const read = (row: Record<string, unknown>): Sequence => ({
+    idsecuencia: Number(row.idsecuencia),
+    codejercicio: row.codejercicio === null ? null : String(row.codejercicio),
+    inicio: Math.max(1, Number(row.inicio ?? 1)),
+    numero: Number(row.numero),
+    longnumero: Number(row.longnumero),
+    patron: String(row.patron),
+    usarhuecos: flag(row.usarhuecos),
+    mantenerfecha: flag(row.mantenerfecha) && !type.invoice,
+  });
+  const own = rows.find((row) => row.codejercicio === input.codejercicio) ?? rows.find((row) => row.codejercicio === null || row.codejercicio === '');
+  if (own) return read(own);
+  // A new per-exercise sequence, patterned on another exercise's (a literal year becomes {ANYO}).
+  const model = rows[0];
+  const values = {
+    tipodoc: type.name,
+    codserie: input.codserie,
+    idempresa: input.idempresa,
+    codejercicio: input.codejercicio,
+    patron: model ? String(model.patron).replace(/20\d\d/g, '{ANYO}') : type.pattern,
+    longnumero: model ? Number(model.longnumero) : 6,
+    inicio: 1,
+    numero: 1,
+    usarhuecos: type.name === 'FacturaCliente',
+    mantenerfecha: false,
+  };
+  await db.insertInto('secuencias_documentos').values({ ...values, usarhuecos: values.usarhuecos ? 1 : 0, mantenerfecha: 0 }).execute();
+  const created = await db
+    .selectFrom('secuencias_documentos')
+    .selectAll()
+    .where('tipodoc', '=', type.name)
+    .where('codserie', '=', input.codserie)
+    .where('idempresa', '=', input.idempresa)
+    .where('codejercicio', '=', input.codejercicio)
+    .executeTakeFirstOrThrow();
+  return read(created);
+}
+
+/**
+ * `numero` and `codigo` for a new document (facturascripts-model.md 3.8, BusinessDocumentCode):
+ * the next number of its sequence, or with gap filling (customer invoices) the highest free number
+ * below it. Must run under `lockSerie`.
+ */
+export async function assignNumber(db: DbExecutor, engine: Engine, type: DocumentType, input: NumberingInput): Promise<Assigned> {
+  const sequence = await sequenceFor(db, type, input);
+  const table = type.header.table;
+  const numberSql = engine === 'mysql' ? sql`CAST(numero AS SIGNED)` : sql`CAST(numero AS INTEGER)`;
+  let query = db
+    .selectFrom(table)
+    .select([sql<number>`${numberSql}`.as('n'), 'fecha', 'hora', 'codejercicio'])
+    .where('codserie', '=', input.codserie)
+    .where('idempresa', '=', input.idempresa);
+  if (sequence.codejercicio) {
+    query = query.where('codejercicio', '=', input.codejercicio);
+  } else {
+    const own = await db.selectFrom('secuencias_documentos').select('codejercicio').where('tipodoc', '=', type.name)
+      .where('codserie', '=', input.codserie).where('idempresa', '=', input.idempresa).where('codejercicio', 'is not', null).execute();
+    const excluded = own.map((row) => String(row.codejercicio)).filter(Boolean);
+    if (excluded.length) query = query.where('codejercicio', 'not in', excluded);
+  }
+  const previous = (await query.orderBy(sql`${numberSql}`, 'desc').limit(1000).execute()).map((row) => ({
+    n: Number(row.n),
+    fecha: String(row.fecha),
+    hora: row.hora === null ? null : String(row.hora),
+    codejercicio: String(row.codejercicio),
+  }));
+  const highest = previous[0]?.n ?? 0;
+  let next = sequence.numero;
+  if (highest >= next || sequence.usarhuecos) next = highest + 1;
+  let result: Assigned | undefined;
+  if (sequence.usarhuecos) {
+    if (!previous.length) {
+      result = { numero: sequence.inicio, codigo: '' };
+      next = sequence.inicio + 1;
+    } else {
+      const used = new Set(previous.filter((row) => row.codejercicio === input.codejercicio).map((row) => row.n));
+      for (let candidate = next - 1; candidate >= sequence.inicio; candidate--) {
+        if (used.has(candidate)) continue;
+        // A gap: the document takes the date of the next-higher one, so dates stay in number order.
+        const after = previous.filter((row) => row.n > candidate && row.codejercicio === input.codejercicio).sort((a, b) => a.n - b.n)[0];
+        result = { numero: candidate, codigo: '', ...(after && !sequence.mantenerfecha ? { fecha: after.fecha, hora: after.hora ?? input.hora } : {}) };
+        break;
+      }
+    }
+  }
+  if (!result) {
+    result = { numero: next, codigo: '' };
+    next += 1;
+  }
+  await db.updateTable('secuencias_documentos').set({ numero: Math.max(next, sequence.numero) }).where('idsecuencia', '=', sequence.idsecuencia).execute();
+  result.codigo = expandPattern(sequence.patron, {
+    codejercicio: input.codejercicio,
+    codserie: input.codserie,
+    numero: result.numero,
+    longnumero: sequence.longnumero,
+    fecha: result.fecha ?? input.fecha,
+    hora: result.hora ?? input.hora,
+  });
+  if (result.codigo.length > 20) throw new AppError('validation-failed', { fields: { codigo: 'too-long' } });
+  return result;
+}
+
+/**
+ * Customer invoices keep date order within a serie and exercise (FacturaCliente::testDate): no
+ * lower number with a later date, no higher number with an earlier date.
+ */
+export async function checkInvoiceChronology(db: DbExecutor, engine: Engine, type: DocumentType, doc: { idempresa: number; codserie: string; codejercicio: string; numero: number; fecha: string; id?: number }): Promise<void> {
+  if (type.name !== 'FacturaCliente') return;
+  const numberSql = engine === 'mysql' ? sql`CAST(numero AS SIGNED)` : sql`CAST(numero AS INTEGER)`;
+  const base = db.selectFrom(type.header.table).select(type.key)
+    .where('idempresa', '=', doc.idempresa).where('codserie', '=', doc.codserie).where('codejercicio', '=', doc.codejercicio);
+  const scoped = doc.id === undefined ? base : base.where(type.key, '<>', doc.id);
+  const before = await scoped.where(sql<boolean>`${numberSql} < ${doc.numero}`).where('fecha', '>', doc.fecha).limit(1).execute();
+  if (before.length) throw new AppError('invoice-date-order', { reason: 'later-invoice-before', fecha: doc.fecha });
+  const after = await scoped.where(sql<boolean>`${numberSql} > ${doc.numero}`).where('fecha', '<', doc.fecha).limit(1).execute();
+  if (after.length) throw new AppError('invoice-date-order', { reason: 'earlier-invoice-after', fecha: doc.fecha });
+}
