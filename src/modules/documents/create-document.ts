@@ -79,7 +79,6 @@ async function subjectDefaults(db: DbExecutor, type: DocumentType, subject: Row)
  */
 export async function createDocument(ctx: AppContext, type: DocumentType, input: DocumentInput): Promise<DocumentResult> {
   const subjectCode = input.header[type.subject];
-  if (typeof subjectCode !== 'string' || subjectCode === '') throw validationError({ [type.subject]: 'required' });
   const settings = await ctx.settings();
   const today = todayOf(ctx.clock.now());
   const events: Array<() => void> = [];

@@ -64,6 +64,8 @@ export function readDocumentInput(type: DocumentType, body: unknown, source: Inp
     if (coerced.ok) input.header[name] = coerced.value;
     else errors[name] = coerced.reason;
   }
+  const subject = input.header[type.subject];
+  if (!editing && (typeof subject !== 'string' || subject === '')) errors[type.subject] = 'required';
   if (Object.keys(errors).length) throw validationError(errors);
   return input;
 }

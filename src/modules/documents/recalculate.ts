@@ -29,12 +29,15 @@ async function calcContext(ctx: AppContext, db: DbExecutor, type: DocumentType, 
     db.selectFrom('empresas').select(['codpais', 'regimeniva']).where('idempresa', '=', doc.idempresa).executeTakeFirst(),
     db.selectFrom(type.side === 'sales' ? 'clientes' : 'proveedores').select(['regimeniva', 'excepcioniva']).where(type.subject, '=', doc[type.subject]).executeTakeFirst(),
     db.selectFrom('impuestos').select(['codimpuesto', 'iva', 'recargo', 'tipo']).execute(),
-    type.side === 'sales'
-      ? db.selectFrom('impuestoszonas').leftJoin('provincias', 'provincias.idprovincia', 'impuestoszonas.codisopro')
-        .select(['impuestoszonas.codimpuesto', 'impuestoszonas.codimpuestosel', 'impuestoszonas.codpais', 'impuestoszonas.excepcioniva', 'impuestoszonas.prioridad', 'provincias.provincia'])
-        .execute()
-      : Promise.resolve([]),
+    type.side === 'sales' ? db.selectFrom('impuestoszonas').selectAll().execute() : Promise.resolve([]),
   ]);
+  // `codisopro` holds a province id as text (reference quirk): zones match on the province name.
+  const provinceIds = zones.map((z) => Number(z.codisopro)).filter((id) => Number.isInteger(id) && id > 0);
+  const provinces = new Map(
+    provinceIds.length
+      ? (await db.selectFrom('provincias').select(['idprovincia', 'provincia']).where('idprovincia', 'in', provinceIds).execute()).map((p) => [String(p.idprovincia), String(p.provincia)])
+      : [],
+  );
   const flag = (value: unknown) => value === true || Number(value) === 1;
   return {
     decimals: Number(settings.decimals ?? 2),
@@ -47,7 +50,7 @@ async function calcContext(ctx: AppContext, db: DbExecutor, type: DocumentType, 
       codimpuesto: String(z.codimpuesto),
       codimpuestosel: (z.codimpuestosel as string | null) ?? null,
       codpais: (z.codpais as string | null) ?? null,
-      provincia: (z.provincia as string | null) ?? null,
+      provincia: z.codisopro === null || z.codisopro === '' ? null : (provinces.get(String(z.codisopro)) ?? String(z.codisopro)),
       excepcioniva: (z.excepcioniva as string | null) ?? null,
       prioridad: Number(z.prioridad ?? 1),
     })),
