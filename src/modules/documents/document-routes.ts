@@ -5,10 +5,12 @@ import { addResourceRoute, type Handler } from '../../http/resource-route.ts';
 import { createDocument } from './create-document.ts';
 import { readDocumentInput } from './document-input.ts';
 import { DOCUMENT_TYPES } from './document-types.ts';
+import { parseId } from '../../http/model-routes.ts';
+import { payInvoice, readPaymentRequest } from './pay-invoice.ts';
 
 /**
  * The document endpoints of the reference (facturascripts-api.md 3-7): `crear<Doc>` for the eight
- * documents. Each name is a resource of its own for access rules and is listed at the API root.
+ * documents, `pagarFactura<Cliente|Proveedor>/{id}`. Each name is a resource of its own for access rules and is listed at the API root.
  */
 export function registerDocumentRoutes(app: FastifyInstance, ctx: AppContext): void {
   for (const type of DOCUMENT_TYPES) {
@@ -20,5 +22,15 @@ export function registerDocumentRoutes(app: FastifyInstance, ctx: AppContext): v
       return createDocument(ctx, type, readDocumentInput(type, body, source, false));
     };
     addResourceRoute(app, { resource, urls: [`/api/3/${resource}`], methods: { POST: { handler: create }, PUT: { handler: create } } });
+
+    if (type.invoice) {
+      const pay = `pagar${type.name}`;
+      ctx.customResources.add(pay);
+      const handler: Handler = async (request) => {
+        const { body, source } = bodyOf(request);
+        return payInvoice(ctx, type, parseId(type.header, request), readPaymentRequest(type, body, source));
+      };
+      addResourceRoute(app, { resource: pay, urls: [`/api/3/${pay}/:id`], methods: { POST: { handler }, PUT: { handler } } });
+    }
   }
 }

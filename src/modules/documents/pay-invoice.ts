@@ -1,0 +1,60 @@
+import type { AppContext } from '../../app-context.ts';
+import { inTransaction } from '../../db/transaction.ts';
+import { AppError, validationError } from '../../errors.ts';
+import { coerceValue, parseDate, type InputSource } from '../../models/coerce.ts';
+import type { FieldValue } from '../../models/fields.ts';
+import type { DocumentType } from './document-types.ts';
+import { visible } from './create-document.ts';
+import { setReceiptsPaid, todayOf } from './receipts.ts';
+import { headerOf } from './recalculate.ts';
+
+export interface PaymentRequest {
+  pagada: boolean;
+  fechapago?: string;
+  codpago?: string;
+}
+
+/** `pagada` (required), `fechapago` (either date format), `codpago` of a payment request. */
+export function readPaymentRequest(type: DocumentType, body: unknown, source: InputSource): PaymentRequest {
+  const fields = (body && typeof body === 'object' && !Array.isArray(body) ? body : {}) as Record<string, unknown>;
+  if (fields.pagada === undefined || fields.pagada === null) throw new AppError('missing-pagada-parameter');
+  const pagada = coerceValue(type.header.fields.pagada!, fields.pagada, source);
+  const errors: Record<string, string> = {};
+  if (!pagada.ok) errors.pagada = pagada.reason;
+  let fechapago: string | undefined;
+  if (fields.fechapago !== undefined && fields.fechapago !== null && fields.fechapago !== '') {
+    fechapago = typeof fields.fechapago === 'string' ? parseDate(fields.fechapago.trim()) : undefined;
+    if (!fechapago) errors.fechapago = 'invalid-date';
+  }
+  const codpago = fields.codpago === undefined || fields.codpago === null || fields.codpago === '' ? undefined : String(fields.codpago);
+  if (Object.keys(errors).length) throw validationError(errors);
+  return { pagada: pagada.ok && pagada.value === true, fechapago, codpago };
+}
+
+/**
+ * Marks every receipt of an invoice paid or unpaid (`pagarFactura<Cliente|Proveedor>/{id}`),
+ * recording a payment movement per receipt that changes; the invoice's `pagada`/`vencida` follow.
+ * Already in the requested state: no change.
+ */
+export async function payInvoice(ctx: AppContext, type: DocumentType, id: FieldValue, request: PaymentRequest): Promise<{ ok: string; data: Record<string, unknown> }> {
+  const settings = await ctx.settings();
+  const today = todayOf(ctx.clock.now());
+  const outcome = await inTransaction(ctx.database, async (trx) => {
+    const invoice = await headerOf(trx, type, id);
+    if (!invoice) throw new AppError('record-not-found');
+    if (Boolean(invoice.pagada) === request.pagada) return { ok: 'no-changes', changed: [] as Array<Record<string, unknown>>, invoice };
+    if (request.codpago && !(await trx.selectFrom('formaspago').select('codpago').where('codpago', '=', request.codpago).executeTakeFirst())) {
+      throw validationError({ codpago: 'not-found' });
+    }
+    const changed = await setReceiptsPaid(
+      { db: trx, type, invoice, decimals: Number(settings.decimals ?? 2), today },
+      request.pagada,
+      request.fechapago ?? null,
+      request.codpago ?? null,
+    );
+    return { ok: 'record-updated', changed, invoice: (await headerOf(trx, type, id))! };
+  }, { readCommitted: true });
+  for (const receipt of outcome.changed) ctx.events.emit('receipt.paid', { type: type.name, receipt, paid: request.pagada });
+  if (outcome.changed.length) ctx.events.emit('payment.recorded', { type: type.name, idfactura: id, count: outcome.changed.length });
+  return { ok: outcome.ok, data: visible(type.header, outcome.invoice) };
+}
