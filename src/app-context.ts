@@ -4,12 +4,25 @@ import type { ModelStore } from './db/model-store.ts';
 import type { EventBus } from './events.ts';
 import type { ModelRegistry } from './models/registry.ts';
 import type { Clock } from './clock.ts';
+import type { Model } from './models/define-model.ts';
+import type { FieldValue } from './models/fields.ts';
+import type { InputSource } from './models/coerce.ts';
 
 /** The pino-style logger of the app (Fastify's), or a console adapter in the CLI. */
 export interface Logger {
   info(object: object, message?: string): void;
   warn(object: object, message?: string): void;
   error(object: object, message?: string): void;
+}
+
+/**
+ * How the generic routes of a model write, when its domain needs more than the store's plain
+ * insert/update/delete (documents and their lines recalculate, number, move stock ...).
+ */
+export interface RecordWriter {
+  create(body: unknown, source: InputSource): Promise<Record<string, unknown>>;
+  update(id: FieldValue, body: unknown, source: InputSource): Promise<Record<string, unknown>>;
+  remove(id: FieldValue): Promise<Record<string, unknown>>;
 }
 
 /** Everything a module needs, built once by the composition root (src/app.ts); no module singletons. */
@@ -25,4 +38,6 @@ export interface AppContext {
   settings(): Promise<Record<string, unknown>>;
   /** Names of custom endpoints (listed at the API root next to the model resources). */
   customResources: Set<string>;
+  /** Domain writers replacing the store behind a model's generic routes. */
+  writers: Map<Model, RecordWriter>;
 }

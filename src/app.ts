@@ -8,6 +8,7 @@ import { registerPipeline } from './http/pipeline.ts';
 import { registerRootRoute } from './http/root-route.ts';
 import { authPipeline } from './modules/auth/auth-pipeline.ts';
 import { registerDocumentRoutes } from './modules/documents/document-routes.ts';
+import { registerDocumentWriters } from './modules/documents/document-writers.ts';
 
 export interface CreateAppOptions extends Omit<CoreOptions, 'log'> {
   /** Fastify logger option; defaults to pino at config.logLevel. */
@@ -39,6 +40,7 @@ export async function createApp(options: CreateAppOptions): Promise<App> {
     await registerBodyParsers(server, { bodyLimit: config.bodyLimit });
     await registerPipeline(server, ctx.registry.get('apikey') ? authPipeline(access) : {});
     registerRootRoute(server, ctx);
+    if (!options.models) registerDocumentWriters(ctx);
     for (const model of ctx.registry.resources()) registerModelRoutes(server, ctx, model);
     if (!options.models) registerDocumentRoutes(server, ctx);
     await server.ready();

@@ -63,6 +63,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
       log: options.log,
       settings: () => access.settings(),
       customResources: new Set(),
+      writers: new Map(),
     };
     const schema = await syncSchema(database, registry, options.migrations ?? MIGRATIONS);
     const firstRun = registry.get('settings') ? await seedSettings(ctx) : false;

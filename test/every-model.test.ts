@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { it } from 'node:test';
+import { before, it } from 'node:test';
 import { coreModels } from '../src/modules/core-models.ts';
 import { buildRecord, UPDATED_TEXT, updatableField } from './helpers/record-factory.ts';
 import { forEachEngine } from './helpers/test-app.ts';
@@ -9,12 +9,22 @@ const FIXES: Record<string, Record<string, unknown>> = {
   // file names are stored lower-cased (reference AttachedFile)
   attachedfile: { filename: 'report.pdf', path: 'MyFiles/2026/11/report.pdf' },
 };
-// A line without a tax code carries no tax (reference BusinessDocumentLine).
-for (const model of coreModels()) if (model.table.startsWith('lineas')) FIXES[model.resource] = { iva: 0, recargo: 0 };
+// A line without a tax code carries no tax (reference BusinessDocumentLine); a document needs its
+// customer or supplier (created in `before`).
+for (const model of coreModels()) {
+  if (model.table.startsWith('lineas')) FIXES[model.resource] = { iva: 0, recargo: 0, codimpuesto: null };
+  else if (model.fields.codcliente && model.fields.nombrecliente) FIXES[model.resource] = { codcliente: 'CUST' };
+  else if (model.fields.codproveedor && model.fields.numproveedor) FIXES[model.resource] = { codproveedor: 'SUPP' };
+}
 
 const resources = coreModels().filter((model) => !model.internal);
 
 forEachEngine('every model: create, get, list with filter, update, delete', (t) => {
+  before(async () => {
+    assert.equal((await t().call('POST', '/api/3/cliente', { codcliente: 'CUST', nombre: 'Generic customer' })).status, 201);
+    assert.equal((await t().call('POST', '/api/3/proveedor', { codproveedor: 'SUPP', nombre: 'Generic supplier', cifnif: 'B1' })).status, 201);
+  });
+
   it('lists every model at the root and answers its schema', async () => {
     const root = await t().call('GET', '/api/3/');
     for (const model of resources) {

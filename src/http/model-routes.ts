@@ -28,6 +28,7 @@ export function registerModelRoutes(app: FastifyInstance, ctx: AppContext, model
   const record = recordJsonSchema(model);
   const schema = schemaOutput(model);
   const listOptions = { defaultLimit: 50, maxLimit: config.maxListLimit };
+  const writer = ctx.writers.get(model);
   const ensure = async (id: FieldValue) => {
     const found = await store.get(model, id);
     if (!found) throw new AppError('record-not-found');
@@ -50,8 +51,9 @@ export function registerModelRoutes(app: FastifyInstance, ctx: AppContext, model
       POST: {
         handler: async (request, reply) => {
           const { body, source } = bodyOf(request);
-          const { record: created, reveal } = await store.create(model, readInput(model, body, source, 'create'));
           reply.code(201);
+          if (writer) return writer.create(body, source);
+          const { record: created, reveal } = await store.create(model, readInput(model, body, source, 'create'));
           return { ...created, ...reveal };
         },
       },
@@ -65,8 +67,8 @@ export function registerModelRoutes(app: FastifyInstance, ctx: AppContext, model
   const update = async (request: FastifyRequest) => {
     const id = parseId(model, request);
     const { body, source } = bodyOf(request);
-    const values = readInput(model, body, source, 'update', id);
-    return store.update(model, id, values);
+    if (writer) return writer.update(id, body, source);
+    return store.update(model, id, readInput(model, body, source, 'update', id));
   };
   addResourceRoute(app, {
     resource: model.resource,
@@ -79,7 +81,10 @@ export function registerModelRoutes(app: FastifyInstance, ctx: AppContext, model
       PUT: { handler: update },
       PATCH: { handler: update },
       DELETE: {
-        handler: async (request) => ({ ok: 'record-deleted', data: await store.remove(model, parseId(model, request)) }),
+        handler: async (request) => {
+          const id = parseId(model, request);
+          return { ok: 'record-deleted', data: await (writer ? writer.remove(id) : store.remove(model, id)) };
+        },
       },
     },
   });

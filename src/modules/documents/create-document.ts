@@ -71,11 +71,50 @@ async function subjectDefaults(db: DbExecutor, type: DocumentType, subject: Row)
   return values;
 }
 
+export interface NewDocument {
+  /** Header values: subject, serie, warehouse, currency, status ... (numbering fields are assigned here). */
+  header: Values;
+  /** Complete line values, without the link to the header. */
+  lines: Values[];
+  fecha: string;
+  hora: string;
+}
+
+/**
+ * Writes a new document in the caller's transaction: serie lock, fiscal year, number and code,
+ * header, lines, their stock effects, totals and receipts. Shared by creation, generation from a
+ * status and refunds. Returns the new id and the number of payments recorded.
+ */
+export async function insertDocument(ctx: AppContext, trx: DbExecutor, type: DocumentType, doc: NewDocument): Promise<{ id: number; payments: number }> {
+  const { header } = doc;
+  await lockSerie(trx, ctx.database.engine, String(header.codserie));
+  const codejercicio = await exerciseFor(trx, Number(header.idempresa), doc.fecha);
+  const assigned = await assignNumber(trx, ctx.database.engine, type, { codserie: String(header.codserie), idempresa: Number(header.idempresa), codejercicio, fecha: doc.fecha, hora: doc.hora });
+  Object.assign(header, {
+    fecha: assigned.fecha ?? doc.fecha,
+    hora: assigned.hora ?? doc.hora,
+    codejercicio,
+    numero: String(assigned.numero),
+    codigo: assigned.codigo,
+    neto: 0, netosindto: 0, total: 0, totaleuros: 0, totalirpf: 0, totaliva: 0, totalrecargo: 0, totalsuplidos: 0,
+    ...(type.side === 'sales' ? { totalcoste: 0, totalbeneficio: 0 } : {}),
+    ...(type.invoice ? { pagada: false, vencida: false } : {}),
+  });
+  await checkInvoiceChronology(trx, ctx.database.engine, type, { idempresa: Number(header.idempresa), codserie: String(header.codserie), codejercicio, numero: assigned.numero, fecha: String(header.fecha) });
+  const { record } = await ctx.store.create(type.header, header, trx);
+  const id = Number(record[type.key]);
+  for (const [index, line] of doc.lines.entries()) {
+    const { record: stored } = await ctx.store.create(type.line, { ...line, [type.key]: id }, trx);
+    await moveStock(trx, String(header.codalmacen), (stored.referencia as string | null) ?? null, undefined,
+      { mode: Number(stored.actualizastock), cantidad: Number(stored.cantidad), servido: Number(stored.servido) }, `lineas[${index}]`);
+  }
+  return { id, payments: await recalculate(ctx, trx, type, id) };
+}
+
 /**
  * Creates a business document with its lines (the `crear<Doc>` endpoints): header defaults from
- * the settings, the customer/supplier and the warehouse, fiscal year, number and code, lines built
- * from products, stock, totals, receipts. One transaction: everything or nothing, and a rolled back
- * creation consumes no number.
+ * the settings, the customer/supplier and the warehouse, then `insertDocument`. One transaction:
+ * everything or nothing, and a rolled back creation consumes no number.
  */
 export async function createDocument(ctx: AppContext, type: DocumentType, input: DocumentInput): Promise<DocumentResult> {
   const subjectCode = input.header[type.subject];
@@ -88,40 +127,17 @@ export async function createDocument(ctx: AppContext, type: DocumentType, input:
     if (!subject) throw new AppError(type.side === 'sales' ? 'customer-not-found' : 'supplier-not-found');
     const header: Values = { ...(await subjectDefaults(trx, type, subject)), ...input.header };
     header.codserie ??= (subject.codserie as string | null) ?? (settings.codserie as string);
-    await lockSerie(trx, ctx.database.engine, String(header.codserie));
-
     header.codalmacen ??= settings.codalmacen as string;
     const warehouse = await trx.selectFrom('almacenes').select(['idempresa']).where('codalmacen', '=', header.codalmacen).executeTakeFirst();
     if (!warehouse) throw new AppError('warehouse-not-found');
     header.idempresa = Number(warehouse.idempresa ?? settings.idempresa);
     header.codpago ??= (subject.codpago as string | null) ?? (settings.codpago as string);
     header.coddivisa ??= settings.coddivisa as string;
-    const currency = await trx.selectFrom('divisas').select(['tasaconv', 'tasaconvcompra']).where('coddivisa', '=', header.coddivisa).executeTakeFirst();
-    if (!currency) throw validationError({ coddivisa: 'not-found' });
-    header.tasaconv = Number(type.side === 'purchase' && currency.tasaconvcompra !== null ? currency.tasaconvcompra : currency.tasaconv);
-
+    header.tasaconv = await conversionRate(trx, type, String(header.coddivisa));
     const status = await statusFor(trx, type, header.idestado);
     if (status.generadoc) throw validationError({ idestado: 'generates-document' });
     Object.assign(header, { idestado: status.idestado, editable: status.editable });
 
-    const fecha = input.fecha ?? today.date;
-    const hora = input.hora ?? today.time;
-    const codejercicio = await exerciseFor(trx, Number(header.idempresa), fecha);
-    const assigned = await assignNumber(trx, ctx.database.engine, type, { codserie: String(header.codserie), idempresa: Number(header.idempresa), codejercicio, fecha, hora });
-    Object.assign(header, {
-      fecha: assigned.fecha ?? fecha,
-      hora: assigned.hora ?? hora,
-      codejercicio,
-      numero: String(assigned.numero),
-      codigo: assigned.codigo,
-      neto: 0, netosindto: 0, total: 0, totaleuros: 0, totalirpf: 0, totaliva: 0, totalrecargo: 0, totalsuplidos: 0,
-      ...(type.side === 'sales' ? { totalcoste: 0, totalbeneficio: 0 } : {}),
-      ...(type.invoice ? { pagada: false, vencida: false } : {}),
-    });
-    await checkInvoiceChronology(trx, ctx.database.engine, type, { idempresa: Number(header.idempresa), codserie: String(header.codserie), codejercicio, numero: assigned.numero, fecha: String(header.fecha) });
-
-    const { record } = await ctx.store.create(type.header, header, trx);
-    const id = record[type.key];
     const defaults: LineDefaults = {
       actualizastock: status.actualizastock,
       codimpuesto: (settings.codimpuesto as string | null) ?? null,
@@ -129,13 +145,10 @@ export async function createDocument(ctx: AppContext, type: DocumentType, input:
       subject,
       coddivisa: String(header.coddivisa),
     };
-    for (const [index, lineInput] of (input.lines ?? []).entries()) {
-      const line = await buildLine(trx, type, lineInput, defaults, index);
-      const { record: stored } = await ctx.store.create(type.line, { ...line, [type.key]: id as number }, trx);
-      await moveStock(trx, String(header.codalmacen), (stored.referencia as string | null) ?? null, undefined,
-        { mode: Number(stored.actualizastock), cantidad: Number(stored.cantidad), servido: Number(stored.servido) }, `lineas[${index}]`);
-    }
-    let payments = await recalculate(ctx, trx, type, id);
+    const lines: Values[] = [];
+    for (const [index, lineInput] of (input.lines ?? []).entries()) lines.push(await buildLine(trx, type, lineInput, defaults, index));
+    const { id, payments: recorded } = await insertDocument(ctx, trx, type, { header, lines, fecha: input.fecha ?? today.date, hora: input.hora ?? today.time });
+    let payments = recorded;
     if (type.invoice && input.pagada) {
       const invoice = (await headerOf(trx, type, id))!;
       const paid = await setReceiptsPaid({ db: trx, type, invoice, decimals: Number(settings.decimals ?? 2), today }, true, today.date);
@@ -149,4 +162,11 @@ export async function createDocument(ctx: AppContext, type: DocumentType, input:
   ctx.events.emit('document.created', { type: type.name, doc: result.doc, lines: result.lines });
   for (const emit of events) emit();
   return result;
+}
+
+/** Conversion rate of a currency: sales use `tasaconv`, purchases `tasaconvcompra` when set. */
+export async function conversionRate(db: DbExecutor, type: DocumentType, coddivisa: string): Promise<number> {
+  const currency = await db.selectFrom('divisas').select(['tasaconv', 'tasaconvcompra']).where('coddivisa', '=', coddivisa).executeTakeFirst();
+  if (!currency) throw validationError({ coddivisa: 'not-found' });
+  return Number(type.side === 'purchase' && currency.tasaconvcompra !== null ? currency.tasaconvcompra : currency.tasaconv);
 }

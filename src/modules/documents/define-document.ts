@@ -83,7 +83,7 @@ export function defineDocument(family: DocumentFamily, spec: DocumentSpec): Mode
 export function defineDocumentLine(family: DocumentFamily, spec: DocumentLineSpec): Model {
   const { table: documentTable, primaryKey: documentKey } = spec.document;
   const own: Fields = {
-    actualizastock: f.integer({ notNull: true, default: spec.actualizastock }),
+    actualizastock: f.integer({ notNull: true, default: spec.actualizastock, readOnly: true }),
     [documentKey]: f.integer({ notNull: true, references: f.ref(documentTable, documentKey, 'CASCADE') }),
   };
   if (spec.invoice) own.idlinearect = f.integer({ references: f.ref(spec.table, 'idlinea', 'SET NULL') });

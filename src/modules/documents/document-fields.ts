@@ -24,8 +24,8 @@ function sharedHeaderFields(): Fields {
     apartado: f.string(10),
     ciudad: f.string(100),
     codalmacen: f.string(4, { references: f.ref('almacenes', 'codalmacen', 'RESTRICT') }),
-    codejercicio: f.string(4, { notNull: true, references: f.ref('ejercicios', 'codejercicio', 'RESTRICT') }),
-    codigo: f.string(20, { notNull: true }),
+    codejercicio: f.string(4, { notNull: true, readOnly: true, references: f.ref('ejercicios', 'codejercicio', 'RESTRICT') }),
+    codigo: f.string(20, { notNull: true, readOnly: true }),
     coddivisa: f.string(3, { notNull: true, references: f.ref('divisas', 'coddivisa', 'RESTRICT') }),
     codpais: f.string(20),
     codpostal: f.string(10),
@@ -34,7 +34,7 @@ function sharedHeaderFields(): Fields {
     dtopor1: f.double({ initial: zero }),
     dtopor2: f.double({ initial: zero }),
     direccion: f.string(200, { initial: () => '' }),
-    editable: f.boolean(),
+    editable: f.boolean({ readOnly: true }),
     fecha: f.date({ notNull: true, initial: today }),
     femail: f.date(),
     hora: f.time({ initial: currentTime }),
@@ -42,21 +42,21 @@ function sharedHeaderFields(): Fields {
     idestado: f.integer({ references: f.ref('estados_documentos', 'idestado', 'RESTRICT') }),
     idestado_ant: f.integer({ references: f.ref('estados_documentos', 'idestado', 'SET NULL') }),
     irpf: f.double({ initial: zero }),
-    neto: f.double(),
-    netosindto: f.double({ default: 0 }),
+    neto: f.double({ readOnly: true }),
+    netosindto: f.double({ default: 0, readOnly: true }),
     nick: f.string(50, { references: f.ref('users', 'nick', 'SET NULL') }),
     numdocs: f.integer({ default: 0 }),
-    numero: f.string(12, { notNull: true }),
+    numero: f.string(12, { notNull: true, readOnly: true }),
     observaciones: f.text(),
     operacion: f.string(30),
     provincia: f.string(100),
     tasaconv: f.double(),
-    total: f.double(),
-    totaleuros: f.double(),
-    totalirpf: f.double(),
-    totaliva: f.double(),
-    totalrecargo: f.double(),
-    totalsuplidos: f.double({ default: 0 }),
+    total: f.double({ readOnly: true }),
+    totaleuros: f.double({ readOnly: true }),
+    totalirpf: f.double({ readOnly: true }),
+    totaliva: f.double({ readOnly: true }),
+    totalrecargo: f.double({ readOnly: true }),
+    totalsuplidos: f.double({ default: 0, readOnly: true }),
   };
 }
 
@@ -72,8 +72,8 @@ export function salesHeaderFields(): Fields {
     idcontactoenv: f.integer(),
     idcontactofact: f.integer(),
     numero2: f.string(50),
-    totalbeneficio: f.double(),
-    totalcoste: f.double(),
+    totalbeneficio: f.double({ readOnly: true }),
+    totalcoste: f.double({ readOnly: true }),
   };
 }
 
@@ -90,14 +90,14 @@ export function purchaseHeaderFields(): Fields {
 /** Columns only invoices have; `table` is the invoice table a refund points back to. */
 export function invoiceFields(table: string): Fields {
   return {
-    codigorect: f.string(20),
+    codigorect: f.string(20, { readOnly: true }),
     fechadevengo: f.date(),
     // The reference's FK to asientos is left out: accounting is not part of this project.
     idasiento: f.integer(),
     idfactura: f.serial(),
-    idfacturarect: f.integer({ references: f.ref(table, 'idfactura', 'RESTRICT') }),
+    idfacturarect: f.integer({ readOnly: true, references: f.ref(table, 'idfactura', 'RESTRICT') }),
     pagada: f.boolean({ default: false }),
-    vencida: f.boolean({ default: false }),
+    vencida: f.boolean({ default: false, readOnly: true }),
   };
 }
 
@@ -115,12 +115,12 @@ function sharedLineFields(): Fields {
     irpf: f.double({ initial: zero }),
     iva: f.double({ notNull: true }),
     orden: f.integer({ default: 0 }),
-    pvpsindto: f.double({ notNull: true, initial: zero }),
-    pvptotal: f.double({ notNull: true, initial: zero }),
+    pvpsindto: f.double({ notNull: true, initial: zero, readOnly: true }),
+    pvptotal: f.double({ notNull: true, initial: zero, readOnly: true }),
     pvpunitario: f.double({ notNull: true, initial: zero }),
     recargo: f.double({ notNull: true }),
     referencia: f.string(30),
-    servido: f.double({ notNull: true, default: 0 }),
+    servido: f.double({ notNull: true, default: 0, readOnly: true }),
     suplido: f.boolean({ default: false }),
   };
 }

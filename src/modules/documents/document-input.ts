@@ -4,12 +4,8 @@ import type { Values } from '../../models/define-model.ts';
 import type { DocumentType } from './document-types.ts';
 import { parseLines, readLine } from './document-lines.ts';
 
-/** Header columns the service computes: never taken from a creation or edit request. */
-export const COMPUTED_HEADER = new Set([
-  'numero', 'codigo', 'codejercicio', 'editable', 'idestado_ant', 'creationdate', 'idasiento', 'codigorect', 'idfacturarect',
-  'neto', 'netosindto', 'total', 'totaleuros', 'totalirpf', 'totaliva', 'totalrecargo', 'totalsuplidos', 'totalcoste',
-  'totalbeneficio', 'pagada', 'vencida',
-]);
+/** Header columns the service keeps, besides the read-only ones: never taken from a request. */
+const SERVICE_OWNED = new Set(['idestado_ant', 'idasiento']);
 
 export interface DocumentInput {
   /** Typed header columns sent (besides fecha/hora/pagada/lineas). */
@@ -56,7 +52,7 @@ export function readDocumentInput(type: DocumentType, body: unknown, source: Inp
       errors[name] = 'unknown-field';
       continue;
     }
-    if (name === type.key || COMPUTED_HEADER.has(name) || field.readOnly) {
+    if (name === type.key || SERVICE_OWNED.has(name) || field.readOnly) {
       errors[name] = 'read-only';
       continue;
     }

@@ -7,12 +7,23 @@ import { readDocumentInput } from './document-input.ts';
 import { DOCUMENT_TYPES } from './document-types.ts';
 import { parseId } from '../../http/model-routes.ts';
 import { payInvoice, readPaymentRequest } from './pay-invoice.ts';
+import { inTransaction } from '../../db/transaction.ts';
+import { changeDocument } from './document-changes.ts';
+import { documentResult } from './create-document.ts';
+import { readRefundRequest, refundInvoice } from './refund-invoice.ts';
 
 /**
  * The document endpoints of the reference (facturascripts-api.md 3-7): `crear<Doc>` for the eight
- * documents, `pagarFactura<Cliente|Proveedor>/{id}`. Each name is a resource of its own for access rules and is listed at the API root.
+ * documents, `editar<Doc>/{id}`, `pagarFactura<Cliente|Proveedor>/{id}`. Each name is a resource of its own for access rules and is listed at the API root.
  */
 export function registerDocumentRoutes(app: FastifyInstance, ctx: AppContext): void {
+  const refund: Handler = async (request) => {
+    const { body, source } = bodyOf(request);
+    return refundInvoice(ctx, readRefundRequest(body, source));
+  };
+  ctx.customResources.add('crearFacturaRectificativaCliente');
+  addResourceRoute(app, { resource: 'crearFacturaRectificativaCliente', urls: ['/api/3/crearFacturaRectificativaCliente'], methods: { POST: { handler: refund }, PUT: { handler: refund } } });
+
   for (const type of DOCUMENT_TYPES) {
     const resource = `crear${type.name}`;
     ctx.customResources.add(resource);
@@ -22,6 +33,21 @@ export function registerDocumentRoutes(app: FastifyInstance, ctx: AppContext): v
       return createDocument(ctx, type, readDocumentInput(type, body, source, false));
     };
     addResourceRoute(app, { resource, urls: [`/api/3/${resource}`], methods: { POST: { handler: create }, PUT: { handler: create } } });
+
+    const edit = `editar${type.name}`;
+    ctx.customResources.add(edit);
+    const editHandler: Handler = async (request) => {
+      const { body, source } = bodyOf(request);
+      const input = readDocumentInput(type, body, source, true);
+      const id = parseId(type.header, request);
+      const { result, events } = await inTransaction(ctx.database, async (trx) => {
+        const outcome = await changeDocument(ctx, trx, type, id, input, 'edit');
+        return { result: await documentResult(trx, type, id), events: outcome.events };
+      }, { readCommitted: true, attempts: 8 });
+      for (const emit of events) emit();
+      return result;
+    };
+    addResourceRoute(app, { resource: edit, urls: [`/api/3/${edit}/:id`], methods: { PUT: { handler: editHandler }, PATCH: { handler: editHandler } } });
 
     if (type.invoice) {
       const pay = `pagar${type.name}`;

@@ -1,0 +1,215 @@
+import type { AppContext } from '../../app-context.ts';
+import type { DbExecutor } from '../../db/database.ts';
+import { AppError, validationError } from '../../errors.ts';
+import type { Values } from '../../models/define-model.ts';
+import { conversionRate, statusFor, visible } from './create-document.ts';
+import type { DocumentInput } from './document-input.ts';
+import { buildLine, type LineDefaults } from './document-lines.ts';
+import { applyLineStockMode, changeStatus, childrenOf, type Status } from './document-status.ts';
+import { documentType, type DocumentType } from './document-types.ts';
+import { exerciseFor } from './fiscal-year.ts';
+import { assignNumber, checkInvoiceChronology, lockSerie } from './numbering.ts';
+import { setReceiptsPaid, todayOf } from './receipts.ts';
+import { headerOf, linesOf, recalculate, type Row } from './recalculate.ts';
+import { moveStock } from './stock.ts';
+
+/** What a locked (non-editable) document still accepts (TransformerDocument unlocked fields). */
+const UNLOCKED = new Set(['femail', 'idestado', 'idestado_ant', 'numdocs', 'pagada']);
+
+export interface ChangeOutcome {
+  doc: Row;
+  events: Array<() => void>;
+}
+
+const sameValue = (a: unknown, b: unknown) => a === b || (a !== null && b !== null && a !== undefined && String(a) === String(b));
+
+async function lineDefaults(ctx: AppContext, db: DbExecutor, type: DocumentType, doc: Row): Promise<LineDefaults> {
+  const settings = await ctx.settings();
+  const status = await statusFor(db, type, doc.idestado);
+  const subject = (await db.selectFrom(type.side === 'sales' ? 'clientes' : 'proveedores').selectAll().where(type.subject, '=', doc[type.subject]).executeTakeFirst()) ?? {};
+  return { actualizastock: status.actualizastock, codimpuesto: (settings.codimpuesto as string | null) ?? null, irpf: Number(doc.irpf ?? 0), subject, coddivisa: (doc.coddivisa as string | null) ?? null };
+}
+
+const effectOf = (line: Row) => ({ mode: Number(line.actualizastock), cantidad: Number(line.cantidad), servido: Number(line.servido) });
+
+/**
+ * Full line synchronisation (ApiEditDocument): an element with the `idlinea` of an existing line
+ * updates it (fields not sent keep their values), any other element is a new line, and existing
+ * lines missing from the list are deleted. Stock follows every change.
+ */
+async function syncLines(ctx: AppContext, db: DbExecutor, type: DocumentType, doc: Row, inputs: Values[]): Promise<void> {
+  const existing = new Map((await linesOf(db, type, doc[type.key])).map((line) => [Number(line.idlinea), line]));
+  const kept = new Set<number>();
+  const defaults = await lineDefaults(ctx, db, type, doc);
+  for (const [index, input] of inputs.entries()) {
+    const current = input.idlinea === undefined || input.idlinea === null ? undefined : existing.get(Number(input.idlinea));
+    if (current && !kept.has(Number(current.idlinea))) {
+      kept.add(Number(current.idlinea));
+      const { idlinea: _id, ...changes } = input;
+      const update = { ...changes };
+      if (changes.referencia !== undefined && changes.referencia !== current.referencia) {
+        Object.assign(update, await buildLine(db, type, changes, defaults, index), changes);
+      }
+      if (Object.keys(update).length) await ctx.store.update(type.line, current.idlinea as number, update, db);
+      const after = (await linesOf(db, type, doc[type.key])).find((line) => line.idlinea === current.idlinea)!;
+      await moveStock(db, String(doc.codalmacen), (after.referencia as string | null) ?? null, effectOf(current), effectOf(after), `lineas[${index}]`);
+    } else {
+      const line = await buildLine(db, type, input, defaults, index);
+      const { record } = await ctx.store.create(type.line, { ...line, [type.key]: doc[type.key] as number }, db);
+      await moveStock(db, String(doc.codalmacen), (record.referencia as string | null) ?? null, undefined, effectOf(record), `lineas[${index}]`);
+    }
+  }
+  for (const [id, line] of existing) {
+    if (kept.has(id)) continue;
+    await moveStock(db, String(doc.codalmacen), (line.referencia as string | null) ?? null, effectOf(line), undefined, `idlinea ${id}`);
+    await db.deleteFrom(type.line.table).where('idlinea', '=', id).execute();
+  }
+}
+
+/**
+ * Changes a document: the editing endpoints (`editar<Doc>/{id}`, `mode` 'edit') and generic
+ * writes to a header (`mode` 'generic'). A non-editable document takes only the unlocked fields
+ * (unless the change moves it to an editable status); the subject, company and warehouse never
+ * change; date and serie changes renumber; `idestado` applies the status; lines are synchronised
+ * when sent; totals, receipts and stock follow; `pagada` pays or unpays the receipts. Runs in the
+ * caller's transaction.
+ */
+export async function changeDocument(ctx: AppContext, db: DbExecutor, type: DocumentType, id: unknown, input: DocumentInput, mode: 'edit' | 'generic'): Promise<ChangeOutcome> {
+  const events: Array<() => void> = [];
+  const doc = await headerOf(db, type, id);
+  if (!doc) throw new AppError('record-not-found');
+  const header = { ...input.header };
+  const requestedStatus = header.idestado !== undefined && header.idestado !== null && !sameValue(header.idestado, doc.idestado) ? Number(header.idestado) : undefined;
+  delete header.idestado;
+  delete header.idestado_ant;
+  const target: Status | undefined = requestedStatus === undefined ? undefined : await statusFor(db, type, requestedStatus);
+
+  const changedFields = Object.keys(header).filter((name) => !sameValue(header[name], doc[name]));
+  const locked = !doc.editable && !(target?.editable ?? false);
+  if (locked && (input.lines !== undefined || changedFields.some((name) => !UNLOCKED.has(name)) || input.fecha || input.hora)) {
+    throw new AppError('document-not-editable');
+  }
+  const fixed: Array<[string, 'cannot-change-subject' | 'cannot-change-company' | 'cannot-change-warehouse']> = [
+    [type.subject, 'cannot-change-subject'], ['idempresa', 'cannot-change-company'], ['codalmacen', 'cannot-change-warehouse'],
+  ];
+  for (const [field, code] of fixed) if (changedFields.includes(field)) throw new AppError(code);
+
+  // Moving back to an editable status first, so that the rest of the change applies unlocked.
+  if (target?.editable && !doc.editable) await applyStatus(ctx, db, type, id, target, events);
+
+  const values: Values = {};
+  for (const name of changedFields) values[name] = header[name];
+  if (values.coddivisa !== undefined) values.tasaconv = await conversionRate(db, type, String(values.coddivisa));
+  const fecha = input.fecha ?? (doc.fecha as string);
+  const hora = input.hora ?? (doc.hora as string);
+  const codserie = (values.codserie as string | undefined) ?? (doc.codserie as string);
+  if (input.fecha !== undefined || input.hora !== undefined || values.codserie !== undefined) {
+    await lockSerie(db, ctx.database.engine, codserie);
+    const codejercicio = await exerciseFor(db, Number(doc.idempresa), fecha);
+    Object.assign(values, { fecha, hora });
+    if (codejercicio !== doc.codejercicio || codserie !== doc.codserie) {
+      const assigned = await assignNumber(db, ctx.database.engine, type, { codserie, idempresa: Number(doc.idempresa), codejercicio, fecha, hora });
+      Object.assign(values, { codejercicio, numero: String(assigned.numero), codigo: assigned.codigo });
+    }
+    await checkInvoiceChronology(db, ctx.database.engine, type, {
+      idempresa: Number(doc.idempresa), codserie, codejercicio: String(values.codejercicio ?? doc.codejercicio),
+      numero: Number(values.numero ?? doc.numero), fecha, id: Number(id),
+    });
+  }
+  const pagada = values.pagada ?? input.pagada;
+  delete values.pagada;
+  if (type.invoice && values.codpago !== undefined) {
+    // A new payment method replaces the unpaid receipts (they are regenerated with its terms).
+    await db.deleteFrom(type.receipt!.table).where('idfactura', '=', id).where('pagado', '=', ctx.database.engine === 'postgres' ? false : 0).execute();
+  }
+  if (Object.keys(values).length) await ctx.store.update(type.header, id as number, values, db);
+  if (input.lines !== undefined) await syncLines(ctx, db, type, (await headerOf(db, type, id))!, input.lines);
+
+  let payments = await recalculate(ctx, db, type, id);
+  if (target && (!target.editable || doc.editable)) await applyStatus(ctx, db, type, id, target, events);
+  if (type.invoice && pagada !== undefined && pagada !== null && (mode === 'generic' || pagada === true)) {
+    const settings = await ctx.settings();
+    const changed = await setReceiptsPaid({ db, type, invoice: (await headerOf(db, type, id))!, decimals: Number(settings.decimals ?? 2), today: todayOf(ctx.clock.now()) }, pagada === true);
+    payments += changed.length;
+    for (const receipt of changed) events.push(() => ctx.events.emit('receipt.paid', { type: type.name, receipt, paid: pagada === true }));
+  }
+  if (payments) events.push(() => ctx.events.emit('payment.recorded', { type: type.name, idfactura: id, count: payments }));
+  const saved = (await headerOf(db, type, id))!;
+  events.unshift(() => ctx.events.emit('document.updated', { type: type.name, doc: visible(type.header, saved) }));
+  return { doc: saved, events };
+}
+
+async function applyStatus(ctx: AppContext, db: DbExecutor, type: DocumentType, id: unknown, status: Status, events: Array<() => void>): Promise<void> {
+  const { generated } = await changeStatus(ctx, db, type, id, status.idestado);
+  if (status.generadoc || !status.editable) {
+    const doc = (await headerOf(db, type, id))!;
+    events.push(() => ctx.events.emit('document.approved', { type: type.name, doc: visible(type.header, doc), idestado: status.idestado }));
+  }
+  if (generated) {
+    const child = (await headerOf(db, generated.type, generated.id))!;
+    const lines = (await linesOf(db, generated.type, generated.id)).map((line) => visible(generated.type.line, line));
+    events.push(() => ctx.events.emit('document.created', { type: generated.type.name, doc: visible(generated.type.header, child), lines }));
+  }
+}
+
+/** A line change through the generic resources: allowed while the document is editable. */
+export async function editableDocumentOf(db: DbExecutor, type: DocumentType, id: unknown): Promise<Row> {
+  const doc = await headerOf(db, type, id);
+  if (!doc) throw validationError({ [type.key]: 'not-found' });
+  if (!doc.editable) throw new AppError('document-not-editable');
+  return doc;
+}
+
+/**
+ * Deletes a document (TransformerDocument::delete, InvoiceTrait::delete): refused while documents
+ * generated from it exist, for a locked invoice, or an invoice with refunds; its lines' stock is
+ * given back, its receipts and payments go, and the documents it was generated from get their
+ * served quantities and previous status back.
+ */
+export async function deleteDocument(ctx: AppContext, db: DbExecutor, type: DocumentType, id: unknown): Promise<Row> {
+  const doc = await headerOf(db, type, id);
+  if (!doc) throw new AppError('record-not-found');
+  if ((await childrenOf(db, type, id)).length) throw new AppError('document-has-children');
+  if (type.invoice) {
+    if (!doc.editable) throw new AppError('document-not-editable');
+    const refunds = await db.selectFrom(type.header.table).select(type.key).where('idfacturarect', '=', id).limit(1).execute();
+    if (refunds.length) throw new AppError('document-has-children', { reason: 'refunds' });
+    const receipts = await db.selectFrom(type.receipt!.table).select('idrecibo').where('idfactura', '=', id).execute();
+    if (receipts.length) {
+      await db.deleteFrom(type.payment!.table).where('idrecibo', 'in', receipts.map((r) => r.idrecibo)).execute();
+      await db.deleteFrom(type.receipt!.table).where('idfactura', '=', id).execute();
+    }
+  }
+  for (const line of await linesOf(db, type, id)) {
+    await moveStock(db, String(doc.codalmacen), (line.referencia as string | null) ?? null, effectOf(line), undefined, `idlinea ${line.idlinea}`);
+  }
+  await db.deleteFrom(type.line.table).where(type.key, '=', id).execute();
+  const links = await db.selectFrom('doctransformations').selectAll().where('model2', '=', type.name).where('iddoc2', '=', id).execute();
+  await db.deleteFrom('doctransformations').where('model2', '=', type.name).where('iddoc2', '=', id).execute();
+  await db.deleteFrom(type.header.table).where(type.key, '=', id).execute();
+  const parents = new Map<string, Set<number>>();
+  for (const link of links) {
+    const parentType = documentType(String(link.model1));
+    const parentLine = await db.selectFrom(parentType.line.table).select(['idlinea', 'servido']).where('idlinea', '=', link.idlinea1).executeTakeFirst();
+    if (parentLine) {
+      await db.updateTable(parentType.line.table).set({ servido: Math.max(0, Number(parentLine.servido) - Number(link.cantidad)) }).where('idlinea', '=', link.idlinea1).execute();
+    }
+    if (!parents.has(parentType.name)) parents.set(parentType.name, new Set());
+    parents.get(parentType.name)!.add(Number(link.iddoc1));
+  }
+  for (const [name, ids] of parents) {
+    const parentType = documentType(name);
+    for (const parentId of ids) await restoreParentStatus(db, parentType, parentId);
+  }
+  return doc;
+}
+
+/** A parent whose child went away returns to its previous status (or its default one, if that generated). */
+async function restoreParentStatus(db: DbExecutor, type: DocumentType, id: number): Promise<void> {
+  const parent = await headerOf(db, type, id);
+  if (!parent) return;
+  let status = parent.idestado_ant === null || parent.idestado_ant === undefined ? await statusFor(db, type) : await statusFor(db, type, parent.idestado_ant);
+  if (status.generadoc) status = await statusFor(db, type);
+  await db.updateTable(type.header.table).set({ idestado: status.idestado, editable: status.editable ? 1 : 0 }).where(type.key, '=', id).execute();
+  await applyLineStockMode(db, type, parent, status.actualizastock);
+}

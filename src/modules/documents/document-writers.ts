@@ -1,0 +1,99 @@
+import type { AppContext, RecordWriter } from '../../app-context.ts';
+import { inTransaction } from '../../db/transaction.ts';
+import { AppError } from '../../errors.ts';
+import { readInput } from '../../models/read-input.ts';
+import { createDocument, visible } from './create-document.ts';
+import { changeDocument, deleteDocument, editableDocumentOf } from './document-changes.ts';
+import { readDocumentInput } from './document-input.ts';
+import { buildLine, type LineDefaults } from './document-lines.ts';
+import { statusFor } from './create-document.ts';
+import { DOCUMENT_TYPES, type DocumentType } from './document-types.ts';
+import { recalculate, type Row } from './recalculate.ts';
+import { moveStock } from './stock.ts';
+
+const effectOf = (line: Row) => ({ mode: Number(line.actualizastock), cantidad: Number(line.cantidad), servido: Number(line.servido) });
+const TRANSACTION = { readCommitted: true, attempts: 8 } as const;
+
+/** Generic writes to a document header behave as the document endpoints do. */
+function headerWriter(ctx: AppContext, type: DocumentType): RecordWriter {
+  return {
+    async create(body, source) {
+      return (await createDocument(ctx, type, readDocumentInput(type, body, source, false))).doc;
+    },
+    async update(id, body, source) {
+      const input = readDocumentInput(type, body, source, true);
+      const outcome = await inTransaction(ctx.database, (trx) => changeDocument(ctx, trx, type, id, input, 'generic'), TRANSACTION);
+      for (const emit of outcome.events) emit();
+      return visible(type.header, outcome.doc);
+    },
+    async remove(id) {
+      const doc = visible(type.header, await inTransaction(ctx.database, (trx) => deleteDocument(ctx, trx, type, id), TRANSACTION));
+      ctx.events.emit('document.deleted', { type: type.name, doc });
+      return doc;
+    },
+  };
+}
+
+/**
+ * Generic writes to a line: only while its document is editable; the line gets the defaults a
+ * new line gets, stock follows, and the document's totals are recalculated in the same transaction.
+ */
+function lineWriter(ctx: AppContext, type: DocumentType): RecordWriter {
+  const recalc = async (trx: Parameters<typeof recalculate>[1], id: unknown) => recalculate(ctx, trx, type, id);
+  return {
+    async create(body, source) {
+      const values = readInput(type.line, body, source, 'create');
+      return inTransaction(ctx.database, async (trx) => {
+        const doc = await editableDocumentOf(trx, type, values[type.key]);
+        const settings = await ctx.settings();
+        const subject = (await trx.selectFrom(type.side === 'sales' ? 'clientes' : 'proveedores').selectAll().where(type.subject, '=', doc[type.subject]).executeTakeFirst()) ?? {};
+        const defaults: LineDefaults = {
+          actualizastock: (await statusFor(trx, type, doc.idestado)).actualizastock,
+          codimpuesto: (settings.codimpuesto as string | null) ?? null,
+          irpf: Number(doc.irpf ?? 0),
+          subject,
+          coddivisa: (doc.coddivisa as string | null) ?? null,
+        };
+        const { [type.key]: docId, ...lineInput } = values;
+        const line = await buildLine(trx, type, lineInput, defaults, 0);
+        const { record } = await ctx.store.create(type.line, { ...line, [type.key]: docId }, trx);
+        await moveStock(trx, String(doc.codalmacen), (record.referencia as string | null) ?? null, undefined, effectOf(record), `idlinea ${record.idlinea}`);
+        await recalc(trx, docId);
+        return (await ctx.store.get(type.line, record.idlinea as number, trx))!;
+      }, TRANSACTION);
+    },
+    async update(id, body, source) {
+      const values = readInput(type.line, body, source, 'update', id);
+      return inTransaction(ctx.database, async (trx) => {
+        const before = await ctx.store.get(type.line, id, trx, 'all');
+        if (!before) throw new AppError('record-not-found');
+        if (values[type.key] !== undefined && values[type.key] !== before[type.key]) throw new AppError('validation-failed', { fields: { [type.key]: 'read-only' } });
+        const doc = await editableDocumentOf(trx, type, before[type.key]);
+        await ctx.store.update(type.line, id, values, trx);
+        const after = (await ctx.store.get(type.line, id, trx, 'all'))!;
+        await moveStock(trx, String(doc.codalmacen), (after.referencia as string | null) ?? null, effectOf(before), effectOf(after), `idlinea ${id}`);
+        await recalc(trx, before[type.key]);
+        return (await ctx.store.get(type.line, id, trx))!;
+      }, TRANSACTION);
+    },
+    async remove(id) {
+      return inTransaction(ctx.database, async (trx) => {
+        const line = await ctx.store.get(type.line, id, trx, 'all');
+        if (!line) throw new AppError('record-not-found');
+        const doc = await editableDocumentOf(trx, type, line[type.key]);
+        await moveStock(trx, String(doc.codalmacen), (line.referencia as string | null) ?? null, effectOf(line), undefined, `idlinea ${id}`);
+        await trx.deleteFrom(type.line.table).where('idlinea', '=', id).execute();
+        await recalc(trx, line[type.key]);
+        return visible(type.line, line);
+      }, TRANSACTION);
+    },
+  };
+}
+
+/** Documents and their lines are written through the document rules on every path. */
+export function registerDocumentWriters(ctx: AppContext): void {
+  for (const type of DOCUMENT_TYPES) {
+    ctx.writers.set(type.header, headerWriter(ctx, type));
+    ctx.writers.set(type.line, lineWriter(ctx, type));
+  }
+}

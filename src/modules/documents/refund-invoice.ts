@@ -1,0 +1,117 @@
+import type { AppContext } from '../../app-context.ts';
+import { inTransaction } from '../../db/transaction.ts';
+import { AppError, validationError } from '../../errors.ts';
+import { coerceValue, parseDate, parseTime, type InputSource } from '../../models/coerce.ts';
+import { documentResult, insertDocument, statusFor, type DocumentResult } from './create-document.ts';
+import { changeStatus, copyHeader, copyLine } from './document-status.ts';
+import { documentType } from './document-types.ts';
+import { setReceiptsPaid, todayOf } from './receipts.ts';
+import { headerOf, linesOf } from './recalculate.ts';
+
+const INVOICE = documentType('FacturaCliente');
+
+export interface RefundRequest {
+  idfactura: number;
+  fecha: string;
+  hora?: string;
+  codserie?: string;
+  nick?: string | null;
+  observaciones?: string | null;
+  idestado?: number;
+  /** idlinea -> quantity to refund; empty means every line in full. */
+  quantities: Map<number, number>;
+}
+
+/** The fields of `crearFacturaRectificativaCliente` (facturascripts-api.md 5). */
+export function readRefundRequest(body: unknown, source: InputSource): RefundRequest {
+  if (!body || typeof body !== 'object' || Array.isArray(body)) throw new AppError('no-data');
+  const errors: Record<string, string> = {};
+  const fields = INVOICE.header.fields;
+  const request: Partial<RefundRequest> = { quantities: new Map() };
+  for (const [name, raw] of Object.entries(body as Record<string, unknown>)) {
+    const refund = /^refund_(\d+)$/.exec(name);
+    if (refund) {
+      const qty = coerceValue({ type: 'double', nullable: true }, raw, source);
+      if (!qty.ok) errors[name] = qty.reason;
+      else if (typeof qty.value === 'number' && qty.value < 0) errors[name] = 'negative';
+      else if (typeof qty.value === 'number' && qty.value > 0) request.quantities!.set(Number(refund[1]), qty.value);
+      continue;
+    }
+    if (name === 'fecha' || name === 'hora') {
+      const value = typeof raw === 'string' ? (name === 'fecha' ? parseDate(raw.trim()) : parseTime(raw.trim())) : undefined;
+      if (!value) throw new AppError('invalid-date', { field: name });
+      request[name] = value;
+      continue;
+    }
+    const field = name === 'idfactura' ? fields.idfactura : ['codserie', 'nick', 'observaciones', 'idestado'].includes(name) ? fields[name] : undefined;
+    if (!field) {
+      errors[name] = 'unknown-field';
+      continue;
+    }
+    const coerced = coerceValue(field, raw, source);
+    if (!coerced.ok) errors[name] = coerced.reason;
+    else (request as Record<string, unknown>)[name] = coerced.value;
+  }
+  if (request.idfactura === undefined || request.idfactura === null) errors.idfactura = 'required';
+  if (!request.fecha) errors.fecha = 'required';
+  if (Object.keys(errors).length) throw validationError(errors);
+  return request as RefundRequest;
+}
+
+/**
+ * A rectificative (credit) customer invoice (facturascripts-model.md 3.12): the original is
+ * locked (moved to its first non-editable status if still editable), the new invoice copies its
+ * header, points to it (`codigorect`, `idfacturarect`) and refunds the chosen quantities (every
+ * line in full by default) as negative lines linked by `idlinearect`; a paid original gives a paid
+ * refund. A refund of a refund is refused.
+ */
+export async function refundInvoice(ctx: AppContext, request: RefundRequest): Promise<DocumentResult> {
+  const settings = await ctx.settings();
+  const today = todayOf(ctx.clock.now());
+  const result = await inTransaction(ctx.database, async (trx) => {
+    const original = await headerOf(trx, INVOICE, request.idfactura);
+    if (!original) throw new AppError('record-not-found');
+    if (original.idfacturarect !== null && original.idfacturarect !== undefined) throw new AppError('cant-refund-a-refund');
+    const lines = await linesOf(trx, INVOICE, request.idfactura);
+    const errors: Record<string, string> = {};
+    for (const [idlinea, qty] of request.quantities) {
+      const line = lines.find((candidate) => Number(candidate.idlinea) === idlinea);
+      if (!line) errors[`refund_${idlinea}`] = 'not-found';
+      else if (qty > Math.abs(Number(line.cantidad))) errors[`refund_${idlinea}`] = 'out-of-range';
+    }
+    if (Object.keys(errors).length) throw validationError(errors);
+
+    if (original.editable) {
+      const statuses = await trx.selectFrom('estados_documentos').selectAll().where('tipodoc', '=', INVOICE.name).orderBy('idestado', 'asc').execute();
+      const lock = statuses.find((s) => !(s.editable === true || Number(s.editable) === 1) && (s.activo === true || Number(s.activo) === 1) && !s.generadoc);
+      if (lock) await changeStatus(ctx, trx, INVOICE, request.idfactura, Number(lock.idestado));
+    }
+    const status = await statusFor(trx, INVOICE, request.idestado);
+    if (status.generadoc) throw validationError({ idestado: 'generates-document' });
+    const header = {
+      ...copyHeader(INVOICE, original, INVOICE),
+      codserie: request.codserie ?? (original.codserie as string),
+      nick: request.nick ?? null,
+      observaciones: request.observaciones ?? null,
+      codigorect: original.codigo as string,
+      idfacturarect: Number(original.idfactura),
+      idestado: status.idestado,
+      editable: status.editable,
+    };
+    const refunded = lines
+      .filter((line) => !request.quantities.size || request.quantities.has(Number(line.idlinea)))
+      .map((line) => ({
+        ...copyLine(INVOICE, line, INVOICE),
+        cantidad: -(request.quantities.get(Number(line.idlinea)) ?? Number(line.cantidad)),
+        idlinearect: Number(line.idlinea),
+        actualizastock: status.actualizastock,
+      }));
+    const { id } = await insertDocument(ctx, trx, INVOICE, { header, lines: refunded, fecha: request.fecha, hora: request.hora ?? today.time });
+    if (original.pagada) {
+      await setReceiptsPaid({ db: trx, type: INVOICE, invoice: (await headerOf(trx, INVOICE, id))!, decimals: Number(settings.decimals ?? 2), today }, true, request.fecha);
+    }
+    return documentResult(trx, INVOICE, id);
+  }, { readCommitted: true, attempts: 8 });
+  ctx.events.emit('document.created', { type: INVOICE.name, doc: result.doc, lines: result.lines });
+  return result;
+}
