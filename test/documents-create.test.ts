@@ -199,4 +199,41 @@ forEachEngine('document creation', (t) => {
     for (const off of offs) off();
     assert.deepEqual(seen, ['created:FacturaProveedor:1', 'paid:12.1', 'payment:FacturaProveedor:1']);
   });
+
+  it('fills a gap in customer invoice numbers, taking the date of the next invoice (reference 5.6)', async () => {
+    await t().call('POST', '/api/3/serie', { codserie: 'G', descripcion: 'Gaps' });
+    const make = (fecha: string) => t().call('POST', '/api/3/crearFacturaCliente', { codcliente: 'BETA', codserie: 'G', fecha, lineas: [] });
+    const one = (await make('2026-01-10')).body.doc;
+    const two = (await make('2026-01-12')).body.doc;
+    const three = (await make('2026-01-15')).body.doc;
+    assert.deepEqual([one.numero, two.numero, three.numero], ['1', '2', '3']);
+    assert.equal((await t().call('DELETE', `/api/3/facturacliente/${two.idfactura}`)).status, 200);
+    const filler = (await make('2026-01-20')).body.doc;
+    assert.deepEqual([filler.numero, filler.fecha, filler.codigo], ['2', '2026-01-15', 'F2026G2']);
+    assert.equal((await make('2026-01-21')).body.doc.numero, '4');
+    // Delivery notes do not fill gaps.
+    await t().call('POST', '/api/3/serie', { codserie: 'H', descripcion: 'No gaps' });
+    const notes = [];
+    for (let i = 0; i < 3; i++) notes.push((await t().call('POST', '/api/3/crearAlbaranCliente', { codcliente: 'BETA', codserie: 'H', lineas: [] })).body.doc);
+    await t().call('DELETE', `/api/3/albarancliente/${notes[1].idalbaran}`);
+    assert.equal((await t().call('POST', '/api/3/crearAlbaranCliente', { codcliente: 'BETA', codserie: 'H', lineas: [] })).body.doc.numero, '4');
+  });
+
+  it('keeps customer invoices in date order within a serie (reference 5.3 chronology)', async () => {
+    await t().call('POST', '/api/3/serie', { codserie: 'D', descripcion: 'Dates' });
+    const make = (fecha: string) => t().call('POST', '/api/3/crearFacturaCliente', { codcliente: 'BETA', codserie: 'D', fecha, lineas: [] });
+    const first = await make('2026-01-10');
+    assert.equal(first.status, 200);
+    const earlier = await make('2026-01-09');
+    assert.deepEqual([earlier.status, earlier.body.message], [422, 'invoice-date-order']);
+    const later = await make('2026-01-11');
+    assert.equal(later.status, 200);
+    const back = await t().call('PUT', `/api/3/editarFacturaCliente/${later.body.doc.idfactura}`, { fecha: '2026-01-09' });
+    assert.deepEqual([back.status, back.body.message], [422, 'invoice-date-order']);
+    const moveFirst = await t().call('PATCH', `/api/3/facturacliente/${first.body.doc.idfactura}`, { fecha: '2026-01-12' });
+    assert.deepEqual([moveFirst.status, moveFirst.body.message], [422, 'invoice-date-order']);
+    // Supplier invoices have no such rule.
+    await t().call('POST', '/api/3/crearFacturaProveedor', { codproveedor: 'SUP1', codserie: 'D', fecha: '2026-01-10' });
+    assert.equal((await t().call('POST', '/api/3/crearFacturaProveedor', { codproveedor: 'SUP1', codserie: 'D', fecha: '2026-01-05' })).status, 200);
+  });
 });
