@@ -1,7 +1,8 @@
 /**
  * `npm run bench`: loopback load tests, bounded in time, that start and stop their own servers.
  * Figures are reported as ratios to a plain node:http server measured in the same run, because
- * these machines are shared and noisy. Knobs: BENCH_SECONDS (default 5), BENCH_CONNECTIONS (50).
+ * these machines are shared and noisy. Knobs: BENCH_SECONDS (default 5), BENCH_CONNECTIONS (50),
+ * BENCH_ONLY (run only the scenarios whose name contains it; the baseline always runs).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
@@ -10,6 +11,7 @@ import { BENCH_KEY } from './bench-key.ts';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
+const only = process.env.BENCH_ONLY;
 
 interface Scenario {
   name: string;
@@ -24,6 +26,20 @@ const SCENARIOS: Scenario[] = [
   { name: 'GET one customer (auth + read)', server: 'app', path: '/api/3/cliente/42' },
   { name: 'GET customer list, 20 rows + count', server: 'app', path: '/api/3/cliente?limit=20&sort[nombre]=ASC' },
   { name: 'GET root listing (auth only)', server: 'app', path: '/api/3/' },
+  {
+    name: 'POST crearFacturaCliente, 5 lines',
+    server: 'app',
+    method: 'POST',
+    path: '/api/3/crearFacturaCliente',
+    body: JSON.stringify({
+      codcliente: '42',
+      lineas: [
+        ...[1, 2, 3].map((i) => ({ referencia: `BENCH${i}`, cantidad: i })),
+        { referencia: 'BENCH4', cantidad: 2, dtopor: 10 },
+        { descripcion: 'Service', cantidad: 1, pvpunitario: 12.5 },
+      ],
+    }),
+  },
 ];
 
 async function startServer(kind: 'baseline' | 'app'): Promise<{ port: number; child: ChildProcess }> {
@@ -56,7 +72,7 @@ async function measure(port: number, scenario: Scenario, duration = seconds) {
 const servers = new Map<string, { port: number; child: ChildProcess }>();
 try {
   const rows: Array<{ name: string; rps: number; p50: number; p99: number; errors: number }> = [];
-  for (const scenario of SCENARIOS) {
+  for (const scenario of SCENARIOS.filter((s, index) => index === 0 || !only || s.name.includes(only))) {
     if (!servers.has(scenario.server)) servers.set(scenario.server, await startServer(scenario.server));
     const { port } = servers.get(scenario.server)!;
     await measure(port, scenario, 1); // warm-up: JIT, statement cache, connection pool

@@ -30,12 +30,17 @@ async function baseline(): Promise<number> {
 }
 
 async function app(): Promise<number> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'invoicing-bench-'));
+  const dir = fs.mkdtempSync(path.join(process.env.BENCH_DIR ?? os.tmpdir(), 'invoicing-bench-'));
   process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
   const config = { ...loadConfig({}), databaseUrl: `sqlite:${path.join(dir, 'bench.sqlite')}`, dataDir: dir, apiKey: BENCH_KEY, logLevel: 'silent' as const };
   const instance = await createApp({ config, logger: false });
+  const { store, registry } = instance.ctx;
   for (let i = 1; i <= 100; i++) {
-    await instance.ctx.store.create(instance.ctx.registry.get('cliente')!, { codcliente: String(i), nombre: `Customer ${i}`, cifnif: `B${i}` });
+    await store.create(registry.get('cliente')!, { codcliente: String(i), nombre: `Customer ${i}`, cifnif: `B${i}` });
+  }
+  // Products for the invoice scenario (sold without stock control limits).
+  for (let i = 1; i <= 5; i++) {
+    await store.create(registry.get('producto')!, { referencia: `BENCH${i}`, descripcion: `Bench product ${i}`, precio: 9.99 + i, ventasinstock: true, codimpuesto: 'IVA21' });
   }
   await instance.server.listen({ port: 0, host: '127.0.0.1' });
   return (instance.server.server.address() as { port: number }).port;

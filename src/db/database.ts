@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { Kysely, MysqlDialect, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, MysqlDialect, PostgresDialect } from 'kysely';
+import { QueuedSqliteDialect } from './sqlite-queued-dialect.ts';
 import pg from 'pg';
 import { createPool as createMysqlPool } from 'mysql2';
 import { parseDatabaseUrl } from '../config.ts';
@@ -52,7 +53,7 @@ export function createDatabase(url: string, options: DatabaseOptions = {}): Data
     raw.pragma('synchronous = NORMAL');
     raw.pragma('foreign_keys = ON');
     raw.pragma('busy_timeout = 5000');
-    const kysely = new Kysely({ dialect: new SqliteDialect({ database: cachedStatements(raw) }) });
+    const kysely = new Kysely({ dialect: new QueuedSqliteDialect({ database: cachedStatements(raw) }) });
     return { engine, kysely, close: () => kysely.destroy() };
   }
   if (engine === 'postgres') {

@@ -73,7 +73,8 @@ export function defineDocument(family: DocumentFamily, spec: DocumentSpec): Mode
     table: spec.table,
     fields: sortedFields({ ...HEADER_FIELDS[family](), ...(spec.invoice ? invoiceFields(spec.table) : {}), ...spec.fields }),
     unique,
-    indexes: [['fecha'], ['creationdate']],
+    // fecha and creationdate: sorting and polling; the third serves numbering and date order.
+    indexes: [['fecha'], ['creationdate'], ['idempresa', 'codserie', 'codejercicio', 'fecha']],
     validate: validateDocument,
     hooks: { beforeSave: documentBeforeSave },
   });

@@ -113,6 +113,16 @@ export async function assignNumber(db: DbExecutor, engine: Engine, type: Documen
     const excluded = own.map((row) => String(row.codejercicio)).filter(Boolean);
     if (excluded.length) query = query.where('codejercicio', 'not in', excluded);
   }
+  // Without a gap (as many numbers as the range they span) the scan below finds nothing: skip it.
+  const summary = await query.clearSelect().select([sql<number>`MAX(${numberSql})`.as('max'), sql<number>`COUNT(*)`.as('count'), sql<number>`MIN(${numberSql})`.as('min')]).executeTakeFirst();
+  const [max, count, min] = [Number(summary?.max ?? 0), Number(summary?.count ?? 0), Number(summary?.min ?? 0)];
+  const gapless = count === 0 || (min <= sequence.inicio && max - min + 1 === count);
+  if (!sequence.usarhuecos || gapless) {
+    let numero = sequence.numero;
+    if (max >= numero || sequence.usarhuecos) numero = count === 0 && sequence.usarhuecos ? sequence.inicio : max + 1;
+    await db.updateTable('secuencias_documentos').set({ numero: numero + 1 }).where('idsecuencia', '=', sequence.idsecuencia).execute();
+    return { numero, codigo: codeOf(sequence, input, numero) };
+  }
   const previous = (await query.orderBy(sql`${numberSql}`, 'desc').limit(1000).execute()).map((row) => ({
     n: Number(row.n),
     fecha: String(row.fecha),
@@ -143,16 +153,14 @@ export async function assignNumber(db: DbExecutor, engine: Engine, type: Documen
     next += 1;
   }
   await db.updateTable('secuencias_documentos').set({ numero: Math.max(next, sequence.numero) }).where('idsecuencia', '=', sequence.idsecuencia).execute();
-  result.codigo = expandPattern(sequence.patron, {
-    codejercicio: input.codejercicio,
-    codserie: input.codserie,
-    numero: result.numero,
-    longnumero: sequence.longnumero,
-    fecha: result.fecha ?? input.fecha,
-    hora: result.hora ?? input.hora,
-  });
-  if (result.codigo.length > 20) throw new AppError('validation-failed', { fields: { codigo: 'too-long' } });
+  result.codigo = codeOf(sequence, { ...input, fecha: result.fecha ?? input.fecha, hora: result.hora ?? input.hora }, result.numero);
   return result;
+}
+
+function codeOf(sequence: Sequence, input: NumberingInput, numero: number): string {
+  const codigo = expandPattern(sequence.patron, { ...input, numero, longnumero: sequence.longnumero });
+  if (codigo.length > 20) throw new AppError('validation-failed', { fields: { codigo: 'too-long' } });
+  return codigo;
 }
 
 /**
