@@ -236,4 +236,36 @@ forEachEngine('document creation', (t) => {
     await t().call('POST', '/api/3/crearFacturaProveedor', { codproveedor: 'SUP1', codserie: 'D', fecha: '2026-01-10' });
     assert.equal((await t().call('POST', '/api/3/crearFacturaProveedor', { codproveedor: 'SUP1', codserie: 'D', fecha: '2026-01-05' })).status, 200);
   });
+
+  it('reproduces the reference numeric scenarios through the API', async () => {
+    await t().call('POST', '/api/3/cliente', { codcliente: 'RECARGO', nombre: 'Surcharge customer', regimeniva: 'Recargo' });
+    await t().call('POST', '/api/3/cliente', { codcliente: 'EXENTO', nombre: 'Exempt customer', regimeniva: 'Exento' });
+    const create = async (body: Record<string, unknown>) => {
+      const response = await t().call('POST', '/api/3/crearPresupuestoCliente', body);
+      assert.equal(response.status, 200, JSON.stringify(response.body));
+      return response.body.doc;
+    };
+    // 5.1.3: document and line discounts.
+    const discounts = await create({ codcliente: 'BETA', dtopor1: 5, dtopor2: 3, lineas: [
+      { descripcion: 'a', pvpunitario: 100 },
+      { descripcion: 'b', cantidad: 2, pvpunitario: 10, dtopor: 10, dtopor2: 5, codimpuesto: 'IVA4' },
+    ] });
+    assert.deepEqual([discounts.neto, discounts.netosindto, discounts.totaliva, discounts.total], [107.91, 117.1, 19.98, 127.89]);
+    // 5.1.6: surcharge regime customer (the tax's recargo applies).
+    const surcharge = await create({ codcliente: 'RECARGO', lineas: [{ descripcion: 'a', pvpunitario: 100 }, { descripcion: 'b', cantidad: 2, pvpunitario: 10 }] });
+    assert.deepEqual([surcharge.neto, surcharge.totaliva, surcharge.totalrecargo, surcharge.total], [120, 25.2, 6.24, 151.44]);
+    // 5.1.8: suplidos.
+    const suplidos = await create({ codcliente: 'BETA', lineas: [{ descripcion: 'a', cantidad: 3, pvpunitario: 50 }, { descripcion: 's', pvpunitario: 20, suplido: true }, { descripcion: 't', cantidad: 2, pvpunitario: 15, suplido: true }] });
+    assert.deepEqual([suplidos.neto, suplidos.totaliva, suplidos.totalsuplidos, suplidos.total], [150, 31.5, 50, 231.5]);
+    // 5.1.10: exempt customer.
+    const exempt = await create({ codcliente: 'EXENTO', lineas: [{ descripcion: 'a', pvpunitario: 100 }] });
+    assert.deepEqual([exempt.totaliva, exempt.total], [0, 100]);
+    // 5.2: intra-community sale.
+    const intra = await create({ codcliente: 'BETA', operacion: 'intracomunitaria', lineas: [{ descripcion: 'a', pvpunitario: 100 }] });
+    assert.equal(intra.total, 100);
+    // 5.1.9: tax-free serie.
+    await t().call('POST', '/api/3/serie', { codserie: 'NT', descripcion: 'Sin IVA', siniva: true });
+    const taxFree = await create({ codcliente: 'BETA', codserie: 'NT', lineas: [{ descripcion: 'a', pvpunitario: 100 }, { descripcion: 'b', cantidad: 2, pvpunitario: 10, codimpuesto: 'IVA4' }] });
+    assert.deepEqual([taxFree.neto, taxFree.totaliva, taxFree.total], [120, 0, 120]);
+  });
 });
