@@ -2,6 +2,11 @@ import type { Model } from '../models/define-model.ts';
 import type { FieldDef, FieldValue } from '../models/fields.ts';
 import type { Engine } from './database.ts';
 
+/** A boolean as any engine returns it (true/false, 1/0). */
+export function dbBoolean(value: unknown): boolean {
+  return value === true || Number(value) === 1;
+}
+
 /** A value as the engine's driver wants it bound (SQLite and MySQL keep booleans as 0/1, JSON as text). */
 export function toDbValue(engine: Engine, field: FieldDef, value: FieldValue | undefined): unknown {
   if (value === null || value === undefined) return null;
@@ -22,7 +27,7 @@ function fromDbValue(field: FieldDef, raw: unknown): FieldValue {
   if (raw === null || raw === undefined) return null;
   switch (field.type) {
     case 'boolean':
-      return typeof raw === 'boolean' ? raw : Number(raw) !== 0;
+      return dbBoolean(raw);
     case 'serial':
     case 'integer':
     case 'double':

@@ -4,6 +4,7 @@ import type { AppContext } from '../../app-context.ts';
 import { AppError } from '../../errors.ts';
 import { hashToken } from './auth-models.ts';
 import { DEFAULT_SETTINGS } from '../settings/default-settings.ts';
+import { dbBoolean } from '../../db/row-codec.ts';
 
 export const BAN_WINDOW_MS = 600_000;
 export const BAN_THRESHOLD = 5;
@@ -158,14 +159,13 @@ export class AccessControl {
     ]);
     const byId = new Map<number, CachedKey>();
     const next = new Map<string, CachedKey>();
-    const flag = (value: unknown) => value === true || Number(value) === 1;
     for (const key of keys) {
       // A disabled key is treated exactly like an unknown one.
-      if (!flag(key.enabled)) continue;
+      if (!dbBoolean(key.enabled)) continue;
       const cached: CachedKey = {
         id: Number(key.id),
         digest: Buffer.from(String(key.apikey), 'hex'),
-        fullaccess: flag(key.fullaccess),
+        fullaccess: dbBoolean(key.fullaccess),
         rules: new Map(),
       };
       byId.set(cached.id, cached);
@@ -175,10 +175,10 @@ export class AccessControl {
       // Rules may name the canonical resource or the reference's plural alias.
       const resource = registry.get(String(rule.resource))?.resource ?? String(rule.resource);
       byId.get(Number(rule.idapikey))?.rules.set(resource, {
-        get: flag(rule.allowget),
-        post: flag(rule.allowpost),
-        put: flag(rule.allowput),
-        delete: flag(rule.allowdelete),
+        get: dbBoolean(rule.allowget),
+        post: dbBoolean(rule.allowpost),
+        put: dbBoolean(rule.allowput),
+        delete: dbBoolean(rule.allowdelete),
       });
     }
     this.#keys = next;

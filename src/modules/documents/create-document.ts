@@ -11,6 +11,7 @@ import { assignNumber, checkInvoiceChronology, lockSerie } from './numbering.ts'
 import { setReceiptsPaid, todayOf } from './receipts.ts';
 import { headerOf, linesOf, recalculate, type Row } from './recalculate.ts';
 import { moveStock } from './stock.ts';
+import { dbBoolean } from '../../db/row-codec.ts';
 
 export interface DocumentResult {
   doc: Row;
@@ -29,18 +30,16 @@ export async function documentResult(db: DbExecutor, type: DocumentType, id: unk
   return { doc: visible(type.header, doc), lines: (await linesOf(db, type, id)).map((line) => visible(type.line, line)) };
 }
 
-const flag = (value: unknown) => value === true || Number(value) === 1;
-
 /** A status of the document type: the requested one, or the default (first `predeterminado`). */
 export async function statusFor(db: DbExecutor, type: DocumentType, idestado?: unknown) {
   const statuses = await db.selectFrom('estados_documentos').selectAll().where('tipodoc', '=', type.name).orderBy('idestado', 'asc').execute();
   const status = idestado !== undefined && idestado !== null
     ? statuses.find((candidate) => Number(candidate.idestado) === Number(idestado))
-    : statuses.find((candidate) => flag(candidate.predeterminado));
+    : statuses.find((candidate) => dbBoolean(candidate.predeterminado));
   if (!status) throw validationError({ idestado: idestado === undefined || idestado === null ? 'no-default-status' : 'not-found' });
   return {
     idestado: Number(status.idestado),
-    editable: flag(status.editable),
+    editable: dbBoolean(status.editable),
     actualizastock: Number(status.actualizastock ?? 0),
     generadoc: (status.generadoc as string | null) || null,
   };

@@ -5,6 +5,7 @@ import type { Values } from '../../models/define-model.ts';
 import type { FieldValue } from '../../models/fields.ts';
 import { dec, roundNumber } from './calculation/round.ts';
 import type { DocumentType } from './document-types.ts';
+import { dbBoolean } from '../../db/row-codec.ts';
 
 /** Line fields a client may send (the reference's line fields; `idlinea` only when editing). */
 const LINE_INPUT = [
@@ -52,8 +53,6 @@ export function readLine(type: DocumentType, line: Record<string, unknown>, inde
   return values;
 }
 
-const flag = (value: unknown) => value === true || Number(value) === 1;
-
 export interface LineDefaults {
   /** The status' stock mode. */
   actualizastock: number;
@@ -79,8 +78,8 @@ export function applyRate(rate: Record<string, unknown>, coste: number, precio: 
   let price = rate.aplicar === 'coste'
     ? dec(coste).plus(dec(coste).times(x).div(100)).plus(y)
     : dec(precio).minus(dec(precio).times(x).div(100)).minus(y);
-  if (flag(rate.maxpvp) && price.greaterThan(precio)) price = dec(precio);
-  if (flag(rate.mincoste) && price.lessThan(coste)) price = dec(coste);
+  if (dbBoolean(rate.maxpvp) && price.greaterThan(precio)) price = dec(precio);
+  if (dbBoolean(rate.mincoste) && price.lessThan(coste)) price = dec(coste);
   return roundNumber(price, 5);
 }
 

@@ -3,6 +3,7 @@ import type { DbExecutor, Engine } from '../../db/database.ts';
 import { AppError } from '../../errors.ts';
 import { expandPattern } from './code-patterns.ts';
 import type { DocumentType } from './document-types.ts';
+import { dbBoolean } from '../../db/row-codec.ts';
 
 export interface NumberingInput {
   codserie: string;
@@ -42,8 +43,6 @@ interface Sequence {
   mantenerfecha: boolean;
 }
 
-const flag = (value: unknown) => value === true || Number(value) === 1;
-
 async function sequenceFor(db: DbExecutor, type: DocumentType, input: NumberingInput): Promise<Sequence> {
   const rows = await db
     .selectFrom('secuencias_documentos')
@@ -60,8 +59,8 @@ async function sequenceFor(db: DbExecutor, type: DocumentType, input: NumberingI
     numero: Number(row.numero),
     longnumero: Number(row.longnumero),
     patron: String(row.patron),
-    usarhuecos: flag(row.usarhuecos),
-    mantenerfecha: flag(row.mantenerfecha) && !type.invoice,
+    usarhuecos: dbBoolean(row.usarhuecos),
+    mantenerfecha: dbBoolean(row.mantenerfecha) && !type.invoice,
   });
   const own = rows.find((row) => row.codejercicio === input.codejercicio) ?? rows.find((row) => row.codejercicio === null || row.codejercicio === '');
   if (own) return read(own);
@@ -80,15 +79,7 @@ async function sequenceFor(db: DbExecutor, type: DocumentType, input: NumberingI
     mantenerfecha: false,
   };
   await db.insertInto('secuencias_documentos').values({ ...values, usarhuecos: values.usarhuecos ? 1 : 0, mantenerfecha: 0 }).execute();
-  const created = await db
-    .selectFrom('secuencias_documentos')
-    .selectAll()
-    .where('tipodoc', '=', type.name)
-    .where('codserie', '=', input.codserie)
-    .where('idempresa', '=', input.idempresa)
-    .where('codejercicio', '=', input.codejercicio)
-    .executeTakeFirstOrThrow();
-  return read(created);
+  return sequenceFor(db, type, input);
 }
 
 /**

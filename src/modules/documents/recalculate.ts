@@ -1,6 +1,6 @@
 import type { AppContext } from '../../app-context.ts';
 import type { DbExecutor } from '../../db/database.ts';
-import { rowReader } from '../../db/row-codec.ts';
+import { dbBoolean, rowReader } from '../../db/row-codec.ts';
 import { calculateDocument } from './calculation/calculate.ts';
 import { dec, roundNumber } from './calculation/round.ts';
 import type { CalcContext, CalcLine, TaxInfo, TaxZone } from './calculation/types.ts';
@@ -38,11 +38,10 @@ async function calcContext(ctx: AppContext, db: DbExecutor, type: DocumentType, 
       ? (await db.selectFrom('provincias').select(['idprovincia', 'provincia']).where('idprovincia', 'in', provinceIds).execute()).map((p) => [String(p.idprovincia), String(p.provincia)])
       : [],
   );
-  const flag = (value: unknown) => value === true || Number(value) === 1;
-  return {
+    return {
     decimals: Number(settings.decimals ?? 2),
     method: settings.taxcalculationmethod === 'price-adjusted' ? 'price-adjusted' : 'classic',
-    serie: { siniva: flag(serie?.siniva), tipo: (serie?.tipo as string | null) ?? null },
+    serie: { siniva: dbBoolean(serie?.siniva), tipo: (serie?.tipo as string | null) ?? null },
     company: { codpais: (company?.codpais as string | null) ?? null, regimeniva: (company?.regimeniva as string | null) ?? null },
     subject: { regimeniva: (subject?.regimeniva as string | null) ?? null, excepcioniva: (subject?.excepcioniva as string | null) ?? null },
     taxes: new Map(taxes.map((t): [string, TaxInfo] => [String(t.codimpuesto), { codimpuesto: String(t.codimpuesto), iva: Number(t.iva), recargo: Number(t.recargo), tipo: Number(t.tipo ?? 1) }])),

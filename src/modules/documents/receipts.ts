@@ -2,6 +2,7 @@ import type { Decimal } from 'decimal.js';
 import type { DbExecutor } from '../../db/database.ts';
 import { dec, roundNumber } from './calculation/round.ts';
 import type { DocumentType } from './document-types.ts';
+import { dbBoolean } from '../../db/row-codec.ts';
 
 /** Dates of the business day, from the app clock (tests move it). */
 export interface Today {
@@ -13,8 +14,6 @@ export function todayOf(ms: number): Today {
   const iso = new Date(ms).toISOString();
   return { date: iso.slice(0, 10), time: iso.slice(11, 19) };
 }
-
-const flag = (value: unknown) => value === true || Number(value) === 1;
 
 function addTerm(date: string, amount: number, unit: string): string {
   const d = new Date(`${date}T00:00:00Z`);
@@ -78,7 +77,7 @@ export async function syncReceipts(c: ReceiptContext): Promise<number> {
   const outstanding = roundNumber(dec(Number(invoice.total)).minus(receipts.reduce<Decimal>((sum, r) => sum.plus(dec(Number(r.importe))), dec(0))), decimals);
   let payments = 0;
   if (outstanding !== 0) {
-    const unpaid = receipts.find((r) => !flag(r.pagado));
+    const unpaid = receipts.find((r) => !dbBoolean(r.pagado));
     if (unpaid) {
       await db.updateTable(type.receipt!.table)
         .set({ importe: roundNumber(dec(Number(unpaid.importe)).plus(dec(outstanding)), decimals), coddivisa: invoice.coddivisa })
@@ -102,7 +101,7 @@ async function createReceipt(c: ReceiptContext, importe: number, numero: number)
     const customer = await db.selectFrom('clientes').select('diaspago').where('codcliente', '=', invoice.codcliente).executeTakeFirst();
     vencimiento = applyPaymentDays(vencimiento, (customer?.diaspago as string | null) ?? null);
   }
-  const paid = flag(method?.pagado);
+  const paid = dbBoolean(method?.pagado);
   const values = {
     [type.subject]: invoice[type.subject],
     coddivisa: invoice.coddivisa,
@@ -134,7 +133,7 @@ async function createReceipt(c: ReceiptContext, importe: number, numero: number)
 export async function setReceiptsPaid(c: ReceiptContext, paid: boolean, fechapago?: string | null, codpago?: string | null): Promise<Array<Record<string, unknown>>> {
   const changed: Array<Record<string, unknown>> = [];
   for (const receipt of await receiptsOf(c)) {
-    if (flag(receipt.pagado) === paid) continue;
+    if (dbBoolean(receipt.pagado) === paid) continue;
     const date = paid ? (fechapago ?? (receipt.fechapago as string | null) ?? c.today.date) : null;
     const method = paid ? (codpago ?? receipt.codpago) : receipt.codpago;
     await c.db.updateTable(c.type.receipt!.table)
@@ -153,13 +152,13 @@ export async function refreshInvoiceFlags(c: ReceiptContext): Promise<void> {
   const { db, type, invoice, decimals, today } = c;
   const receipts = await receiptsOf(c);
   const total = Number(invoice.total ?? 0);
-  const paidSum = receipts.filter((r) => flag(r.pagado)).reduce<Decimal>((sum, r) => sum.plus(dec(Number(r.importe))), dec(0));
+  const paidSum = receipts.filter((r) => dbBoolean(r.pagado)).reduce<Decimal>((sum, r) => sum.plus(dec(Number(r.importe))), dec(0));
   const pagada = roundNumber(dec(total).minus(paidSum), decimals) === 0 || (total > 0 && paidSum.greaterThanOrEqualTo(total));
   let vencida = false;
   for (const receipt of receipts) {
-    const overdue = !flag(receipt.pagado) && receipt.vencimiento !== null && String(receipt.vencimiento) < today.date;
+    const overdue = !dbBoolean(receipt.pagado) && receipt.vencimiento !== null && String(receipt.vencimiento) < today.date;
     vencida ||= overdue;
-    if (overdue !== flag(receipt.vencido)) {
+    if (overdue !== dbBoolean(receipt.vencido)) {
       await db.updateTable(type.receipt!.table).set({ vencido: overdue ? 1 : 0 }).where('idrecibo', '=', receipt.idrecibo).execute();
     }
   }

@@ -1,4 +1,5 @@
 import type { AppContext } from '../../app-context.ts';
+import { dbBoolean } from '../../db/row-codec.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { AppError, validationError } from '../../errors.ts';
 import { coerceValue, parseDate, parseTime, type InputSource } from '../../models/coerce.ts';
@@ -83,7 +84,7 @@ export async function refundInvoice(ctx: AppContext, request: RefundRequest): Pr
 
     if (original.editable) {
       const statuses = await trx.selectFrom('estados_documentos').selectAll().where('tipodoc', '=', INVOICE.name).orderBy('idestado', 'asc').execute();
-      const lock = statuses.find((s) => !(s.editable === true || Number(s.editable) === 1) && (s.activo === true || Number(s.activo) === 1) && !s.generadoc);
+      const lock = statuses.find((s) => !dbBoolean(s.editable) && dbBoolean(s.activo) && !s.generadoc);
       if (lock) await changeStatus(ctx, trx, INVOICE, request.idfactura, Number(lock.idestado));
     }
     const status = await statusFor(trx, INVOICE, request.idestado);

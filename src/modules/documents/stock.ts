@@ -1,6 +1,7 @@
 import type { DbExecutor } from '../../db/database.ts';
 import { AppError } from '../../errors.ts';
 import { round, roundNumber, dec } from './calculation/round.ts';
+import { dbBoolean } from '../../db/row-codec.ts';
 
 /** The stock effect of a line: mode (`actualizastock`), quantity and already-served quantity. */
 export interface StockEffect {
@@ -22,8 +23,6 @@ function deltas(effect: StockEffect): { cantidad: number; reservada: number; pte
   };
 }
 
-const flag = (value: unknown) => value === true || Number(value) === 1;
-
 /**
  * Moves stock from a line's old effect to its new one (facturascripts-model.md 3.10) in the
  * document's warehouse: reverts the old (mode, quantity, served), applies the new. Lines without a
@@ -44,7 +43,7 @@ export async function moveStock(
   const variant = await db.selectFrom('variantes').select(['idproducto']).where('referencia', '=', referencia).executeTakeFirst();
   if (!variant) return;
   const product = await db.selectFrom('productos').select(['nostock', 'ventasinstock']).where('idproducto', '=', variant.idproducto).executeTakeFirst();
-  if (!product || flag(product.nostock)) return;
+  if (!product || dbBoolean(product.nostock)) return;
   const [old, next] = [deltas(from), deltas(to)];
   const change = {
     cantidad: next.cantidad - old.cantidad,
@@ -61,7 +60,7 @@ export async function moveStock(
   const add = (value: unknown, delta: number) => roundNumber(dec(Number(value ?? 0)).plus(dec(delta)), 3);
   const cantidad = add(stock.cantidad, change.cantidad);
   const reservada = add(stock.reservada, change.reservada);
-  if (to.mode === -1 && change.cantidad < 0 && cantidad < 0 && !flag(product.ventasinstock)) {
+  if (to.mode === -1 && change.cantidad < 0 && cantidad < 0 && !dbBoolean(product.ventasinstock)) {
     throw new AppError('not-enough-stock', { line, referencia, codalmacen });
   }
   await db
