@@ -209,4 +209,19 @@ forEachEngine('document lifecycle', (t) => {
     assert.equal((await t().call('POST', '/api/3/crearFacturaRectificativaCliente', { idfactura: 999999, fecha: original.fecha })).status, 404);
     assert.equal((await t().call('GET', '/api/3/crearFacturaRectificativaCliente')).status, 405);
   });
+
+  it('dates receipts by the payment terms and customer payment days, and born-paid methods pay at once', async () => {
+    await t().call('POST', '/api/3/cliente', { codcliente: 'DAYS', nombre: 'Payment days', diaspago: '1,15' });
+    const cash = (await t().call('POST', '/api/3/crearFacturaCliente', { codcliente: 'DAYS', codserie: 'S', fecha: '2026-03-10', lineas: [{ descripcion: 'a', pvpunitario: 10 }] })).body.doc;
+    const [first] = (await t().call('GET', `/api/3/recibocliente?filter[idfactura]=${cash.idfactura}`)).body;
+    assert.deepEqual([first.fecha, first.vencimiento, first.pagado], ['2026-03-10', '2026-03-15', false]);
+    const transfer = (await t().call('POST', '/api/3/crearFacturaProveedor', { codproveedor: 'SUP1', codpago: 'TRANS', fecha: '2026-01-31', lineas: [{ descripcion: 'b', pvpunitario: 10 }] })).body.doc;
+    assert.equal((await t().call('GET', `/api/3/reciboproveedor?filter[idfactura]=${transfer.idfactura}`)).body[0].vencimiento, '2026-03-03');
+    await t().call('POST', '/api/3/formapago', { codpago: 'PAID', descripcion: 'Paid at once', pagado: true });
+    const paid = (await t().call('POST', '/api/3/crearFacturaCliente', { codcliente: 'BETA', codserie: 'S', codpago: 'PAID', fecha: '2026-03-11', lineas: [{ descripcion: 'c', pvpunitario: 10 }] })).body.doc;
+    assert.equal(paid.pagada, true);
+    const [receipt] = (await t().call('GET', `/api/3/recibocliente?filter[idfactura]=${paid.idfactura}`)).body;
+    assert.deepEqual([receipt.pagado, receipt.fechapago], [true, '2026-03-11']);
+    assert.equal((await t().call('GET', `/api/3/pagocliente?filter[idrecibo]=${receipt.idrecibo}`)).body.length, 1);
+  });
 });
