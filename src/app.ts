@@ -9,6 +9,7 @@ import { registerRootRoute } from './http/root-route.ts';
 import { authPipeline } from './modules/auth/auth-pipeline.ts';
 import { registerDocumentRoutes } from './modules/documents/document-routes.ts';
 import { registerDocumentWriters } from './modules/documents/document-writers.ts';
+import { startOverdueRefresh } from './modules/documents/overdue-refresh.ts';
 
 export interface CreateAppOptions extends Omit<CoreOptions, 'log'> {
   /** Fastify logger option; defaults to pino at config.logLevel. */
@@ -44,12 +45,14 @@ export async function createApp(options: CreateAppOptions): Promise<App> {
     for (const model of ctx.registry.resources()) registerModelRoutes(server, ctx, model);
     if (!options.models) registerDocumentRoutes(server, ctx);
     await server.ready();
+    const stopOverdue = options.models ? undefined : startOverdueRefresh(ctx, 60_000);
     const started = core;
     return {
       ...started,
       server,
       async close() {
         await server.close();
+        await stopOverdue?.();
         await started.close();
       },
     };

@@ -203,8 +203,13 @@ forEachEngine('document lifecycle', (t) => {
     const again = await t().call('POST', '/api/3/crearFacturaRectificativaCliente', { idfactura: doc.idfactura, fecha: original.fecha });
     assert.deepEqual([again.status, again.body.message], [400, 'cant-refund-a-refund']);
     assert.equal((await t().call('GET', `/api/3/facturacliente?filter[idfacturarect]=${doc.idfactura}`)).body.length, 0);
+    // A full refund takes back what is left: 2 of the first line (1 was refunded), all of the second.
     const full = await t().call('PUT', '/api/3/crearFacturaRectificativaCliente', { idfactura: original.idfactura, fecha: original.fecha });
-    assert.deepEqual(full.body.lines.map((l: any) => l.cantidad), [-3, -1]);
+    assert.deepEqual(full.body.lines.map((l: any) => l.cantidad), [-2, -1]);
+    const nothingLeft = await t().call('POST', '/api/3/crearFacturaRectificativaCliente', { idfactura: original.idfactura, fecha: original.fecha });
+    assert.deepEqual([nothingLeft.status, nothingLeft.body.fields], [422, { idfactura: 'already-refunded' }]);
+    const tooMuch = await t().call('POST', '/api/3/crearFacturaRectificativaCliente', { idfactura: original.idfactura, fecha: original.fecha, [`refund_${created.lines[0].idlinea}`]: 1 });
+    assert.deepEqual(tooMuch.body.fields, { [`refund_${created.lines[0].idlinea}`]: 'out-of-range' });
     assert.deepEqual((await t().call('POST', '/api/3/crearFacturaRectificativaCliente', { fecha: original.fecha })).body.fields, { idfactura: 'required' });
     assert.equal((await t().call('POST', '/api/3/crearFacturaRectificativaCliente', { idfactura: 999999, fecha: original.fecha })).status, 404);
     assert.equal((await t().call('GET', '/api/3/crearFacturaRectificativaCliente')).status, 405);

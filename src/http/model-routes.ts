@@ -48,7 +48,7 @@ export function registerModelRoutes(app: FastifyInstance, ctx: AppContext, model
           return rows;
         },
       },
-      POST: {
+      POST: model.readOnlyResource ? undefined : {
         handler: async (request, reply) => {
           const { body, source } = bodyOf(request);
           reply.code(201);
@@ -78,9 +78,8 @@ export function registerModelRoutes(app: FastifyInstance, ctx: AppContext, model
         schema: { response: { 200: record } },
         handler: async (request) => ensure(parseId(model, request)),
       },
-      PUT: { handler: update },
-      PATCH: { handler: update },
-      DELETE: {
+      ...(model.readOnlyResource ? {} : { PUT: { handler: update }, PATCH: { handler: update } }),
+      DELETE: model.readOnlyResource ? undefined : {
         handler: async (request) => {
           const id = parseId(model, request);
           return { ok: 'record-deleted', data: await (writer ? writer.remove(id) : store.remove(model, id)) };

@@ -38,6 +38,8 @@ export interface ModelDefinition {
   alias?: string;
   /** Service bookkeeping (ban counters, cache versions): a table, but never an API resource. */
   internal?: boolean;
+  /** A resource clients may read but not write (the service keeps it: e.g. document links). */
+  readOnlyResource?: boolean;
   /** Record-level rules after type checks: returns field -> reason for each failure. */
   validate?(values: Values, existing: Record<string, unknown> | undefined): Record<string, string> | undefined;
   hooks?: ModelHooks;

@@ -87,7 +87,7 @@ export interface NewDocument {
 export async function insertDocument(ctx: AppContext, trx: DbExecutor, type: DocumentType, doc: NewDocument): Promise<{ id: number; payments: number }> {
   const { header } = doc;
   await lockSerie(trx, ctx.database.engine, String(header.codserie));
-  const codejercicio = await exerciseFor(trx, Number(header.idempresa), doc.fecha);
+  const codejercicio = await exerciseFor(trx, ctx.database.engine, Number(header.idempresa), doc.fecha);
   const assigned = await assignNumber(trx, ctx.database.engine, type, { codserie: String(header.codserie), idempresa: Number(header.idempresa), codejercicio, fecha: doc.fecha, hora: doc.hora });
   Object.assign(header, {
     fecha: assigned.fecha ?? doc.fecha,
@@ -104,7 +104,7 @@ export async function insertDocument(ctx: AppContext, trx: DbExecutor, type: Doc
   const id = Number(record[type.key]);
   for (const [index, line] of doc.lines.entries()) {
     const { record: stored } = await ctx.store.create(type.line, { ...line, [type.key]: id }, trx);
-    await moveStock(trx, String(header.codalmacen), (stored.referencia as string | null) ?? null, undefined,
+    await moveStock(trx, ctx.database.engine, String(header.codalmacen), (stored.referencia as string | null) ?? null, undefined,
       { mode: Number(stored.actualizastock), cantidad: Number(stored.cantidad), servido: Number(stored.servido) }, `lineas[${index}]`);
   }
   return { id, payments: await recalculate(ctx, trx, type, id) };
@@ -119,9 +119,10 @@ export async function createDocument(ctx: AppContext, type: DocumentType, input:
   const subjectCode = input.header[type.subject];
   const settings = await ctx.settings();
   const today = todayOf(ctx.clock.now());
-  const events: Array<() => void> = [];
+  let events: Array<() => void> = [];
 
   const result = await inTransaction(ctx.database, async (trx) => {
+    events = []; // a retried attempt starts over
     const subject = await trx.selectFrom(type.side === 'sales' ? 'clientes' : 'proveedores').selectAll().where(type.subject, '=', subjectCode).executeTakeFirst();
     if (!subject) throw new AppError(type.side === 'sales' ? 'customer-not-found' : 'supplier-not-found');
     const header: Values = { ...(await subjectDefaults(trx, type, subject)), ...input.header };

@@ -5,6 +5,8 @@ import { f } from '../../models/fields.ts';
 export const docTransformationModel = defineModel({
   name: 'DocTransformation',
   table: 'doctransformations',
+  // Written by document generation only: a forged link could block deletes or change served quantities.
+  readOnlyResource: true,
   fields: {
     cantidad: f.double(),
     id: f.serial(),

@@ -1,17 +1,18 @@
 import type { AppContext } from '../../app-context.ts';
-import type { DbExecutor } from '../../db/database.ts';
+import type { DbExecutor, Engine } from '../../db/database.ts';
 import { AppError, validationError } from '../../errors.ts';
 import type { Values } from '../../models/define-model.ts';
 import { conversionRate, statusFor, visible } from './create-document.ts';
 import type { DocumentInput } from './document-input.ts';
-import { buildLine, type LineDefaults } from './document-lines.ts';
+import { buildLine, productLine, type LineDefaults } from './document-lines.ts';
 import { applyLineStockMode, changeStatus, childrenOf, type Status } from './document-status.ts';
-import { documentType, type DocumentType } from './document-types.ts';
+import { DOCUMENT_TYPES, type DocumentType } from './document-types.ts';
 import { exerciseFor } from './fiscal-year.ts';
 import { assignNumber, checkInvoiceChronology, lockSerie } from './numbering.ts';
 import { setReceiptsPaid, todayOf } from './receipts.ts';
 import { headerOf, linesOf, recalculate, type Row } from './recalculate.ts';
 import { moveStock } from './stock.ts';
+import { lockDocument } from './document-lock.ts';
 
 /** What a locked (non-editable) document still accepts (TransformerDocument unlocked fields). */
 const UNLOCKED = new Set(['femail', 'idestado', 'idestado_ant', 'numdocs', 'pagada']);
@@ -23,7 +24,8 @@ export interface ChangeOutcome {
 
 const sameValue = (a: unknown, b: unknown) => a === b || (a !== null && b !== null && a !== undefined && String(a) === String(b));
 
-async function lineDefaults(ctx: AppContext, db: DbExecutor, type: DocumentType, doc: Row): Promise<LineDefaults> {
+/** What a new line of this document starts with: status stock mode, default tax, document IRPF, subject. */
+export async function lineDefaultsOf(ctx: AppContext, db: DbExecutor, type: DocumentType, doc: Row): Promise<LineDefaults> {
   const settings = await ctx.settings();
   const status = await statusFor(db, type, doc.idestado);
   const subject = (await db.selectFrom(type.side === 'sales' ? 'clientes' : 'proveedores').selectAll().where(type.subject, '=', doc[type.subject]).executeTakeFirst()) ?? {};
@@ -31,6 +33,25 @@ async function lineDefaults(ctx: AppContext, db: DbExecutor, type: DocumentType,
 }
 
 const effectOf = (line: Row) => ({ mode: Number(line.actualizastock), cantidad: Number(line.cantidad), servido: Number(line.servido) });
+
+/** When a line's reference changes, the product's description, tax, cost and price come with it. */
+export async function productPartIfChanged(db: DbExecutor, type: DocumentType, current: Row, changes: Values, defaults: LineDefaults): Promise<Values> {
+  if (changes.referencia === undefined || changes.referencia === current.referencia) return {};
+  if (typeof changes.referencia !== 'string' || changes.referencia === '') return { idproducto: null };
+  return (await productLine(db, type, changes.referencia, defaults)) ?? { idproducto: null };
+}
+
+/** Stock of a changed line: the old reference gives its effect back, the new one takes the new effect. */
+export async function moveLineStock(ctx: AppContext, db: DbExecutor, doc: Row, before: Row, after: Row, line: string): Promise<void> {
+  const warehouse = String(doc.codalmacen);
+  const [oldRef, newRef] = [(before.referencia as string | null) ?? null, (after.referencia as string | null) ?? null];
+  if (oldRef === newRef) {
+    await moveStock(db, ctx.database.engine, warehouse, newRef, effectOf(before), effectOf(after), line);
+    return;
+  }
+  await moveStock(db, ctx.database.engine, warehouse, oldRef, effectOf(before), undefined, line);
+  await moveStock(db, ctx.database.engine, warehouse, newRef, undefined, effectOf(after), line);
+}
 
 /**
  * Full line synchronisation (ApiEditDocument): an element with the `idlinea` of an existing line
@@ -40,28 +61,25 @@ const effectOf = (line: Row) => ({ mode: Number(line.actualizastock), cantidad: 
 async function syncLines(ctx: AppContext, db: DbExecutor, type: DocumentType, doc: Row, inputs: Values[]): Promise<void> {
   const existing = new Map((await linesOf(db, type, doc[type.key])).map((line) => [Number(line.idlinea), line]));
   const kept = new Set<number>();
-  const defaults = await lineDefaults(ctx, db, type, doc);
+  const defaults = await lineDefaultsOf(ctx, db, type, doc);
   for (const [index, input] of inputs.entries()) {
     const current = input.idlinea === undefined || input.idlinea === null ? undefined : existing.get(Number(input.idlinea));
     if (current && !kept.has(Number(current.idlinea))) {
       kept.add(Number(current.idlinea));
       const { idlinea: _id, ...changes } = input;
-      const update = { ...changes };
-      if (changes.referencia !== undefined && changes.referencia !== current.referencia) {
-        Object.assign(update, await buildLine(db, type, changes, defaults, index), changes);
-      }
+      const update = { ...(await productPartIfChanged(db, type, current, changes, defaults)), ...changes };
       if (Object.keys(update).length) await ctx.store.update(type.line, current.idlinea as number, update, db);
       const after = (await linesOf(db, type, doc[type.key])).find((line) => line.idlinea === current.idlinea)!;
-      await moveStock(db, String(doc.codalmacen), (after.referencia as string | null) ?? null, effectOf(current), effectOf(after), `lineas[${index}]`);
+      await moveLineStock(ctx, db, doc, current, after, `lineas[${index}]`);
     } else {
       const line = await buildLine(db, type, input, defaults, index);
       const { record } = await ctx.store.create(type.line, { ...line, [type.key]: doc[type.key] as number }, db);
-      await moveStock(db, String(doc.codalmacen), (record.referencia as string | null) ?? null, undefined, effectOf(record), `lineas[${index}]`);
+      await moveStock(db, ctx.database.engine, String(doc.codalmacen), (record.referencia as string | null) ?? null, undefined, effectOf(record), `lineas[${index}]`);
     }
   }
   for (const [id, line] of existing) {
     if (kept.has(id)) continue;
-    await moveStock(db, String(doc.codalmacen), (line.referencia as string | null) ?? null, effectOf(line), undefined, `idlinea ${id}`);
+    await moveStock(db, ctx.database.engine, String(doc.codalmacen), (line.referencia as string | null) ?? null, effectOf(line), undefined, `idlinea ${id}`);
     await db.deleteFrom(type.line.table).where('idlinea', '=', id).execute();
   }
 }
@@ -76,8 +94,8 @@ async function syncLines(ctx: AppContext, db: DbExecutor, type: DocumentType, do
  */
 export async function changeDocument(ctx: AppContext, db: DbExecutor, type: DocumentType, id: unknown, input: DocumentInput, mode: 'edit' | 'generic'): Promise<ChangeOutcome> {
   const events: Array<() => void> = [];
-  const doc = await headerOf(db, type, id);
-  if (!doc) throw new AppError('record-not-found');
+  if (!(await lockDocument(db, ctx.database.engine, type, id))) throw new AppError('record-not-found');
+  const doc = (await headerOf(db, type, id))!;
   const header = { ...input.header };
   const requestedStatus = header.idestado !== undefined && header.idestado !== null && !sameValue(header.idestado, doc.idestado) ? Number(header.idestado) : undefined;
   delete header.idestado;
@@ -105,7 +123,7 @@ export async function changeDocument(ctx: AppContext, db: DbExecutor, type: Docu
   const codserie = (values.codserie as string | undefined) ?? (doc.codserie as string);
   if (input.fecha !== undefined || input.hora !== undefined || values.codserie !== undefined) {
     await lockSerie(db, ctx.database.engine, codserie);
-    const codejercicio = await exerciseFor(db, Number(doc.idempresa), fecha);
+    const codejercicio = await exerciseFor(db, ctx.database.engine, Number(doc.idempresa), fecha);
     Object.assign(values, { fecha, hora });
     if (codejercicio !== doc.codejercicio || codserie !== doc.codserie) {
       const assigned = await assignNumber(db, ctx.database.engine, type, { codserie, idempresa: Number(doc.idempresa), codejercicio, fecha, hora });
@@ -125,7 +143,9 @@ export async function changeDocument(ctx: AppContext, db: DbExecutor, type: Docu
   if (Object.keys(values).length) await ctx.store.update(type.header, id as number, values, db);
   if (input.lines !== undefined) await syncLines(ctx, db, type, (await headerOf(db, type, id))!, input.lines);
 
-  let payments = await recalculate(ctx, db, type, id);
+  // A document that was locked and stays locked keeps its totals: later changes of taxes, regimes
+  // or settings never rewrite an issued invoice.
+  let payments = locked ? 0 : await recalculate(ctx, db, type, id);
   if (target && (!target.editable || doc.editable)) await applyStatus(ctx, db, type, id, target, events);
   if (type.invoice && pagada !== undefined && pagada !== null && (mode === 'generic' || pagada === true)) {
     const settings = await ctx.settings();
@@ -152,10 +172,10 @@ async function applyStatus(ctx: AppContext, db: DbExecutor, type: DocumentType, 
   }
 }
 
-/** A line change through the generic resources: allowed while the document is editable. */
-export async function editableDocumentOf(db: DbExecutor, type: DocumentType, id: unknown): Promise<Row> {
-  const doc = await headerOf(db, type, id);
-  if (!doc) throw validationError({ [type.key]: 'not-found' });
+/** A line change through the generic resources: allowed while the document is editable (locked for the change). */
+export async function editableDocumentOf(db: DbExecutor, engine: Engine, type: DocumentType, id: unknown): Promise<Row> {
+  if (!(await lockDocument(db, engine, type, id))) throw validationError({ [type.key]: 'not-found' });
+  const doc = (await headerOf(db, type, id))!;
   if (!doc.editable) throw new AppError('document-not-editable');
   return doc;
 }
@@ -167,8 +187,8 @@ export async function editableDocumentOf(db: DbExecutor, type: DocumentType, id:
  * served quantities and previous status back.
  */
 export async function deleteDocument(ctx: AppContext, db: DbExecutor, type: DocumentType, id: unknown): Promise<Row> {
-  const doc = await headerOf(db, type, id);
-  if (!doc) throw new AppError('record-not-found');
+  if (!(await lockDocument(db, ctx.database.engine, type, id))) throw new AppError('record-not-found');
+  const doc = (await headerOf(db, type, id))!;
   if ((await childrenOf(db, type, id)).length) throw new AppError('document-has-children');
   if (type.invoice) {
     if (!doc.editable) throw new AppError('document-not-editable');
@@ -181,7 +201,7 @@ export async function deleteDocument(ctx: AppContext, db: DbExecutor, type: Docu
     }
   }
   for (const line of await linesOf(db, type, id)) {
-    await moveStock(db, String(doc.codalmacen), (line.referencia as string | null) ?? null, effectOf(line), undefined, `idlinea ${line.idlinea}`);
+    await moveStock(db, ctx.database.engine, String(doc.codalmacen), (line.referencia as string | null) ?? null, effectOf(line), undefined, `idlinea ${line.idlinea}`);
   }
   await db.deleteFrom(type.line.table).where(type.key, '=', id).execute();
   const links = await db.selectFrom('doctransformations').selectAll().where('model2', '=', type.name).where('iddoc2', '=', id).execute();
@@ -189,7 +209,8 @@ export async function deleteDocument(ctx: AppContext, db: DbExecutor, type: Docu
   await db.deleteFrom(type.header.table).where(type.key, '=', id).execute();
   const parents = new Map<string, Set<number>>();
   for (const link of links) {
-    const parentType = documentType(String(link.model1));
+    const parentType = DOCUMENT_TYPES.find((candidate) => candidate.name === link.model1);
+    if (!parentType) continue;
     const parentLine = await db.selectFrom(parentType.line.table).select(['idlinea', 'servido']).where('idlinea', '=', link.idlinea1).executeTakeFirst();
     if (parentLine) {
       await db.updateTable(parentType.line.table).set({ servido: Math.max(0, Number(parentLine.servido) - Number(link.cantidad)) }).where('idlinea', '=', link.idlinea1).execute();
@@ -198,18 +219,18 @@ export async function deleteDocument(ctx: AppContext, db: DbExecutor, type: Docu
     parents.get(parentType.name)!.add(Number(link.iddoc1));
   }
   for (const [name, ids] of parents) {
-    const parentType = documentType(name);
-    for (const parentId of ids) await restoreParentStatus(db, parentType, parentId);
+    const parentType = DOCUMENT_TYPES.find((candidate) => candidate.name === name)!;
+    for (const parentId of ids) await restoreParentStatus(db, ctx.database.engine, parentType, parentId);
   }
   return doc;
 }
 
 /** A parent whose child went away returns to its previous status (or its default one, if that generated). */
-async function restoreParentStatus(db: DbExecutor, type: DocumentType, id: number): Promise<void> {
+async function restoreParentStatus(db: DbExecutor, engine: Engine, type: DocumentType, id: number): Promise<void> {
   const parent = await headerOf(db, type, id);
   if (!parent) return;
   let status = parent.idestado_ant === null || parent.idestado_ant === undefined ? await statusFor(db, type) : await statusFor(db, type, parent.idestado_ant);
   if (status.generadoc) status = await statusFor(db, type);
   await db.updateTable(type.header.table).set({ idestado: status.idestado, editable: status.editable ? 1 : 0 }).where(type.key, '=', id).execute();
-  await applyLineStockMode(db, type, parent, status.actualizastock);
+  await applyLineStockMode(db, engine, type, parent, status.actualizastock);
 }

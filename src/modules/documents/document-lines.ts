@@ -7,6 +7,9 @@ import { dec, roundNumber } from './calculation/round.ts';
 import type { DocumentType } from './document-types.ts';
 import { dbBoolean } from '../../db/row-codec.ts';
 
+/** Quantities and prices beyond this are refused: their products would overflow a double's cents. */
+const MAX_AMOUNT = 1e12;
+
 /** Line fields a client may send (the reference's line fields; `idlinea` only when editing). */
 const LINE_INPUT = [
   'referencia', 'descripcion', 'cantidad', 'pvpunitario', 'dtopor', 'dtopor2', 'irpf', 'orden', 'coste',
@@ -47,6 +50,7 @@ export function readLine(type: DocumentType, line: Record<string, unknown>, inde
     // `codimpuesto`/`excepcioniva` "null" mean none, as in the reference.
     const coerced = coerceValue(field, raw, name === 'codimpuesto' || name === 'excepcioniva' ? 'form' : 'json');
     if (!coerced.ok) errors[key] = coerced.reason;
+    else if (typeof coerced.value === 'number' && Math.abs(coerced.value) > MAX_AMOUNT) errors[key] = 'out-of-range';
     else values[name] = coerced.value;
   }
   if (Object.keys(errors).length) throw validationError(errors);
@@ -84,7 +88,7 @@ export function applyRate(rate: Record<string, unknown>, coste: number, precio: 
 }
 
 /** The product part of a new line (getNewProductLine): description, tax, cost and price. */
-async function productLine(db: DbExecutor, type: DocumentType, referencia: string, defaults: LineDefaults): Promise<Values | undefined> {
+export async function productLine(db: DbExecutor, type: DocumentType, referencia: string, defaults: LineDefaults): Promise<Values | undefined> {
   const variant = await db.selectFrom('variantes').selectAll().where((eb) => eb.or([eb('referencia', '=', referencia), eb('codbarras', '=', referencia)])).executeTakeFirst();
   if (!variant) return undefined;
   const product = await db.selectFrom('productos').selectAll().where('idproducto', '=', variant.idproducto).executeTakeFirstOrThrow();

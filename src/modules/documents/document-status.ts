@@ -1,5 +1,5 @@
 import type { AppContext } from '../../app-context.ts';
-import type { DbExecutor } from '../../db/database.ts';
+import type { DbExecutor, Engine } from '../../db/database.ts';
 import { validationError } from '../../errors.ts';
 import type { Values } from '../../models/define-model.ts';
 import { insertDocument, statusFor } from './create-document.ts';
@@ -39,12 +39,12 @@ export function copyLine(sourceType: DocumentType, line: Row, targetType: Docume
 }
 
 /** Sets every line's stock mode to the status' and moves stock accordingly. */
-export async function applyLineStockMode(db: DbExecutor, type: DocumentType, doc: Row, mode: number): Promise<void> {
+export async function applyLineStockMode(db: DbExecutor, engine: Engine, type: DocumentType, doc: Row, mode: number): Promise<void> {
   for (const [index, line] of (await linesOf(db, type, doc[type.key])).entries()) {
     const before = { mode: Number(line.actualizastock), cantidad: Number(line.cantidad), servido: Number(line.servido) };
     if (before.mode === mode) continue;
     await db.updateTable(type.line.table).set({ actualizastock: mode }).where('idlinea', '=', line.idlinea).execute();
-    await moveStock(db, String(doc.codalmacen), (line.referencia as string | null) ?? null, before, { ...before, mode }, `lineas[${index}]`);
+    await moveStock(db, engine, String(doc.codalmacen), (line.referencia as string | null) ?? null, before, { ...before, mode }, `lineas[${index}]`);
   }
 }
 
@@ -66,7 +66,7 @@ export async function changeStatus(ctx: AppContext, db: DbExecutor, type: Docume
   await db.updateTable(type.header.table)
     .set({ idestado: status.idestado, idestado_ant: doc.idestado ?? null, editable: status.editable ? 1 : 0 })
     .where(type.key, '=', id).execute();
-  await applyLineStockMode(db, type, doc, status.actualizastock);
+  await applyLineStockMode(db, ctx.database.engine, type, doc, status.actualizastock);
   if (!status.generadoc) return { status };
   const generated = await generateFrom(ctx, db, type, { ...doc, idestado: status.idestado }, documentType(status.generadoc));
   return { status, ...(generated ? { generated } : {}) };

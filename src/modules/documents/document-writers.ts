@@ -3,10 +3,9 @@ import { inTransaction } from '../../db/transaction.ts';
 import { AppError } from '../../errors.ts';
 import { readInput } from '../../models/read-input.ts';
 import { createDocument, visible } from './create-document.ts';
-import { changeDocument, deleteDocument, editableDocumentOf } from './document-changes.ts';
+import { changeDocument, deleteDocument, editableDocumentOf, lineDefaultsOf, moveLineStock, productPartIfChanged } from './document-changes.ts';
 import { readDocumentInput } from './document-input.ts';
-import { buildLine, type LineDefaults } from './document-lines.ts';
-import { statusFor } from './create-document.ts';
+import { buildLine } from './document-lines.ts';
 import { DOCUMENT_TYPES, type DocumentType } from './document-types.ts';
 import { recalculate, type Row } from './recalculate.ts';
 import { moveStock } from './stock.ts';
@@ -44,20 +43,12 @@ function lineWriter(ctx: AppContext, type: DocumentType): RecordWriter {
     async create(body, source) {
       const values = readInput(type.line, body, source, 'create');
       return inTransaction(ctx.database, async (trx) => {
-        const doc = await editableDocumentOf(trx, type, values[type.key]);
-        const settings = await ctx.settings();
-        const subject = (await trx.selectFrom(type.side === 'sales' ? 'clientes' : 'proveedores').selectAll().where(type.subject, '=', doc[type.subject]).executeTakeFirst()) ?? {};
-        const defaults: LineDefaults = {
-          actualizastock: (await statusFor(trx, type, doc.idestado)).actualizastock,
-          codimpuesto: (settings.codimpuesto as string | null) ?? null,
-          irpf: Number(doc.irpf ?? 0),
-          subject,
-          coddivisa: (doc.coddivisa as string | null) ?? null,
-        };
+        const doc = await editableDocumentOf(trx, ctx.database.engine, type, values[type.key]);
+        const defaults = await lineDefaultsOf(ctx, trx, type, doc);
         const { [type.key]: docId, ...lineInput } = values;
         const line = await buildLine(trx, type, lineInput, defaults, 0);
         const { record } = await ctx.store.create(type.line, { ...line, [type.key]: docId }, trx);
-        await moveStock(trx, String(doc.codalmacen), (record.referencia as string | null) ?? null, undefined, effectOf(record), `idlinea ${record.idlinea}`);
+        await moveStock(trx, ctx.database.engine, String(doc.codalmacen), (record.referencia as string | null) ?? null, undefined, effectOf(record), `idlinea ${record.idlinea}`);
         await recalc(trx, docId);
         return (await ctx.store.get(type.line, record.idlinea as number, trx))!;
       }, TRANSACTION);
@@ -65,23 +56,29 @@ function lineWriter(ctx: AppContext, type: DocumentType): RecordWriter {
     async update(id, body, source) {
       const values = readInput(type.line, body, source, 'update', id);
       return inTransaction(ctx.database, async (trx) => {
+        const found = await ctx.store.get(type.line, id, trx, 'all');
+        if (!found) throw new AppError('record-not-found');
+        if (values[type.key] !== undefined && values[type.key] !== found[type.key]) throw new AppError('validation-failed', { fields: { [type.key]: 'read-only' } });
+        const doc = await editableDocumentOf(trx, ctx.database.engine, type, found[type.key]);
+        // Read again under the document's lock: a concurrent change may have moved it meanwhile.
         const before = await ctx.store.get(type.line, id, trx, 'all');
         if (!before) throw new AppError('record-not-found');
-        if (values[type.key] !== undefined && values[type.key] !== before[type.key]) throw new AppError('validation-failed', { fields: { [type.key]: 'read-only' } });
-        const doc = await editableDocumentOf(trx, type, before[type.key]);
-        await ctx.store.update(type.line, id, values, trx);
+        const defaults = await lineDefaultsOf(ctx, trx, type, doc);
+        await ctx.store.update(type.line, id, { ...(await productPartIfChanged(trx, type, before, values, defaults)), ...values }, trx);
         const after = (await ctx.store.get(type.line, id, trx, 'all'))!;
-        await moveStock(trx, String(doc.codalmacen), (after.referencia as string | null) ?? null, effectOf(before), effectOf(after), `idlinea ${id}`);
+        await moveLineStock(ctx, trx, doc, before, after, `idlinea ${id}`);
         await recalc(trx, before[type.key]);
         return (await ctx.store.get(type.line, id, trx))!;
       }, TRANSACTION);
     },
     async remove(id) {
       return inTransaction(ctx.database, async (trx) => {
+        const found = await ctx.store.get(type.line, id, trx, 'all');
+        if (!found) throw new AppError('record-not-found');
+        const doc = await editableDocumentOf(trx, ctx.database.engine, type, found[type.key]);
         const line = await ctx.store.get(type.line, id, trx, 'all');
         if (!line) throw new AppError('record-not-found');
-        const doc = await editableDocumentOf(trx, type, line[type.key]);
-        await moveStock(trx, String(doc.codalmacen), (line.referencia as string | null) ?? null, effectOf(line), undefined, `idlinea ${id}`);
+        await moveStock(trx, ctx.database.engine, String(doc.codalmacen), (line.referencia as string | null) ?? null, effectOf(line), undefined, `idlinea ${id}`);
         await trx.deleteFrom(type.line.table).where('idlinea', '=', id).execute();
         await recalc(trx, line[type.key]);
         return visible(type.line, line);

@@ -27,8 +27,8 @@ export interface Assigned {
  * are read and written under it and a rollback gives the number back.
  */
 export async function lockSerie(db: DbExecutor, engine: Engine, codserie: string): Promise<void> {
-  if (engine === 'sqlite') return;
-  const row = await db.selectFrom('series').select('codserie').where('codserie', '=', codserie).forUpdate().executeTakeFirst();
+  const query = db.selectFrom('series').select('codserie').where('codserie', '=', codserie);
+  const row = await (engine === 'sqlite' ? query : query.forUpdate()).executeTakeFirst();
   if (!row) throw new AppError('validation-failed', { fields: { codserie: 'not-found' } });
 }
 
@@ -129,11 +129,15 @@ export async function assignNumber(db: DbExecutor, engine: Engine, type: Documen
       result = { numero: sequence.inicio, codigo: '' };
       next = sequence.inicio + 1;
     } else {
-      const used = new Set(previous.filter((row) => row.codejercicio === input.codejercicio).map((row) => row.n));
-      for (let candidate = next - 1; candidate >= sequence.inicio; candidate--) {
+      const used = new Set(previous.map((row) => row.n));
+      // Below a full window nothing is known: gaps are only looked for among the numbers read.
+      const floor = previous.length >= 1000 ? Math.max(sequence.inicio, previous[previous.length - 1]!.n) : sequence.inicio;
+      for (let candidate = next - 1; candidate >= floor; candidate--) {
         if (used.has(candidate)) continue;
-        // A gap: the document takes the date of the next-higher one, so dates stay in number order.
-        const after = previous.filter((row) => row.n > candidate && row.codejercicio === input.codejercicio).sort((a, b) => a.n - b.n)[0];
+        // A gap of this exercise (the next number is this exercise's): the document takes the date
+        // of that next invoice, so dates stay in number order.
+        const after = previous.filter((row) => row.n > candidate).sort((a, b) => a.n - b.n)[0];
+        if (after && after.codejercicio !== input.codejercicio) break;
         result = { numero: candidate, codigo: '', ...(after && !sequence.mantenerfecha ? { fecha: after.fecha, hora: after.hora ?? input.hora } : {}) };
         break;
       }

@@ -7,6 +7,7 @@ import type { DocumentType } from './document-types.ts';
 import { visible } from './create-document.ts';
 import { setReceiptsPaid, todayOf } from './receipts.ts';
 import { headerOf } from './recalculate.ts';
+import { lockDocument } from './document-lock.ts';
 
 export interface PaymentRequest {
   pagada: boolean;
@@ -40,8 +41,8 @@ export async function payInvoice(ctx: AppContext, type: DocumentType, id: FieldV
   const settings = await ctx.settings();
   const today = todayOf(ctx.clock.now());
   const outcome = await inTransaction(ctx.database, async (trx) => {
-    const invoice = await headerOf(trx, type, id);
-    if (!invoice) throw new AppError('record-not-found');
+    if (!(await lockDocument(trx, ctx.database.engine, type, id))) throw new AppError('record-not-found');
+    const invoice = (await headerOf(trx, type, id))!;
     if (Boolean(invoice.pagada) === request.pagada) return { ok: 'no-changes', changed: [] as Array<Record<string, unknown>>, invoice };
     if (request.codpago && !(await trx.selectFrom('formaspago').select('codpago').where('codpago', '=', request.codpago).executeTakeFirst())) {
       throw validationError({ codpago: 'not-found' });

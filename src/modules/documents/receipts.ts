@@ -136,9 +136,12 @@ export async function setReceiptsPaid(c: ReceiptContext, paid: boolean, fechapag
     if (dbBoolean(receipt.pagado) === paid) continue;
     const date = paid ? (fechapago ?? (receipt.fechapago as string | null) ?? c.today.date) : null;
     const method = paid ? (codpago ?? receipt.codpago) : receipt.codpago;
-    await c.db.updateTable(c.type.receipt!.table)
+    // Only a receipt that really changes state records a payment (a concurrent request may have
+    // changed it first).
+    const { numUpdatedRows } = await c.db.updateTable(c.type.receipt!.table)
       .set({ pagado: paid ? 1 : 0, fechapago: date, codpago: method, vencido: 0 })
-      .where('idrecibo', '=', receipt.idrecibo).execute();
+      .where('idrecibo', '=', receipt.idrecibo).where('pagado', '=', paid ? 0 : 1).executeTakeFirst();
+    if (!Number(numUpdatedRows)) continue;
     const importe = Number(receipt.importe);
     await recordPayment(c, receipt, paid ? importe : -importe, date ?? c.today.date, method);
     changed.push({ ...receipt, pagado: paid, fechapago: date, codpago: method });
@@ -153,7 +156,8 @@ export async function refreshInvoiceFlags(c: ReceiptContext): Promise<void> {
   const receipts = await receiptsOf(c);
   const total = Number(invoice.total ?? 0);
   const paidSum = receipts.filter((r) => dbBoolean(r.pagado)).reduce<Decimal>((sum, r) => sum.plus(dec(Number(r.importe))), dec(0));
-  const pagada = roundNumber(dec(total).minus(paidSum), decimals) === 0 || (total > 0 && paidSum.greaterThanOrEqualTo(total));
+  // An invoice without receipts (a zero total) is not paid: there is nothing it was paid with.
+  const pagada = receipts.length > 0 && (roundNumber(dec(total).minus(paidSum), decimals) === 0 || (total > 0 && paidSum.greaterThanOrEqualTo(total)));
   let vencida = false;
   for (const receipt of receipts) {
     const overdue = !dbBoolean(receipt.pagado) && receipt.vencimiento !== null && String(receipt.vencimiento) < today.date;

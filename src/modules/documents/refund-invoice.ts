@@ -3,11 +3,12 @@ import { dbBoolean } from '../../db/row-codec.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { AppError, validationError } from '../../errors.ts';
 import { coerceValue, parseDate, parseTime, type InputSource } from '../../models/coerce.ts';
-import { documentResult, insertDocument, statusFor, type DocumentResult } from './create-document.ts';
+import { documentResult, insertDocument, statusFor, visible, type DocumentResult } from './create-document.ts';
 import { changeStatus, copyHeader, copyLine } from './document-status.ts';
 import { documentType } from './document-types.ts';
 import { setReceiptsPaid, todayOf } from './receipts.ts';
 import { headerOf, linesOf } from './recalculate.ts';
+import { lockDocument } from './document-lock.ts';
 
 const INVOICE = documentType('FacturaCliente');
 
@@ -70,16 +71,24 @@ export async function refundInvoice(ctx: AppContext, request: RefundRequest): Pr
   const settings = await ctx.settings();
   const today = todayOf(ctx.clock.now());
   const result = await inTransaction(ctx.database, async (trx) => {
-    const original = await headerOf(trx, INVOICE, request.idfactura);
-    if (!original) throw new AppError('record-not-found');
+    if (!(await lockDocument(trx, ctx.database.engine, INVOICE, request.idfactura))) throw new AppError('record-not-found');
+    const original = (await headerOf(trx, INVOICE, request.idfactura))!;
     if (original.idfacturarect !== null && original.idfacturarect !== undefined) throw new AppError('cant-refund-a-refund');
     const lines = await linesOf(trx, INVOICE, request.idfactura);
+    // What earlier refunds already took back, per original line (refundedQuantity of the reference).
+    const refunded = new Map<number, number>();
+    const previous = await trx.selectFrom(INVOICE.line.table).select(['idlinearect', 'cantidad'])
+      .where('idlinearect', 'in', lines.length ? lines.map((line) => line.idlinea as number) : [-1]).execute();
+    for (const row of previous) refunded.set(Number(row.idlinearect), (refunded.get(Number(row.idlinearect)) ?? 0) + Math.abs(Number(row.cantidad)));
+    const remaining = (line: Record<string, unknown>) => Math.abs(Number(line.cantidad)) - (refunded.get(Number(line.idlinea)) ?? 0);
     const errors: Record<string, string> = {};
     for (const [idlinea, qty] of request.quantities) {
       const line = lines.find((candidate) => Number(candidate.idlinea) === idlinea);
       if (!line) errors[`refund_${idlinea}`] = 'not-found';
-      else if (qty > Math.abs(Number(line.cantidad))) errors[`refund_${idlinea}`] = 'out-of-range';
+      else if (qty > remaining(line) + 1e-9) errors[`refund_${idlinea}`] = 'out-of-range';
     }
+    const toRefund = lines.filter((line) => (request.quantities.size ? request.quantities.has(Number(line.idlinea)) : remaining(line) > 0));
+    if (!request.quantities.size && !toRefund.length && lines.length) errors.idfactura = 'already-refunded';
     if (Object.keys(errors).length) throw validationError(errors);
 
     if (original.editable) {
@@ -99,20 +108,21 @@ export async function refundInvoice(ctx: AppContext, request: RefundRequest): Pr
       idestado: status.idestado,
       editable: status.editable,
     };
-    const refunded = lines
-      .filter((line) => !request.quantities.size || request.quantities.has(Number(line.idlinea)))
+    const refundLines = toRefund
       .map((line) => ({
         ...copyLine(INVOICE, line, INVOICE),
-        cantidad: -(request.quantities.get(Number(line.idlinea)) ?? Number(line.cantidad)),
+        cantidad: -(request.quantities.get(Number(line.idlinea)) ?? remaining(line)),
         idlinearect: Number(line.idlinea),
         actualizastock: status.actualizastock,
       }));
-    const { id } = await insertDocument(ctx, trx, INVOICE, { header, lines: refunded, fecha: request.fecha, hora: request.hora ?? today.time });
+    const { id } = await insertDocument(ctx, trx, INVOICE, { header, lines: refundLines, fecha: request.fecha, hora: request.hora ?? today.time });
     if (original.pagada) {
       await setReceiptsPaid({ db: trx, type: INVOICE, invoice: (await headerOf(trx, INVOICE, id))!, decimals: Number(settings.decimals ?? 2), today }, true, request.fecha);
     }
-    return documentResult(trx, INVOICE, id);
+    return { ...(await documentResult(trx, INVOICE, id)), original: visible(INVOICE.header, (await headerOf(trx, INVOICE, request.idfactura))!) };
   }, { readCommitted: true, attempts: 8 });
-  ctx.events.emit('document.created', { type: INVOICE.name, doc: result.doc, lines: result.lines });
-  return result;
+  const { original, ...created } = result;
+  ctx.events.emit('document.updated', { type: INVOICE.name, doc: original });
+  ctx.events.emit('document.created', { type: INVOICE.name, doc: created.doc, lines: created.lines });
+  return created;
 }

@@ -1,7 +1,7 @@
-import type { DbExecutor } from '../../db/database.ts';
-import { AppError } from '../../errors.ts';
-import { round, roundNumber, dec } from './calculation/round.ts';
+import { sql } from 'kysely';
+import type { DbExecutor, Engine } from '../../db/database.ts';
 import { dbBoolean } from '../../db/row-codec.ts';
+import { AppError } from '../../errors.ts';
 
 /** The stock effect of a line: mode (`actualizastock`), quantity and already-served quantity. */
 export interface StockEffect {
@@ -11,6 +11,9 @@ export interface StockEffect {
 }
 
 const NONE: StockEffect = { mode: 0, cantidad: 0, servido: 0 };
+
+/** Quantities keep 3 decimals; PostgreSQL rounds only decimals, hence the cast (MySQL needs the scale). */
+const round3 = (expression: ReturnType<typeof sql>) => sql`ROUND(CAST(${expression} AS DECIMAL(20, 6)), 3)`;
 
 function deltas(effect: StockEffect): { cantidad: number; reservada: number; pterecibir: number } {
   // A negative line never counts more than it holds as served (reference applyStockChanges).
@@ -23,14 +26,22 @@ function deltas(effect: StockEffect): { cantidad: number; reservada: number; pte
   };
 }
 
+/** The stock row of a reference in a warehouse, created when missing; concurrent creators are fine. */
+async function ensureStockRow(db: DbExecutor, engine: Engine, codalmacen: string, referencia: string, idproducto: unknown): Promise<void> {
+  const insert = db.insertInto('stocks').values({ codalmacen, referencia, idproducto, cantidad: 0, reservada: 0, pterecibir: 0, disponible: 0 });
+  await (engine === 'mysql' ? insert.ignore() : insert.onConflict((oc) => oc.columns(['codalmacen', 'referencia']).doNothing())).execute();
+}
+
 /**
  * Moves stock from a line's old effect to its new one (facturascripts-model.md 3.10) in the
  * document's warehouse: reverts the old (mode, quantity, served), applies the new. Lines without a
- * known reference, and products without stock control, do nothing. Selling below zero a product
- * that may not be sold without stock is refused. `line` names the line in the error.
+ * known reference, and products without stock control, do nothing. The change is applied as a
+ * relative update (concurrent documents never lose each other's moves); selling below zero a
+ * product that may not be sold without stock is refused. `line` names the line in the error.
  */
 export async function moveStock(
   db: DbExecutor,
+  engine: Engine,
   codalmacen: string,
   referencia: string | null,
   before: StockEffect | undefined,
@@ -52,31 +63,35 @@ export async function moveStock(
   };
   if (!change.cantidad && !change.reservada && !change.pterecibir) return;
 
-  let stock = await db.selectFrom('stocks').selectAll().where('codalmacen', '=', codalmacen).where('referencia', '=', referencia).executeTakeFirst();
-  if (!stock) {
-    await db.insertInto('stocks').values({ codalmacen, referencia, idproducto: variant.idproducto, cantidad: 0, reservada: 0, pterecibir: 0, disponible: 0 }).execute();
-    stock = await db.selectFrom('stocks').selectAll().where('codalmacen', '=', codalmacen).where('referencia', '=', referencia).executeTakeFirstOrThrow();
-  }
-  const add = (value: unknown, delta: number) => roundNumber(dec(Number(value ?? 0)).plus(dec(delta)), 3);
-  const cantidad = add(stock.cantidad, change.cantidad);
-  const reservada = add(stock.reservada, change.reservada);
-  if (to.mode === -1 && change.cantidad < 0 && cantidad < 0 && !dbBoolean(product.ventasinstock)) {
-    throw new AppError('not-enough-stock', { line, referencia, codalmacen });
-  }
+  await ensureStockRow(db, engine, codalmacen, referencia, variant.idproducto);
+  const max = engine === 'sqlite' ? 'MAX' : 'GREATEST';
   await db
     .updateTable('stocks')
-    .set({ cantidad, reservada, pterecibir: add(stock.pterecibir, change.pterecibir), disponible: Math.max(0, round(dec(cantidad).minus(dec(reservada)), 3).toNumber()) })
-    .where('idstock', '=', stock.idstock)
+    .set({
+      cantidad: round3(sql`cantidad + ${change.cantidad}`),
+      reservada: round3(sql`reservada + ${change.reservada}`),
+      pterecibir: round3(sql`pterecibir + ${change.pterecibir}`),
+    })
+    .where('codalmacen', '=', codalmacen)
+    .where('referencia', '=', referencia)
     .execute();
+  // The row is now locked by this transaction: the value read is the one this move produced.
+  const stock = await db.selectFrom('stocks').select(['cantidad']).where('codalmacen', '=', codalmacen).where('referencia', '=', referencia).executeTakeFirstOrThrow();
+  if (to.mode === -1 && change.cantidad < 0 && Number(stock.cantidad) < 0 && !dbBoolean(product.ventasinstock)) {
+    throw new AppError('not-enough-stock', { line, referencia, codalmacen });
+  }
+  await db.updateTable('stocks')
+    .set({ disponible: round3(sql`${sql.raw(max)}(0, cantidad - reservada)`) })
+    .where('codalmacen', '=', codalmacen).where('referencia', '=', referencia).execute();
   await refreshStockTotals(db, referencia, Number(variant.idproducto));
 }
 
-/** Variant and product `stockfis` follow the sum of their stock rows. */
+/** Variant and product `stockfis` follow the sum of their stock rows (computed in the database). */
 export async function refreshStockTotals(db: DbExecutor, referencia: string, idproducto: number): Promise<void> {
-  const sum = async (column: 'referencia' | 'idproducto', value: string | number) => {
-    const rows = await db.selectFrom('stocks').select('cantidad').where(column, '=', value).execute();
-    return roundNumber(rows.reduce((total, row) => total.plus(dec(Number(row.cantidad))), dec(0)), 3);
-  };
-  await db.updateTable('variantes').set({ stockfis: await sum('referencia', referencia) }).where('referencia', '=', referencia).execute();
-  await db.updateTable('productos').set({ stockfis: await sum('idproducto', idproducto) }).where('idproducto', '=', idproducto).execute();
+  await db.updateTable('variantes')
+    .set({ stockfis: sql`(SELECT ${round3(sql`COALESCE(SUM(s.cantidad), 0)`)} FROM stocks s WHERE s.referencia = ${referencia})` })
+    .where('referencia', '=', referencia).execute();
+  await db.updateTable('productos')
+    .set({ stockfis: sql`(SELECT ${round3(sql`COALESCE(SUM(s.cantidad), 0)`)} FROM stocks s WHERE s.idproducto = ${idproducto})` })
+    .where('idproducto', '=', idproducto).execute();
 }

@@ -32,7 +32,8 @@ function receiptBeforeSave({ values, existing }: SaveContext): void {
   else if (!fechapago) values.fechapago = today();
   let due = vencimiento;
   if (typeof fecha === 'string' && (typeof due !== 'string' || due === '' || due < fecha)) due = values.vencimiento = fecha;
-  values.vencido = !paid && typeof due === 'string' && `${due} 00:00:00` < now();
+  // Overdue from the day after the due date (the same rule as the invoice flags).
+  values.vencido = !paid && typeof due === 'string' && due < today();
 }
 
 /** The amount of a receipt that was already paid cannot change. */
