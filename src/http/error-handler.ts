@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { AppError, type ErrorCode } from '../errors.ts';
+import { translateDbError } from '../db/translate-error.ts';
 
 /** Fastify's own request errors, by code, in our vocabulary. */
 const FRAMEWORK_ERRORS: Record<string, ErrorCode> = {
@@ -17,6 +18,9 @@ const FRAMEWORK_ERRORS: Record<string, ErrorCode> = {
 
 function toAppError(error: FastifyError): AppError | undefined {
   if (error instanceof AppError) return error;
+  // A constraint a use case hit through a raw statement is still the client's conflict, not a 500.
+  const fromDriver = translateDbError(error, 'update');
+  if (fromDriver) return fromDriver;
   const known = error.code ? FRAMEWORK_ERRORS[error.code] : undefined;
   if (known) return new AppError(known);
   if (error instanceof SyntaxError && error.statusCode === 400) return new AppError('invalid-json');

@@ -1,4 +1,5 @@
 import type { AppContext, RecordWriter } from '../../app-context.ts';
+import type { DbExecutor } from '../../db/database.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { AppError } from '../../errors.ts';
 import { readInput } from '../../models/read-input.ts';
@@ -7,7 +8,7 @@ import { changeDocument, deleteDocument, editableDocumentOf, lineDefaultsOf, mov
 import { readDocumentInput } from './document-input.ts';
 import { buildLine } from './document-lines.ts';
 import { DOCUMENT_TYPES, type DocumentType } from './document-types.ts';
-import { recalculate, type Row } from './recalculate.ts';
+import { headerOf, recalculate, type Row } from './recalculate.ts';
 import { moveStock } from './stock.ts';
 
 const effectOf = (line: Row) => ({ mode: Number(line.actualizastock), cantidad: Number(line.cantidad), servido: Number(line.servido) });
@@ -38,24 +39,39 @@ function headerWriter(ctx: AppContext, type: DocumentType): RecordWriter {
  * new line gets, stock follows, and the document's totals are recalculated in the same transaction.
  */
 function lineWriter(ctx: AppContext, type: DocumentType): RecordWriter {
-  const recalc = async (trx: Parameters<typeof recalculate>[1], id: unknown) => recalculate(ctx, trx, type, id);
+  /**
+   * Runs one line write in a transaction; `recalc` recalculates the document and remembers it,
+   * and the document is announced as updated once the transaction has committed.
+   */
+  const write = async <T>(fn: (trx: DbExecutor, recalc: (id: unknown) => Promise<void>) => Promise<T>): Promise<T> => {
+    let updated: Row | undefined;
+    const result = await inTransaction(ctx.database, (trx) => {
+      updated = undefined;
+      return fn(trx, async (id) => {
+        await recalculate(ctx, trx, type, id);
+        updated = visible(type.header, (await headerOf(trx, type, id))!);
+      });
+    }, TRANSACTION);
+    if (updated) ctx.events.emit('document.updated', { type: type.name, doc: updated });
+    return result;
+  };
   return {
     async create(body, source) {
       const values = readInput(type.line, body, source, 'create');
-      return inTransaction(ctx.database, async (trx) => {
+      return write(async (trx, recalc) => {
         const doc = await editableDocumentOf(trx, ctx.database.engine, type, values[type.key]);
         const defaults = await lineDefaultsOf(ctx, trx, type, doc);
         const { [type.key]: docId, ...lineInput } = values;
         const line = await buildLine(trx, type, lineInput, defaults, 0);
         const { record } = await ctx.store.create(type.line, { ...line, [type.key]: docId }, trx);
         await moveStock(trx, ctx.database.engine, String(doc.codalmacen), (record.referencia as string | null) ?? null, undefined, effectOf(record), `idlinea ${record.idlinea}`);
-        await recalc(trx, docId);
+        await recalc(docId);
         return (await ctx.store.get(type.line, record.idlinea as number, trx))!;
-      }, TRANSACTION);
+      });
     },
     async update(id, body, source) {
       const values = readInput(type.line, body, source, 'update', id);
-      return inTransaction(ctx.database, async (trx) => {
+      return write(async (trx, recalc) => {
         const found = await ctx.store.get(type.line, id, trx, 'all');
         if (!found) throw new AppError('record-not-found');
         if (values[type.key] !== undefined && values[type.key] !== found[type.key]) throw new AppError('validation-failed', { fields: { [type.key]: 'read-only' } });
@@ -67,12 +83,12 @@ function lineWriter(ctx: AppContext, type: DocumentType): RecordWriter {
         await ctx.store.update(type.line, id, { ...(await productPartIfChanged(trx, type, before, values, defaults)), ...values }, trx);
         const after = (await ctx.store.get(type.line, id, trx, 'all'))!;
         await moveLineStock(ctx, trx, doc, before, after, `idlinea ${id}`);
-        await recalc(trx, before[type.key]);
+        await recalc(before[type.key]);
         return (await ctx.store.get(type.line, id, trx))!;
-      }, TRANSACTION);
+      });
     },
     async remove(id) {
-      return inTransaction(ctx.database, async (trx) => {
+      return write(async (trx, recalc) => {
         const found = await ctx.store.get(type.line, id, trx, 'all');
         if (!found) throw new AppError('record-not-found');
         const doc = await editableDocumentOf(trx, ctx.database.engine, type, found[type.key]);
@@ -80,9 +96,9 @@ function lineWriter(ctx: AppContext, type: DocumentType): RecordWriter {
         if (!line) throw new AppError('record-not-found');
         await moveStock(trx, ctx.database.engine, String(doc.codalmacen), (line.referencia as string | null) ?? null, effectOf(line), undefined, `idlinea ${id}`);
         await trx.deleteFrom(type.line.table).where('idlinea', '=', id).execute();
-        await recalc(trx, line[type.key]);
+        await recalc(line[type.key]);
         return visible(type.line, line);
-      }, TRANSACTION);
+      });
     },
   };
 }
