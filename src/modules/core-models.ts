@@ -6,14 +6,7 @@ import { almacenModel, empresaModel, estadoDocumentoModel, secuenciaDocumentoMod
 import { agenciaTransporteModel, agenteModel, contactoModel, grupoClientesModel, proveedorModel } from './contacts/contact-models.ts';
 import { customerModel } from './customers/customer-model.ts';
 import { docTransformationModel } from './documents/doc-transformation-model.ts';
-import {
-  purchaseDeliveryNoteLineModel, purchaseDeliveryNoteModel, purchaseInvoiceLineModel, purchaseInvoiceModel,
-  purchaseOrderLineModel, purchaseOrderModel, purchaseQuoteLineModel, purchaseQuoteModel,
-} from './documents/purchase-document-models.ts';
-import {
-  salesDeliveryNoteLineModel, salesDeliveryNoteModel, salesInvoiceLineModel, salesInvoiceModel,
-  salesOrderLineModel, salesOrderModel, salesQuoteLineModel, salesQuoteModel,
-} from './documents/sales-document-models.ts';
+import { DOCUMENT_TYPES } from './documents/document-types.ts';
 import { attachedFileModel, attachedFileRelationModel } from './files/file-models.ts';
 import { cuentaBancoModel, divisaModel, formaPagoModel } from './finance/finance-models.ts';
 import { ejercicioModel, serieModel } from './fiscal/fiscal-models.ts';
@@ -41,11 +34,9 @@ export function coreModels(): Model[] {
     // catalogue and contacts
     tarifaModel, grupoClientesModel, fabricanteModel, familiaModel, productModel, agenteModel, customerModel,
     proveedorModel, contactoModel, agenciaTransporteModel, varianteModel, stockModel, productoProveedorModel,
-    // documents and their lines
-    salesQuoteModel, salesOrderModel, salesDeliveryNoteModel, salesInvoiceModel,
-    salesQuoteLineModel, salesOrderLineModel, salesDeliveryNoteLineModel, salesInvoiceLineModel,
-    purchaseQuoteModel, purchaseOrderModel, purchaseDeliveryNoteModel, purchaseInvoiceModel,
-    purchaseQuoteLineModel, purchaseOrderLineModel, purchaseDeliveryNoteLineModel, purchaseInvoiceLineModel,
+    // documents, then their lines
+    ...DOCUMENT_TYPES.map((type) => type.header),
+    ...DOCUMENT_TYPES.map((type) => type.line),
     // receipts, payments, relations, files, logs
     customerReceiptModel, supplierReceiptModel, customerPaymentModel, supplierPaymentModel, docTransformationModel,
     attachedFileRelationModel, logMessageModel,

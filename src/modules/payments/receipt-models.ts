@@ -1,5 +1,5 @@
 import { defineModel, type SaveContext, type Values } from '../../models/define-model.ts';
-import { f, now, today } from '../../models/fields.ts';
+import { f, today } from '../../models/fields.ts';
 import { sortedFields, type Fields } from '../documents/document-fields.ts';
 import { current } from '../shared/record-rules.ts';
 
