@@ -186,7 +186,7 @@ forEachEngine('document creation', (t) => {
     assert.deepEqual(payments.map((p: any) => p.importe), [12.1]);
   });
 
-  it('emits document and payment events after commit', async () => {
+  it('emits document, receipt and payment events, and none for a failed creation', async () => {
     const seen: string[] = [];
     const { events } = t().app.ctx;
     const offs = [

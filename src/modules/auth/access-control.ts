@@ -285,11 +285,6 @@ export class AccessControl {
       await db.updateTable('api_keys').set({ lastactivity: isoSeconds(time), lastip: ip.slice(0, 45) }).where('id', '=', id).execute();
     }
   }
-
-  /** Changes made outside the model store (the CLI writes through it too) can force a reload. */
-  invalidate(): void {
-    this.#stale = true;
-  }
 }
 
 /** 429 with Retry-After for a banned address. */

@@ -1,8 +1,6 @@
 import { defineModel } from '../../models/define-model.ts';
 import { f, today } from '../../models/fields.ts';
-import { checkUrl } from '../shared/record-rules.ts';
-
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+import { checkCode, checkEmail, checkFilled, checkUrl, codeOf } from '../shared/record-rules.ts';
 
 /** Customers (table `clientes`), columns as the reference (facturascripts-model.md 2.3). */
 export const customerModel = defineModel({
@@ -44,10 +42,9 @@ export const customerModel = defineModel({
   },
   validate(values, existing) {
     const errors: Record<string, string> = {};
-    const code = values.codcliente;
-    if (!existing && typeof code === 'string' && !/^[A-Z0-9_+.-]{1,10}$/i.test(code)) errors.codcliente = 'invalid-code';
-    if (typeof values.nombre === 'string' && values.nombre.trim() === '') errors.nombre = 'required';
-    if (typeof values.email === 'string' && values.email !== '' && !EMAIL.test(values.email)) errors.email = 'invalid-email';
+    checkCode(errors, values, existing, 'codcliente', codeOf(10));
+    checkFilled(errors, values, 'nombre');
+    checkEmail(errors, values);
     checkUrl(errors, values);
     return errors;
   },

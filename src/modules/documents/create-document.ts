@@ -4,7 +4,7 @@ import { inTransaction } from '../../db/transaction.ts';
 import { AppError, validationError } from '../../errors.ts';
 import type { Values } from '../../models/define-model.ts';
 import type { DocumentInput } from './document-input.ts';
-import { buildLine, type LineDefaults } from './document-lines.ts';
+import { buildLine, lineDefaults } from './document-lines.ts';
 import type { DocumentType } from './document-types.ts';
 import { exerciseFor } from './fiscal-year.ts';
 import { assignNumber, checkInvoiceChronology, lockSerie } from './numbering.ts';
@@ -123,7 +123,7 @@ export async function createDocument(ctx: AppContext, type: DocumentType, input:
 
   const result = await inTransaction(ctx.database, async (trx) => {
     events = []; // a retried attempt starts over
-    const subject = await trx.selectFrom(type.side === 'sales' ? 'clientes' : 'proveedores').selectAll().where(type.subject, '=', subjectCode).executeTakeFirst();
+    const subject = await trx.selectFrom(type.subjectTable).selectAll().where(type.subject, '=', subjectCode).executeTakeFirst();
     if (!subject) throw new AppError(type.side === 'sales' ? 'customer-not-found' : 'supplier-not-found');
     const header: Values = { ...(await subjectDefaults(trx, type, subject)), ...input.header };
     header.codserie ??= (subject.codserie as string | null) ?? (settings.codserie as string);
@@ -138,13 +138,7 @@ export async function createDocument(ctx: AppContext, type: DocumentType, input:
     if (status.generadoc) throw validationError({ idestado: 'generates-document' });
     Object.assign(header, { idestado: status.idestado, editable: status.editable });
 
-    const defaults: LineDefaults = {
-      actualizastock: status.actualizastock,
-      codimpuesto: (settings.codimpuesto as string | null) ?? null,
-      irpf: Number(header.irpf ?? 0),
-      subject,
-      coddivisa: String(header.coddivisa),
-    };
+    const defaults = lineDefaults(settings, status.actualizastock, subject, header);
     const lines: Values[] = [];
     for (const [index, lineInput] of (input.lines ?? []).entries()) lines.push(await buildLine(trx, type, lineInput, defaults, index));
     const { id, payments: recorded } = await insertDocument(ctx, trx, type, { header, lines, fecha: input.fecha ?? today.date, hora: input.hora ?? today.time });

@@ -24,17 +24,6 @@ export interface DocumentSpec {
   invoice?: boolean;
 }
 
-export interface DocumentLineSpec {
-  name: string;
-  table: string;
-  /** The header model the lines belong to (deleted with it). */
-  document: Model;
-  /** The database default of `actualizastock`, which differs between invoices and other documents. */
-  actualizastock: number;
-  /** Invoice lines store `servido` 0 and may point to the line they refund (`idlinearect`). */
-  invoice?: boolean;
-}
-
 /** The record-level checks of the reference's `BusinessDocument::test` and its `idempresa` change rule. */
 function validateDocument(values: Values, existing: Record<string, unknown> | undefined): Record<string, string> {
   const errors: Record<string, string> = {};
@@ -80,18 +69,23 @@ export function defineDocument(family: DocumentFamily, spec: DocumentSpec): Mode
   });
 }
 
-/** A document line table: the family's shared line columns plus the link to its header. */
-export function defineDocumentLine(family: DocumentFamily, spec: DocumentLineSpec): Model {
-  const { table: documentTable, primaryKey: documentKey } = spec.document;
+/**
+ * The lines of a document, derived from its header: `Linea<Doc>` in `lineas<table>`, linked to the
+ * header (deleted with it); invoice lines may point to the line they refund (`idlinearect`) and by
+ * default move stock (-1 sales, +1 purchases), other documents' lines do not.
+ */
+export function defineDocumentLine(family: DocumentFamily, document: Model, invoice: boolean): Model {
+  const { table: documentTable, primaryKey: documentKey } = document;
+  const table = `lineas${documentTable}`;
   const own: Fields = {
-    actualizastock: f.integer({ notNull: true, default: spec.actualizastock, readOnly: true }),
+    actualizastock: f.integer({ notNull: true, default: invoice ? (family === 'sales' ? -1 : 1) : 0, readOnly: true }),
     [documentKey]: f.integer({ notNull: true, references: f.ref(documentTable, documentKey, 'CASCADE') }),
   };
-  if (spec.invoice) own.idlinearect = f.integer({ references: f.ref(spec.table, 'idlinea', 'SET NULL') });
+  if (invoice) own.idlinearect = f.integer({ references: f.ref(table, 'idlinea', 'SET NULL') });
   return defineModel({
-    name: spec.name,
-    table: spec.table,
+    name: `Linea${document.name}`,
+    table,
     fields: sortedFields({ ...LINE_FIELDS[family](), ...own }),
-    hooks: { beforeSave: lineBeforeSave(spec.invoice === true) },
+    hooks: { beforeSave: lineBeforeSave(invoice) },
   });
 }

@@ -4,7 +4,7 @@ import { AppError, validationError } from '../../errors.ts';
 import type { Values } from '../../models/define-model.ts';
 import { conversionRate, statusFor, visible } from './create-document.ts';
 import type { DocumentInput } from './document-input.ts';
-import { buildLine, productLine, type LineDefaults } from './document-lines.ts';
+import { buildLine, lineDefaults, productLine, type LineDefaults } from './document-lines.ts';
 import { applyLineStockMode, changeStatus, childrenOf, type Status } from './document-status.ts';
 import { DOCUMENT_TYPES, type DocumentType } from './document-types.ts';
 import { exerciseFor } from './fiscal-year.ts';
@@ -28,8 +28,8 @@ const sameValue = (a: unknown, b: unknown) => a === b || (a !== null && b !== nu
 export async function lineDefaultsOf(ctx: AppContext, db: DbExecutor, type: DocumentType, doc: Row): Promise<LineDefaults> {
   const settings = await ctx.settings();
   const status = await statusFor(db, type, doc.idestado);
-  const subject = (await db.selectFrom(type.side === 'sales' ? 'clientes' : 'proveedores').selectAll().where(type.subject, '=', doc[type.subject]).executeTakeFirst()) ?? {};
-  return { actualizastock: status.actualizastock, codimpuesto: (settings.codimpuesto as string | null) ?? null, irpf: Number(doc.irpf ?? 0), subject, coddivisa: (doc.coddivisa as string | null) ?? null };
+  const subject = (await db.selectFrom(type.subjectTable).selectAll().where(type.subject, '=', doc[type.subject]).executeTakeFirst()) ?? {};
+  return lineDefaults(settings, status.actualizastock, subject, doc);
 }
 
 const effectOf = (line: Row) => ({ mode: Number(line.actualizastock), cantidad: Number(line.cantidad), servido: Number(line.servido) });

@@ -68,6 +68,17 @@ export interface LineDefaults {
   coddivisa: string | null;
 }
 
+/** What a new line of a document starts with: its status' stock mode, the default tax, its IRPF. */
+export function lineDefaults(settings: Record<string, unknown>, actualizastock: number, subject: Record<string, unknown>, doc: Record<string, unknown>): LineDefaults {
+  return {
+    actualizastock,
+    codimpuesto: (settings.codimpuesto as string | null) ?? null,
+    irpf: Number(doc.irpf ?? 0),
+    subject,
+    coddivisa: (doc.coddivisa as string | null) ?? null,
+  };
+}
+
 async function taxValues(db: DbExecutor, code: FieldValue | undefined, field = 'codimpuesto'): Promise<Values> {
   if (code === null || code === undefined || code === '') return { codimpuesto: null, iva: 0, recargo: 0 };
   const tax = await db.selectFrom('impuestos').select(['codimpuesto', 'iva', 'recargo']).where('codimpuesto', '=', code).executeTakeFirst();

@@ -1,14 +1,9 @@
 import type { Model } from '../../models/define-model.ts';
 import { customerPaymentModel, supplierPaymentModel } from '../payments/payment-models.ts';
 import { customerReceiptModel, supplierReceiptModel } from '../payments/receipt-models.ts';
-import {
-  purchaseDeliveryNoteLineModel, purchaseDeliveryNoteModel, purchaseInvoiceLineModel, purchaseInvoiceModel,
-  purchaseOrderLineModel, purchaseOrderModel, purchaseQuoteLineModel, purchaseQuoteModel,
-} from './purchase-document-models.ts';
-import {
-  salesDeliveryNoteLineModel, salesDeliveryNoteModel, salesInvoiceLineModel, salesInvoiceModel,
-  salesOrderLineModel, salesOrderModel, salesQuoteLineModel, salesQuoteModel,
-} from './sales-document-models.ts';
+import { purchaseDeliveryNoteModel, purchaseInvoiceModel, purchaseOrderModel, purchaseQuoteModel } from './purchase-document-models.ts';
+import { salesDeliveryNoteModel, salesInvoiceModel, salesOrderModel, salesQuoteModel } from './sales-document-models.ts';
+import { defineDocumentLine } from './define-document.ts';
 import type { Side } from './calculation/types.ts';
 
 /** One of the eight business documents, with everything the engine needs to know about it. */
@@ -22,6 +17,8 @@ export interface DocumentType {
   key: string;
   /** `codcliente` or `codproveedor`. */
   subject: 'codcliente' | 'codproveedor';
+  /** Where the subject lives: `clientes` or `proveedores`. */
+  subjectTable: 'clientes' | 'proveedores';
   /** Header column holding the subject's name. */
   subjectName: 'nombrecliente' | 'nombre';
   invoice: boolean;
@@ -31,15 +28,16 @@ export interface DocumentType {
   payment?: Model;
 }
 
-function type(name: string, side: Side, header: Model, line: Model, prefix: string, invoice = false): DocumentType {
+function type(side: Side, header: Model, prefix: string, invoice = false): DocumentType {
   const sales = side === 'sales';
   return {
-    name,
+    name: header.name,
     side,
     header,
-    line,
+    line: defineDocumentLine(side, header, invoice),
     key: header.primaryKey,
     subject: sales ? 'codcliente' : 'codproveedor',
+    subjectTable: sales ? 'clientes' : 'proveedores',
     subjectName: sales ? 'nombrecliente' : 'nombre',
     invoice,
     pattern: `${prefix}{EJE}{SERIE}{NUM}`,
@@ -48,14 +46,14 @@ function type(name: string, side: Side, header: Model, line: Model, prefix: stri
 }
 
 export const DOCUMENT_TYPES: readonly DocumentType[] = [
-  type('PresupuestoCliente', 'sales', salesQuoteModel, salesQuoteLineModel, 'PRE'),
-  type('PedidoCliente', 'sales', salesOrderModel, salesOrderLineModel, 'PED'),
-  type('AlbaranCliente', 'sales', salesDeliveryNoteModel, salesDeliveryNoteLineModel, 'ALB'),
-  type('FacturaCliente', 'sales', salesInvoiceModel, salesInvoiceLineModel, 'F', true),
-  type('PresupuestoProveedor', 'purchase', purchaseQuoteModel, purchaseQuoteLineModel, 'PREP'),
-  type('PedidoProveedor', 'purchase', purchaseOrderModel, purchaseOrderLineModel, 'PEDP'),
-  type('AlbaranProveedor', 'purchase', purchaseDeliveryNoteModel, purchaseDeliveryNoteLineModel, 'ALBP'),
-  type('FacturaProveedor', 'purchase', purchaseInvoiceModel, purchaseInvoiceLineModel, 'FP', true),
+  type('sales', salesQuoteModel, 'PRE'),
+  type('sales', salesOrderModel, 'PED'),
+  type('sales', salesDeliveryNoteModel, 'ALB'),
+  type('sales', salesInvoiceModel, 'F', true),
+  type('purchase', purchaseQuoteModel, 'PREP'),
+  type('purchase', purchaseOrderModel, 'PEDP'),
+  type('purchase', purchaseDeliveryNoteModel, 'ALBP'),
+  type('purchase', purchaseInvoiceModel, 'FP', true),
 ];
 
 export function documentType(name: string): DocumentType {

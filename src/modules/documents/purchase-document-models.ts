@@ -1,5 +1,5 @@
 import { f } from '../../models/fields.ts';
-import { defineDocument, defineDocumentLine } from './define-document.ts';
+import { defineDocument } from './define-document.ts';
 
 const codpago = () => f.string(10, { notNull: true, references: f.ref('formaspago', 'codpago', 'RESTRICT') });
 
@@ -45,37 +45,4 @@ export const purchaseInvoiceModel = defineDocument('purchase', {
     codpago: codpago(),
     nombre: f.string(100, { notNull: true }),
   },
-});
-
-/** Lines of supplier quotes (`lineaspresupuestosprov`). */
-export const purchaseQuoteLineModel = defineDocumentLine('purchase', {
-  name: 'LineaPresupuestoProveedor',
-  table: 'lineaspresupuestosprov',
-  document: purchaseQuoteModel,
-  actualizastock: 0,
-});
-
-/** Lines of supplier orders (`lineaspedidosprov`). */
-export const purchaseOrderLineModel = defineDocumentLine('purchase', {
-  name: 'LineaPedidoProveedor',
-  table: 'lineaspedidosprov',
-  document: purchaseOrderModel,
-  actualizastock: 0,
-});
-
-/** Lines of supplier delivery notes (`lineasalbaranesprov`). */
-export const purchaseDeliveryNoteLineModel = defineDocumentLine('purchase', {
-  name: 'LineaAlbaranProveedor',
-  table: 'lineasalbaranesprov',
-  document: purchaseDeliveryNoteModel,
-  actualizastock: 0,
-});
-
-/** Lines of supplier invoices (`lineasfacturasprov`). */
-export const purchaseInvoiceLineModel = defineDocumentLine('purchase', {
-  name: 'LineaFacturaProveedor',
-  table: 'lineasfacturasprov',
-  document: purchaseInvoiceModel,
-  actualizastock: 1,
-  invoice: true,
 });

@@ -27,7 +27,7 @@ async function calcContext(ctx: AppContext, db: DbExecutor, type: DocumentType, 
   const [serie, company, subject, taxes, zones] = await Promise.all([
     db.selectFrom('series').select(['siniva', 'tipo']).where('codserie', '=', doc.codserie).executeTakeFirst(),
     db.selectFrom('empresas').select(['codpais', 'regimeniva']).where('idempresa', '=', doc.idempresa).executeTakeFirst(),
-    db.selectFrom(type.side === 'sales' ? 'clientes' : 'proveedores').select(['regimeniva', 'excepcioniva']).where(type.subject, '=', doc[type.subject]).executeTakeFirst(),
+    db.selectFrom(type.subjectTable).select(['regimeniva', 'excepcioniva']).where(type.subject, '=', doc[type.subject]).executeTakeFirst(),
     db.selectFrom('impuestos').select(['codimpuesto', 'iva', 'recargo', 'tipo']).execute(),
     type.side === 'sales' ? db.selectFrom('impuestoszonas').selectAll().execute() : Promise.resolve([]),
   ]);
