@@ -7,6 +7,7 @@ import type { Clock } from './clock.ts';
 import type { Model } from './models/define-model.ts';
 import type { FieldValue } from './models/fields.ts';
 import type { InputSource } from './models/coerce.ts';
+import type { Settings } from './modules/settings/settings.ts';
 
 /** The pino-style logger of the app (Fastify's), or a console adapter in the CLI. */
 export interface Logger {
@@ -34,8 +35,11 @@ export interface AppContext {
   events: EventBus;
   clock: Clock;
   log: Logger;
-  /** The `default` settings group, served from the access control's cache. */
-  settings(): Promise<Record<string, unknown>>;
+  /**
+   * The `default` settings group, typed, served from the access control's cache. Read it before
+   * a transaction starts (it refuses to load inside one) and pass the snapshot down.
+   */
+  settings(): Promise<Settings>;
   /** Names of custom endpoints (listed at the API root next to the model resources). */
   customResources: Set<string>;
   /** Domain writers replacing the store behind a model's generic routes. */

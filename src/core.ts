@@ -13,6 +13,7 @@ import { AccessControl } from './modules/auth/access-control.ts';
 import { seedSettings } from './modules/settings/seed-settings.ts';
 import { runSeeds, type DataSeed } from './db/data-seeds.ts';
 import { DEFAULT_DATA } from './modules/installation/default-data.ts';
+import { codeCounterModel } from './db/code-counter.ts';
 
 export interface CoreOptions {
   config: Config;
@@ -47,8 +48,9 @@ export async function createCore(options: CoreOptions): Promise<Core> {
   const { config } = options;
   const ownsDatabase = !options.database;
   const database = options.database ?? createDatabase(config.databaseUrl);
+  database.reportError = (error, what) => options.log.error({ err: error }, what);
   try {
-    const registry = new ModelRegistry(options.models ?? coreModels());
+    const registry = new ModelRegistry([codeCounterModel, ...(options.models ?? coreModels())]);
     registry.check();
     const events = new EventBus((error, event) => options.log.error({ err: error, event }, 'event listener failed'));
     // The access control (and its settings cache) needs the context it belongs to: bound below.

@@ -1,12 +1,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { Kysely, MysqlDialect, PostgresDialect } from 'kysely';
+import { CompiledQuery, Kysely, MysqlDialect, PostgresDialect, type Dialect } from 'kysely';
 import { QueuedSqliteDialect } from './sqlite-queued-dialect.ts';
 import pg from 'pg';
 import { createPool as createMysqlPool } from 'mysql2';
 import { parseDatabaseUrl } from '../config.ts';
 import { cachedStatements } from './sqlite-statement-cache.ts';
+import { guardedDialect } from './guarded-dialect.ts';
 
 export type Engine = 'sqlite' | 'postgres' | 'mysql';
 
@@ -18,6 +19,8 @@ export interface Database {
   engine: Engine;
   kysely: DbExecutor;
   close(): Promise<void>;
+  /** Where failures nobody awaits go (a dropped idle connection, an after-commit callback); the core sets the app's logger. */
+  reportError: (error: unknown, what: string) => void;
 }
 
 // pg returns DATE/TIME/TIMESTAMP as JS Dates (in the process time zone) and BIGINT/NUMERIC as
@@ -42,6 +45,13 @@ export interface DatabaseOptions {
   poolSize?: number;
 }
 
+const consoleReport = (error: unknown, what: string) => console.error(what, error);
+
+function open(engine: Engine, dialect: Dialect): Database {
+  const kysely = new Kysely({ dialect: guardedDialect(dialect) });
+  return { engine, kysely, reportError: consoleReport, close: () => kysely.destroy() };
+}
+
 export function createDatabase(url: string, options: DatabaseOptions = {}): Database {
   const { engine } = parseDatabaseUrl(url);
   const poolSize = options.poolSize ?? 10;
@@ -53,13 +63,16 @@ export function createDatabase(url: string, options: DatabaseOptions = {}): Data
     raw.pragma('synchronous = NORMAL');
     raw.pragma('foreign_keys = ON');
     raw.pragma('busy_timeout = 5000');
-    const kysely = new Kysely({ dialect: new QueuedSqliteDialect({ database: cachedStatements(raw) }) });
-    return { engine, kysely, close: () => kysely.destroy() };
+    return open(engine, new QueuedSqliteDialect({ database: cachedStatements(raw) }));
   }
   if (engine === 'postgres') {
-    const pool = new pg.Pool({ connectionString: url, max: poolSize, types: pgTypes });
-    const kysely = new Kysely({ dialect: new PostgresDialect({ pool }) });
-    return { engine, kysely, close: () => kysely.destroy() };
+    // A bounded wait for a connection: a database that is down answers 503 instead of holding requests forever.
+    const pool = new pg.Pool({ connectionString: url, max: poolSize, types: pgTypes, connectionTimeoutMillis: 10_000 });
+    const database = open(engine, new PostgresDialect({ pool }));
+    // An idle client whose backend went away (restart, pg_terminate_backend, network) is dropped by
+    // the pool after this event; without a listener Node would end the process on it.
+    pool.on('error', (error) => database.reportError(error, 'idle PostgreSQL connection lost'));
+    return database;
   }
   const pool = createMysqlPool({
     uri: url.replace(/^mariadb:/, 'mysql:'),
@@ -70,6 +83,13 @@ export function createDatabase(url: string, options: DatabaseOptions = {}): Data
     timezone: 'Z',
     charset: 'utf8mb4',
   });
-  const kysely = new Kysely({ dialect: new MysqlDialect({ pool }) });
-  return { engine, kysely, close: () => kysely.destroy() };
+  return open(engine, new MysqlDialect({
+    pool,
+    // READ COMMITTED as on PostgreSQL: a transaction that waited for a row lock then sees what the
+    // holder committed (numbering, code counters), and InnoDB takes no gap locks, which were the
+    // source of deadlocks between concurrent document creations.
+    onCreateConnection: async (connection) => {
+      await connection.executeQuery(CompiledQuery.raw('SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED'));
+    },
+  }));
 }

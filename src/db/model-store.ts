@@ -6,11 +6,15 @@ import type { FieldValue } from '../models/fields.ts';
 import type { ListQuery } from '../query/list-query.ts';
 import type { Database, DbExecutor } from './database.ts';
 import { rowReader, toDbValue, toDbValues, type RowReader } from './row-codec.ts';
-import { inTransaction } from './transaction.ts';
+import { afterCommit, inTransaction } from './transaction.ts';
+import { nextCode } from './code-counter.ts';
 import { QueryCache, type Prepared } from './query-cache.ts';
 import { translateDbError, type WriteKind } from './translate-error.ts';
 
 export type StoredRecord = Record<string, FieldValue>;
+
+/** Work that must happen in the same transaction as any write to some models (e.g. a cache version bump). */
+export type WriteWatcher = (db: DbExecutor, model: Model) => Promise<void>;
 
 /**
  * Generic persistence of registry models: the one place where records are read and written, so
@@ -21,6 +25,7 @@ export class ModelStore {
   readonly events: EventBus;
   #readers = new WeakMap<Model, { all: RowReader; visible: RowReader }>();
   readonly #queries: QueryCache;
+  readonly #watchers = new Map<string, WriteWatcher[]>();
 
   constructor(database: Database, events: EventBus) {
     this.database = database;
@@ -71,24 +76,16 @@ export class ModelStore {
     return { rows: records, total: Number(counted[0]?.total ?? 0) };
   }
 
-  /** The next numeric code for a code primary key (the reference's newCode: max numeric + 1). */
-  async nextCode(model: Model, db: DbExecutor): Promise<string | number> {
-    const pk = model.primaryKey;
-    const field = model.fields[pk]!;
-    const col = sql.ref(pk);
-    const table = sql.table(model.table);
-    const { engine } = this.database;
-    const query =
-      field.type !== 'string'
-        ? sql<{ m: unknown }>`SELECT MAX(${col}) AS m FROM ${table}`
-        : engine === 'sqlite'
-          ? sql<{ m: unknown }>`SELECT MAX(CAST(${col} AS INTEGER)) AS m FROM ${table} WHERE ${col} <> '' AND ${col} NOT GLOB '*[^0-9]*' AND length(${col}) < 16`
-          : engine === 'postgres'
-            ? sql<{ m: unknown }>`SELECT MAX(CAST(${col} AS BIGINT)) AS m FROM ${table} WHERE ${col} ~ '^[0-9]{1,15}$'`
-            : sql<{ m: unknown }>`SELECT MAX(CAST(${col} AS UNSIGNED)) AS m FROM ${table} WHERE ${col} REGEXP '^[0-9]{1,15}$'`;
-    const { rows } = await query.execute(db);
-    const next = Number(rows[0]?.m ?? 0) + 1;
-    return field.type === 'string' ? String(next) : next;
+  /**
+   * Runs `watcher` inside the transaction of every create, update and delete of these models
+   * (by resource name), after the write: what it writes commits or rolls back with the change.
+   */
+  watch(resources: string[], watcher: WriteWatcher): void {
+    for (const resource of resources) this.#watchers.set(resource, [...(this.#watchers.get(resource) ?? []), watcher]);
+  }
+
+  async #written(model: Model, db: DbExecutor): Promise<void> {
+    for (const watcher of this.#watchers.get(model.resource) ?? []) await watcher(db, model);
   }
 
   async #prepare(ctx: SaveContext, creating: boolean): Promise<void> {
@@ -109,27 +106,26 @@ export class ModelStore {
     if (Object.keys(errors).length) throw validationError(errors);
   }
 
-  /** Inserts a record (serial and code keys generated when absent); runs in its own transaction unless given one. */
+  /**
+   * Inserts a record (serial and code keys generated when absent); runs in its own transaction
+   * unless given one. `model.save` is emitted once that transaction commits.
+   */
   async create(model: Model, input: Values, db?: DbExecutor): Promise<{ record: StoredRecord; reveal: Record<string, unknown> }> {
     const pk = model.primaryKey;
     const generated = model.fields[pk]!.generatedCode && (input[pk] === undefined || input[pk] === null || input[pk] === '');
-    for (let attempt = 1; ; attempt++) {
-      try {
-        const result = await this.#within(db, (trx) => this.#insert(model, { ...input }, trx, generated));
-        this.events.emit('model.save', { model: model.resource, record: result.record, created: true });
-        return result;
-      } catch (error) {
-        // Two creations may compute the same generated code; the loser simply takes the next one.
-        if (!generated || attempt >= 5 || !(error instanceof AppError && error.code === 'duplicate-record')) throw error;
-      }
-    }
+    return this.#within(db, async (trx) => {
+      const result = await this.#insert(model, { ...input }, trx, generated);
+      await this.#written(model, trx);
+      afterCommit(trx, () => this.events.emit('model.save', { model: model.resource, record: result.record, created: true }));
+      return result;
+    });
   }
 
   async #insert(model: Model, values: Values, db: DbExecutor, generateCode: boolean | undefined) {
     const { engine } = this.database;
     const pk = model.primaryKey;
-    if (generateCode) values[pk] = await this.nextCode(model, db);
-    const ctx: SaveContext = { db, model, values, existing: undefined, reveal: {} };
+    if (generateCode) values[pk] = await nextCode(db, engine, { table: model.table, column: pk });
+    const ctx: SaveContext = { db, engine, model, values, existing: undefined, reveal: {} };
     await this.#guard('insert', () => this.#prepare(ctx, true));
     const row = toDbValues(engine, model, values);
     const id = await this.#guard('insert', async () => {
@@ -156,7 +152,7 @@ export class ModelStore {
       const existing = await this.get(model, id, trx, 'all');
       if (!existing) throw new AppError('record-not-found');
       const values = { ...input };
-      const ctx: SaveContext = { db: trx, model, values, existing, reveal: {} };
+      const ctx: SaveContext = { db: trx, engine: this.database.engine, model, values, existing, reveal: {} };
       await this.#guard('update', () => this.#prepare(ctx, false));
       const row = toDbValues(this.database.engine, model, values);
       delete row[model.primaryKey];
@@ -166,11 +162,12 @@ export class ModelStore {
       }
       const saved = (await this.get(model, id, trx, 'all'))!;
       await this.#guard('update', async () => model.hooks?.afterSave?.({ ...ctx, record: saved }));
-      return saved;
+      await this.#written(model, trx);
+      const visible = this.#visible(model, saved);
+      afterCommit(trx, () => this.events.emit('model.save', { model: model.resource, record: visible, created: false }));
+      return visible;
     });
-    const visible = this.#visible(model, record);
-    this.events.emit('model.save', { model: model.resource, record: visible, created: false });
-    return visible;
+    return record;
   }
 
   async remove(model: Model, id: FieldValue, db?: DbExecutor): Promise<StoredRecord> {
@@ -180,9 +177,10 @@ export class ModelStore {
       await this.#guard('delete', async () => model.hooks?.beforeDelete?.({ db: trx, model, existing }));
       const pkValue = toDbValue(this.database.engine, model.fields[model.primaryKey]!, id);
       await this.#guard('delete', () => trx.deleteFrom(model.table).where(model.primaryKey, '=', pkValue).execute());
+      await this.#written(model, trx);
+      afterCommit(trx, () => this.events.emit('model.delete', { model: model.resource, record: existing }));
       return existing;
     });
-    this.events.emit('model.delete', { model: model.resource, record });
     return record;
   }
 

@@ -1,28 +1,82 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Database, DbExecutor } from './database.ts';
 import { isRetryable } from './translate-error.ts';
 
 /**
- * Runs `fn` in one transaction: everything it writes commits together or not at all. Deadlocks
- * and serialisation failures are retried a few times with a short, jittered pause.
+ * Transactions and the work that must wait for their commit.
+ *
+ * Contract (architecture section 6):
+ * - `inTransaction` runs a function in one transaction: everything it writes commits together or
+ *   not at all. Deadlocks and serialisation failures are retried with a short, jittered pause;
+ *   each attempt starts from scratch.
+ * - `afterCommit(db, fn)` registers work (events, cache invalidation) on the transaction `db`:
+ *   it runs once, after the commit of the attempt that succeeded, and never for a rollback. Given
+ *   a plain connection (no transaction), it runs at once.
+ * - Inside a transaction nothing may wait for a second connection: SQLite has one, the pools are
+ *   small, so a transaction waiting for another connection can wait for itself. The function runs
+ *   in an async scope that the driver checks (`guardedDialect`): asking for a connection there
+ *   fails loudly instead of hanging, and `assertNoTransaction` lets cached state refuse a reload.
  */
+interface TransactionState {
+  afterCommit: Array<() => void>;
+}
+
+const scope = new AsyncLocalStorage<TransactionState>();
+const states = new WeakMap<object, TransactionState>();
+
+export class NestedConnectionError extends Error {
+  override name = 'NestedConnectionError';
+}
+
 export interface TransactionOptions {
   attempts?: number;
-  /**
-   * READ COMMITTED lets a transaction see rows committed after it began once it holds a lock
-   * (MySQL's default REPEATABLE READ would keep its first snapshot). SQLite has one writer anyway.
-   */
-  readCommitted?: boolean;
 }
 
 export async function inTransaction<T>(database: Database, fn: (trx: DbExecutor) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
-  const attempts = options.attempts ?? 4;
+  assertNoTransaction('a new transaction');
+  const attempts = options.attempts ?? 8;
   for (let attempt = 1; ; attempt++) {
+    const state: TransactionState = { afterCommit: [] };
     try {
-      const builder = database.kysely.transaction();
-      return await (options.readCommitted && database.engine !== 'sqlite' ? builder.setIsolationLevel('read committed') : builder).execute(fn);
+      const result = await database.kysely.transaction().execute((trx) => {
+        states.set(trx, state);
+        return scope.run(state, () => fn(trx));
+      });
+      runAll(database, state.afterCommit);
+      return result;
     } catch (error) {
       if (attempt >= attempts || !isRetryable(error)) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 5 * attempt + Math.random() * 20));
+      await new Promise((resolve) => setTimeout(resolve, Math.min(200, 5 * 2 ** attempt) * (0.5 + Math.random())));
+    }
+  }
+}
+
+/** Runs `fn` after `db`'s transaction commits (never if it rolls back); at once outside a transaction. */
+export function afterCommit(db: DbExecutor, fn: () => void): void {
+  const state = states.get(db);
+  if (state) state.afterCommit.push(fn);
+  else runAll(undefined, [fn]);
+}
+
+/** True while the current async flow runs inside `inTransaction`. */
+export function insideTransaction(): boolean {
+  return scope.getStore() !== undefined;
+}
+
+/** Refuses work that would need a second connection while the current flow holds a transaction. */
+export function assertNoTransaction(what: string): void {
+  if (scope.getStore()) {
+    throw new NestedConnectionError(`${what} was requested inside a transaction; read it before the transaction starts or through the transaction`);
+  }
+}
+
+function runAll(database: Database | undefined, callbacks: Array<() => void>): void {
+  for (const callback of callbacks) {
+    try {
+      callback();
+    } catch (error) {
+      // The change is committed: a failing follower must not turn the client's success into an error.
+      (database?.reportError ?? console.error)(error, 'after-commit callback failed');
     }
   }
 }

@@ -1,4 +1,4 @@
-import type { FieldDef, FieldValue } from './fields.ts';
+import { MAX_DOUBLE_INPUT, type FieldDef, type FieldValue } from './fields.ts';
 
 /** Where input came from: form fields are strings, where "null" means null (reference behaviour). */
 export type InputSource = 'json' | 'form';
@@ -45,12 +45,29 @@ export function parseTimestamp(input: string): string | undefined {
   return Number.isNaN(utc.getTime()) ? undefined : utc.toISOString().slice(0, 19).replace('T', ' ');
 }
 
+const INT_MIN = -2147483648;
+const INT_MAX = 2147483647;
+
+/** A string the three engines store alike: no NUL (PostgreSQL refuses it) and no lone surrogate. */
+export function isStorableText(text: string): boolean {
+  return !text.includes('\0') && text.isWellFormed();
+}
+
+export interface CoerceOptions {
+  /**
+   * Whether the field's declared range applies (default true): it limits what is written, not
+   * what is compared, so filters pass false (`filter[total_gt]=5e12` is a fair question).
+   */
+  range?: boolean;
+}
+
 /**
  * Converts one input value to the field's type. Numbers may come as numeric strings (form bodies,
  * and clients of the reference send strings everywhere); booleans accept true/1/on/yes and
  * false/0/off/no/"". An empty string means null for nullable non-text fields.
  */
-export function coerceValue(field: FieldDef, raw: unknown, source: InputSource): Coerced {
+export function coerceValue(field: FieldDef, raw: unknown, source: InputSource, options: CoerceOptions = {}): Coerced {
+  const ranged = options.range !== false;
   if (raw === null || (source === 'form' && raw === 'null')) return ok(null);
   const textual = field.type === 'string' || field.type === 'text';
   if (raw === '' && !textual && field.type !== 'boolean') return field.nullable ? ok(null) : bad('required');
@@ -59,12 +76,15 @@ export function coerceValue(field: FieldDef, raw: unknown, source: InputSource):
     case 'integer': {
       const n = typeof raw === 'number' ? raw : typeof raw === 'string' && /^\s*-?\d+\s*$/.test(raw) ? Number(raw) : NaN;
       if (!Number.isInteger(n)) return bad('invalid-integer');
-      if (n < -2147483648 || n > 2147483647) return bad('out-of-range');
+      if (n < INT_MIN || n > INT_MAX) return bad('out-of-range');
+      if (ranged && (n < (field.min ?? (field.type === 'serial' ? 1 : INT_MIN)) || n > (field.max ?? INT_MAX))) return bad('out-of-range');
       return ok(n);
     }
     case 'double': {
       const n = typeof raw === 'number' ? raw : typeof raw === 'string' && /^\s*-?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?\s*$/i.test(raw) ? Number(raw) : NaN;
-      return Number.isFinite(n) ? ok(n) : bad('invalid-number');
+      if (!Number.isFinite(n)) return bad('invalid-number');
+      if (ranged && (n < (field.min ?? -MAX_DOUBLE_INPUT) || n > (field.max ?? MAX_DOUBLE_INPUT))) return bad('out-of-range');
+      return ok(n);
     }
     case 'boolean': {
       if (typeof raw === 'boolean') return ok(raw);
@@ -80,6 +100,7 @@ export function coerceValue(field: FieldDef, raw: unknown, source: InputSource):
     case 'text': {
       if (typeof raw !== 'string' && typeof raw !== 'number') return bad('invalid-string');
       const text = String(raw);
+      if (!isStorableText(text)) return bad('invalid-string');
       if (field.length !== undefined && [...text].length > field.length) return bad('too-long');
       return ok(text);
     }

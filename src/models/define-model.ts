@@ -1,12 +1,13 @@
 import type { FieldDef, FieldValue } from './fields.ts';
 import { pluralize } from './pluralize.ts';
-import type { DbExecutor } from '../db/database.ts';
+import type { DbExecutor, Engine } from '../db/database.ts';
 
 export type Values = Record<string, FieldValue | undefined>;
 
 /** What a hook sees while a record is written, inside the write's transaction. */
 export interface SaveContext {
   db: DbExecutor;
+  engine: Engine;
   model: Model;
   /** The values about to be written (hooks may change them). */
   values: Values;

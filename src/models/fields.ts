@@ -45,7 +45,19 @@ export interface FieldDef {
   hidden?: boolean;
   /** Never written through the generic API (computed by the service). */
   readOnly?: boolean;
+  /**
+   * Smallest and largest value a client may write (numbers). Unset, a double is limited to
+   * +/- MAX_DOUBLE_INPUT and an integer to its 32-bit range; a serial key starts at 1.
+   */
+  min?: number;
+  max?: number;
 }
+
+/**
+ * Largest magnitude of a double written by a client unless the field declares its own range:
+ * beyond it a double no longer holds cents, and products of two such values stay finite.
+ */
+export const MAX_DOUBLE_INPUT = 1e12;
 
 type Options = Partial<Omit<FieldDef, 'type' | 'nullable'>> & { notNull?: boolean };
 
@@ -67,6 +79,8 @@ export const f = {
   time: (options?: Options) => make('time', options),
   timestamp: (options?: Options) => make('timestamp', options),
   json: (options?: Options) => make('json', options),
+  /** A percentage (discounts, retentions): a double between 0 and 100. */
+  percent: (options?: Options) => make('double', { min: 0, max: 100, ...options }),
   /** A reference to another table's column, with its ON DELETE rule. */
   ref: (table: string, field: string, onDelete: OnDelete): Reference => ({ table, field, onDelete }),
 };

@@ -3,8 +3,10 @@ import { sql } from 'kysely';
 import type { AppContext } from '../../app-context.ts';
 import { AppError } from '../../errors.ts';
 import { hashToken } from './auth-models.ts';
-import { DEFAULT_SETTINGS } from '../settings/default-settings.ts';
+import { readSettings, type Settings } from '../settings/settings.ts';
 import { dbBoolean } from '../../db/row-codec.ts';
+import type { DbExecutor } from '../../db/database.ts';
+import { afterCommit, assertNoTransaction } from '../../db/transaction.ts';
 
 export const BAN_WINDOW_MS = 600_000;
 export const BAN_THRESHOLD = 5;
@@ -55,7 +57,7 @@ export class AccessControl {
   readonly #ctx: AppContext;
   readonly #refreshMs: number;
   #keys = new Map<string, CachedKey>();
-  #settings: Record<string, unknown> = { ...DEFAULT_SETTINGS };
+  #settings: Settings = readSettings(undefined);
   #version = -1;
   #reloading: Promise<void> | undefined;
   #stale = true;
@@ -67,22 +69,19 @@ export class AccessControl {
   #timer: NodeJS.Timeout | undefined;
   #ticking: Promise<void> | undefined;
   #globalDigest: Buffer | undefined;
-  #publishing = new Set<Promise<void>>();
 
   constructor(ctx: AppContext, options: { refreshMs: number }) {
     this.#ctx = ctx;
     this.#refreshMs = options.refreshMs;
     this.#globalDigest = ctx.config.apiKey ? Buffer.from(hashToken(ctx.config.apiKey), 'hex') : undefined;
-    const watched = new Set(['apikey', 'apiaccess', 'settings']);
-    const onChange = ({ model }: { model: string }) => {
-      if (!watched.has(model)) return;
-      this.#stale = true;
-      const publishing = this.#bumpVersion().catch((error) => ctx.log.error({ err: error }, 'could not publish an access change'));
-      this.#publishing.add(publishing);
-      void publishing.finally(() => this.#publishing.delete(publishing));
-    };
-    ctx.events.on('model.save', onChange);
-    ctx.events.on('model.delete', onChange);
+    // The shared version moves in the same transaction as the change, so no crash can separate
+    // them; this instance reloads as soon as the change is committed, the others on their tick.
+    ctx.store.watch(['apikey', 'apiaccess', 'settings'], async (db) => {
+      await this.#bumpVersion(db);
+      afterCommit(db, () => {
+        this.#stale = true;
+      });
+    });
   }
 
   async start(): Promise<void> {
@@ -100,7 +99,6 @@ export class AccessControl {
 
   async stop(): Promise<void> {
     if (this.#timer) clearInterval(this.#timer);
-    await Promise.all(this.#publishing);
     await this.#ticking;
     await this.flushActivity();
   }
@@ -182,12 +180,12 @@ export class AccessControl {
       });
     }
     this.#keys = next;
-    this.#settings = { ...DEFAULT_SETTINGS, ...((settings?.properties as Record<string, unknown>) ?? {}) };
+    this.#settings = readSettings(settings?.properties as Record<string, unknown> | undefined);
     if (version !== undefined) this.#version = version;
   }
 
-  async #bumpVersion(): Promise<void> {
-    await this.#ctx.database.kysely
+  async #bumpVersion(db: DbExecutor): Promise<void> {
+    await db
       .updateTable('api_state')
       .set({ version: sql`version + 1` })
       .where('name', '=', STATE_ROW)
@@ -220,15 +218,18 @@ export class AccessControl {
     }
   }
 
-  /** The current settings of the `default` group (cached). */
-  async settings(): Promise<Record<string, unknown>> {
+  /**
+   * The current settings of the `default` group (cached). Never inside a transaction: a reload
+   * there would wait for a second connection; use cases take their snapshot before they start.
+   */
+  async settings(): Promise<Settings> {
+    assertNoTransaction('the settings');
     if (this.#behind) await this.#ensureFresh();
     return this.#settings;
   }
 
   async apiEnabled(): Promise<boolean> {
-    const value = (await this.settings()).enable_api;
-    return value === true || value === 1 || value === '1' || value === 'true';
+    return (await this.settings()).enable_api;
   }
 
   /** Seconds until the address is no longer banned, or 0 when it is not banned. */

@@ -1,6 +1,7 @@
 import type { AppContext } from '../../app-context.ts';
 import type { DbExecutor } from '../../db/database.ts';
-import { inTransaction } from '../../db/transaction.ts';
+import { afterCommit, inTransaction } from '../../db/transaction.ts';
+import type { Settings } from '../settings/settings.ts';
 import { AppError, validationError } from '../../errors.ts';
 import type { Values } from '../../models/define-model.ts';
 import type { DocumentInput } from './document-input.ts';
@@ -77,6 +78,8 @@ export interface NewDocument {
   lines: Values[];
   fecha: string;
   hora: string;
+  /** The settings snapshot of the use case (taken before its transaction). */
+  settings: Settings;
 }
 
 /**
@@ -107,7 +110,7 @@ export async function insertDocument(ctx: AppContext, trx: DbExecutor, type: Doc
     await moveStock(trx, ctx.database.engine, String(header.codalmacen), (stored.referencia as string | null) ?? null, undefined,
       { mode: Number(stored.actualizastock), cantidad: Number(stored.cantidad), servido: Number(stored.servido) }, `lineas[${index}]`);
   }
-  return { id, payments: await recalculate(ctx, trx, type, id) };
+  return { id, payments: await recalculate(ctx, trx, type, id, doc.settings) };
 }
 
 /**
@@ -119,20 +122,17 @@ export async function createDocument(ctx: AppContext, type: DocumentType, input:
   const subjectCode = input.header[type.subject];
   const settings = await ctx.settings();
   const today = todayOf(ctx.clock.now());
-  let events: Array<() => void> = [];
-
-  const result = await inTransaction(ctx.database, async (trx) => {
-    events = []; // a retried attempt starts over
+  return inTransaction(ctx.database, async (trx) => {
     const subject = await trx.selectFrom(type.subjectTable).selectAll().where(type.subject, '=', subjectCode).executeTakeFirst();
     if (!subject) throw new AppError(type.side === 'sales' ? 'customer-not-found' : 'supplier-not-found');
     const header: Values = { ...(await subjectDefaults(trx, type, subject)), ...input.header };
-    header.codserie ??= (subject.codserie as string | null) ?? (settings.codserie as string);
-    header.codalmacen ??= settings.codalmacen as string;
+    header.codserie ??= (subject.codserie as string | null) ?? settings.codserie;
+    header.codalmacen ??= settings.codalmacen;
     const warehouse = await trx.selectFrom('almacenes').select(['idempresa']).where('codalmacen', '=', header.codalmacen).executeTakeFirst();
     if (!warehouse) throw new AppError('warehouse-not-found');
     header.idempresa = Number(warehouse.idempresa ?? settings.idempresa);
-    header.codpago ??= (subject.codpago as string | null) ?? (settings.codpago as string);
-    header.coddivisa ??= settings.coddivisa as string;
+    header.codpago ??= (subject.codpago as string | null) ?? settings.codpago;
+    header.coddivisa ??= settings.coddivisa;
     header.tasaconv = await conversionRate(trx, type, String(header.coddivisa));
     const status = await statusFor(trx, type, header.idestado);
     if (status.generadoc) throw validationError({ idestado: 'generates-document' });
@@ -141,21 +141,19 @@ export async function createDocument(ctx: AppContext, type: DocumentType, input:
     const defaults = lineDefaults(settings, status.actualizastock, subject, header);
     const lines: Values[] = [];
     for (const [index, lineInput] of (input.lines ?? []).entries()) lines.push(await buildLine(trx, type, lineInput, defaults, index));
-    const { id, payments: recorded } = await insertDocument(ctx, trx, type, { header, lines, fecha: input.fecha ?? today.date, hora: input.hora ?? today.time });
-    let payments = recorded;
-    if (type.invoice && input.pagada) {
-      const invoice = (await headerOf(trx, type, id))!;
-      const paid = await setReceiptsPaid({ db: trx, type, invoice, decimals: Number(settings.decimals ?? 2), today }, true, today.date);
-      payments += paid.length;
-      for (const receipt of paid) events.push(() => ctx.events.emit('receipt.paid', { type: type.name, receipt, paid: true }));
-    }
-    if (payments) events.push(() => ctx.events.emit('payment.recorded', { type: type.name, idfactura: id, count: payments }));
-    return documentResult(trx, type, id);
-  }, { readCommitted: true, attempts: 8 });
-
-  ctx.events.emit('document.created', { type: type.name, doc: result.doc, lines: result.lines });
-  for (const emit of events) emit();
-  return result;
+    const { id, payments: recorded } = await insertDocument(ctx, trx, type, { header, lines, fecha: input.fecha ?? today.date, hora: input.hora ?? today.time, settings });
+    const paid = type.invoice && input.pagada
+      ? await setReceiptsPaid({ db: trx, type, invoice: (await headerOf(trx, type, id))!, decimals: settings.decimals, today }, true, today.date)
+      : [];
+    const payments = recorded + paid.length;
+    const result = await documentResult(trx, type, id);
+    afterCommit(trx, () => {
+      ctx.events.emit('document.created', { type: type.name, doc: result.doc, lines: result.lines });
+      for (const receipt of paid) ctx.events.emit('receipt.paid', { type: type.name, receipt, paid: true });
+      if (payments) ctx.events.emit('payment.recorded', { type: type.name, idfactura: id, count: payments });
+    });
+    return result;
+  });
 }
 
 /** Conversion rate of a currency: sales use `tasaconv`, purchases `tasaconvcompra` when set. */

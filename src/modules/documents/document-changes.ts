@@ -13,20 +13,16 @@ import { setReceiptsPaid, todayOf } from './receipts.ts';
 import { headerOf, linesOf, recalculate, type Row } from './recalculate.ts';
 import { moveStock } from './stock.ts';
 import { lockDocument } from './document-lock.ts';
+import { afterCommit } from '../../db/transaction.ts';
+import type { Settings } from '../settings/settings.ts';
 
 /** What a locked (non-editable) document still accepts (TransformerDocument unlocked fields). */
 const UNLOCKED = new Set(['femail', 'idestado', 'idestado_ant', 'numdocs', 'pagada']);
 
-export interface ChangeOutcome {
-  doc: Row;
-  events: Array<() => void>;
-}
-
 const sameValue = (a: unknown, b: unknown) => a === b || (a !== null && b !== null && a !== undefined && String(a) === String(b));
 
 /** What a new line of this document starts with: status stock mode, default tax, document IRPF, subject. */
-export async function lineDefaultsOf(ctx: AppContext, db: DbExecutor, type: DocumentType, doc: Row): Promise<LineDefaults> {
-  const settings = await ctx.settings();
+export async function lineDefaultsOf(db: DbExecutor, type: DocumentType, doc: Row, settings: Settings): Promise<LineDefaults> {
   const status = await statusFor(db, type, doc.idestado);
   const subject = (await db.selectFrom(type.subjectTable).selectAll().where(type.subject, '=', doc[type.subject]).executeTakeFirst()) ?? {};
   return lineDefaults(settings, status.actualizastock, subject, doc);
@@ -58,10 +54,10 @@ export async function moveLineStock(ctx: AppContext, db: DbExecutor, doc: Row, b
  * updates it (fields not sent keep their values), any other element is a new line, and existing
  * lines missing from the list are deleted. Stock follows every change.
  */
-async function syncLines(ctx: AppContext, db: DbExecutor, type: DocumentType, doc: Row, inputs: Values[]): Promise<void> {
+async function syncLines(ctx: AppContext, db: DbExecutor, type: DocumentType, doc: Row, inputs: Values[], settings: Settings): Promise<void> {
   const existing = new Map((await linesOf(db, type, doc[type.key])).map((line) => [Number(line.idlinea), line]));
   const kept = new Set<number>();
-  const defaults = await lineDefaultsOf(ctx, db, type, doc);
+  const defaults = await lineDefaultsOf(db, type, doc, settings);
   for (const [index, input] of inputs.entries()) {
     const current = input.idlinea === undefined || input.idlinea === null ? undefined : existing.get(Number(input.idlinea));
     if (current && !kept.has(Number(current.idlinea))) {
@@ -90,10 +86,9 @@ async function syncLines(ctx: AppContext, db: DbExecutor, type: DocumentType, do
  * (unless the change moves it to an editable status); the subject, company and warehouse never
  * change; date and serie changes renumber; `idestado` applies the status; lines are synchronised
  * when sent; totals, receipts and stock follow; `pagada` pays or unpays the receipts. Runs in the
- * caller's transaction.
+ * caller's transaction; its events are emitted once that transaction commits.
  */
-export async function changeDocument(ctx: AppContext, db: DbExecutor, type: DocumentType, id: unknown, input: DocumentInput, mode: 'edit' | 'generic'): Promise<ChangeOutcome> {
-  const events: Array<() => void> = [];
+export async function changeDocument(ctx: AppContext, db: DbExecutor, type: DocumentType, id: unknown, input: DocumentInput, mode: 'edit' | 'generic', settings: Settings): Promise<Row> {
   if (!(await lockDocument(db, ctx.database.engine, type, id))) throw new AppError('record-not-found');
   const doc = (await headerOf(db, type, id))!;
   const header = { ...input.header };
@@ -113,7 +108,7 @@ export async function changeDocument(ctx: AppContext, db: DbExecutor, type: Docu
   for (const [field, code] of fixed) if (changedFields.includes(field)) throw new AppError(code);
 
   // Moving back to an editable status first, so that the rest of the change applies unlocked.
-  if (target?.editable && !doc.editable) await applyStatus(ctx, db, type, id, target, events);
+  if (target?.editable && !doc.editable) await applyStatus(ctx, db, type, id, target, settings);
 
   const values: Values = {};
   for (const name of changedFields) values[name] = header[name];
@@ -141,34 +136,35 @@ export async function changeDocument(ctx: AppContext, db: DbExecutor, type: Docu
     await db.deleteFrom(type.receipt!.table).where('idfactura', '=', id).where('pagado', '=', ctx.database.engine === 'postgres' ? false : 0).execute();
   }
   if (Object.keys(values).length) await ctx.store.update(type.header, id as number, values, db);
-  if (input.lines !== undefined) await syncLines(ctx, db, type, (await headerOf(db, type, id))!, input.lines);
+  if (input.lines !== undefined) await syncLines(ctx, db, type, (await headerOf(db, type, id))!, input.lines, settings);
 
   // A document that was locked and stays locked keeps its totals: later changes of taxes, regimes
   // or settings never rewrite an issued invoice.
-  let payments = locked ? 0 : await recalculate(ctx, db, type, id);
-  if (target && (!target.editable || doc.editable)) await applyStatus(ctx, db, type, id, target, events);
+  let payments = locked ? 0 : await recalculate(ctx, db, type, id, settings);
+  if (target && (!target.editable || doc.editable)) await applyStatus(ctx, db, type, id, target, settings);
   if (type.invoice && pagada !== undefined && pagada !== null && (mode === 'generic' || pagada === true)) {
-    const settings = await ctx.settings();
-    const changed = await setReceiptsPaid({ db, type, invoice: (await headerOf(db, type, id))!, decimals: Number(settings.decimals ?? 2), today: todayOf(ctx.clock.now()) }, pagada === true);
+    const changed = await setReceiptsPaid({ db, type, invoice: (await headerOf(db, type, id))!, decimals: settings.decimals, today: todayOf(ctx.clock.now()) }, pagada === true);
     payments += changed.length;
-    for (const receipt of changed) events.push(() => ctx.events.emit('receipt.paid', { type: type.name, receipt, paid: pagada === true }));
+    afterCommit(db, () => {
+      for (const receipt of changed) ctx.events.emit('receipt.paid', { type: type.name, receipt, paid: pagada === true });
+    });
   }
-  if (payments) events.push(() => ctx.events.emit('payment.recorded', { type: type.name, idfactura: id, count: payments }));
+  if (payments) afterCommit(db, () => ctx.events.emit('payment.recorded', { type: type.name, idfactura: id, count: payments }));
   const saved = (await headerOf(db, type, id))!;
-  events.unshift(() => ctx.events.emit('document.updated', { type: type.name, doc: visible(type.header, saved) }));
-  return { doc: saved, events };
+  afterCommit(db, () => ctx.events.emit('document.updated', { type: type.name, doc: visible(type.header, saved) }));
+  return saved;
 }
 
-async function applyStatus(ctx: AppContext, db: DbExecutor, type: DocumentType, id: unknown, status: Status, events: Array<() => void>): Promise<void> {
-  const { generated } = await changeStatus(ctx, db, type, id, status.idestado);
+async function applyStatus(ctx: AppContext, db: DbExecutor, type: DocumentType, id: unknown, status: Status, settings: Settings): Promise<void> {
+  const { generated } = await changeStatus(ctx, db, type, id, status.idestado, settings);
   if (status.generadoc || !status.editable) {
     const doc = (await headerOf(db, type, id))!;
-    events.push(() => ctx.events.emit('document.approved', { type: type.name, doc: visible(type.header, doc), idestado: status.idestado }));
+    afterCommit(db, () => ctx.events.emit('document.approved', { type: type.name, doc: visible(type.header, doc), idestado: status.idestado }));
   }
   if (generated) {
     const child = (await headerOf(db, generated.type, generated.id))!;
     const lines = (await linesOf(db, generated.type, generated.id)).map((line) => visible(generated.type.line, line));
-    events.push(() => ctx.events.emit('document.created', { type: generated.type.name, doc: visible(generated.type.header, child), lines }));
+    afterCommit(db, () => ctx.events.emit('document.created', { type: generated.type.name, doc: visible(generated.type.header, child), lines }));
   }
 }
 

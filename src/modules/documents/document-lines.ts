@@ -6,6 +6,7 @@ import type { FieldValue } from '../../models/fields.ts';
 import { dec, roundNumber } from './calculation/round.ts';
 import type { DocumentType } from './document-types.ts';
 import { dbBoolean } from '../../db/row-codec.ts';
+import type { Settings } from '../settings/settings.ts';
 
 /** Quantities and prices beyond this are refused: their products would overflow a double's cents. */
 const MAX_AMOUNT = 1e12;
@@ -69,10 +70,10 @@ export interface LineDefaults {
 }
 
 /** What a new line of a document starts with: its status' stock mode, the default tax, its IRPF. */
-export function lineDefaults(settings: Record<string, unknown>, actualizastock: number, subject: Record<string, unknown>, doc: Record<string, unknown>): LineDefaults {
+export function lineDefaults(settings: Settings, actualizastock: number, subject: Record<string, unknown>, doc: Record<string, unknown>): LineDefaults {
   return {
     actualizastock,
-    codimpuesto: (settings.codimpuesto as string | null) ?? null,
+    codimpuesto: settings.codimpuesto,
     irpf: Number(doc.irpf ?? 0),
     subject,
     coddivisa: (doc.coddivisa as string | null) ?? null,

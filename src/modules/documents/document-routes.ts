@@ -40,12 +40,11 @@ export function registerDocumentRoutes(app: FastifyInstance, ctx: AppContext): v
       const { body, source } = bodyOf(request);
       const input = readDocumentInput(type, body, source, true);
       const id = parseId(type.header, request);
-      const { result, events } = await inTransaction(ctx.database, async (trx) => {
-        const outcome = await changeDocument(ctx, trx, type, id, input, 'edit');
-        return { result: await documentResult(trx, type, id), events: outcome.events };
-      }, { readCommitted: true, attempts: 8 });
-      for (const emit of events) emit();
-      return result;
+      const settings = await ctx.settings();
+      return inTransaction(ctx.database, async (trx) => {
+        await changeDocument(ctx, trx, type, id, input, 'edit', settings);
+        return documentResult(trx, type, id);
+      });
     };
     addResourceRoute(app, { resource: edit, urls: [`/api/3/${edit}/:id`], methods: { PUT: { handler: editHandler }, PATCH: { handler: editHandler } } });
 

@@ -7,6 +7,7 @@ import { documentType, type DocumentType } from './document-types.ts';
 import { todayOf } from './receipts.ts';
 import { headerOf, linesOf, type Row } from './recalculate.ts';
 import { moveStock } from './stock.ts';
+import type { Settings } from '../settings/settings.ts';
 
 /** Header columns a generated document does not copy from its parent (BusinessDocumentGenerator). */
 const NOT_COPIED = new Set([
@@ -59,7 +60,7 @@ export async function childrenOf(db: DbExecutor, type: DocumentType, id: unknown
  * generates the follow-up document for the quantities not yet served. Returns the generated
  * document, if any.
  */
-export async function changeStatus(ctx: AppContext, db: DbExecutor, type: DocumentType, id: unknown, idestado: number): Promise<{ status: Status; generated?: { type: DocumentType; id: number } }> {
+export async function changeStatus(ctx: AppContext, db: DbExecutor, type: DocumentType, id: unknown, idestado: number, settings: Settings): Promise<{ status: Status; generated?: { type: DocumentType; id: number } }> {
   const doc = (await headerOf(db, type, id))!;
   const status = await statusFor(db, type, idestado);
   if (Number(doc.idestado) === status.idestado) return { status };
@@ -68,7 +69,7 @@ export async function changeStatus(ctx: AppContext, db: DbExecutor, type: Docume
     .where(type.key, '=', id).execute();
   await applyLineStockMode(db, ctx.database.engine, type, doc, status.actualizastock);
   if (!status.generadoc) return { status };
-  const generated = await generateFrom(ctx, db, type, { ...doc, idestado: status.idestado }, documentType(status.generadoc));
+  const generated = await generateFrom(ctx, db, type, { ...doc, idestado: status.idestado }, documentType(status.generadoc), settings);
   return { status, ...(generated ? { generated } : {}) };
 }
 
@@ -77,7 +78,7 @@ export async function changeStatus(ctx: AppContext, db: DbExecutor, type: Docume
  * the numbering, dates, totals and status; every line still pending (`cantidad - servido`) cloned
  * with that quantity, the parent line marked served, and a `doctransformations` row per line.
  */
-async function generateFrom(ctx: AppContext, db: DbExecutor, parentType: DocumentType, parent: Row, childType: DocumentType): Promise<{ type: DocumentType; id: number } | undefined> {
+async function generateFrom(ctx: AppContext, db: DbExecutor, parentType: DocumentType, parent: Row, childType: DocumentType, settings: Settings): Promise<{ type: DocumentType; id: number } | undefined> {
   const firstChild = (await childrenOf(db, parentType, parent[parentType.key])).length === 0;
   const parentLines = await linesOf(db, parentType, parent[parentType.key]);
   const pending = parentLines
@@ -90,7 +91,7 @@ async function generateFrom(ctx: AppContext, db: DbExecutor, parentType: Documen
   const header = { ...copyHeader(parentType, parent, childType), idestado: childStatus.idestado, editable: childStatus.editable };
   const lines: Values[] = pending.map(({ line, quantity }) => ({ ...copyLine(parentType, line, childType), cantidad: quantity, actualizastock: childStatus.actualizastock }));
   const today = todayOf(ctx.clock.now());
-  const { id } = await insertDocument(ctx, db, childType, { header, lines, fecha: today.date, hora: today.time });
+  const { id } = await insertDocument(ctx, db, childType, { header, lines, fecha: today.date, hora: today.time, settings });
   const childLines = await linesOf(db, childType, id);
   for (const [index, { line, quantity }] of pending.entries()) {
     const child = childLines[index]!;

@@ -1,6 +1,6 @@
 import type { AppContext, RecordWriter } from '../../app-context.ts';
 import type { DbExecutor } from '../../db/database.ts';
-import { inTransaction } from '../../db/transaction.ts';
+import { afterCommit, inTransaction } from '../../db/transaction.ts';
 import { AppError } from '../../errors.ts';
 import { readInput } from '../../models/read-input.ts';
 import { createDocument, visible } from './create-document.ts';
@@ -9,10 +9,10 @@ import { readDocumentInput } from './document-input.ts';
 import { buildLine } from './document-lines.ts';
 import { DOCUMENT_TYPES, type DocumentType } from './document-types.ts';
 import { headerOf, recalculate, type Row } from './recalculate.ts';
+import type { Settings } from '../settings/settings.ts';
 import { moveStock } from './stock.ts';
 
 const effectOf = (line: Row) => ({ mode: Number(line.actualizastock), cantidad: Number(line.cantidad), servido: Number(line.servido) });
-const TRANSACTION = { readCommitted: true, attempts: 8 } as const;
 
 /** Generic writes to a document header behave as the document endpoints do. */
 function headerWriter(ctx: AppContext, type: DocumentType): RecordWriter {
@@ -22,14 +22,15 @@ function headerWriter(ctx: AppContext, type: DocumentType): RecordWriter {
     },
     async update(id, body, source) {
       const input = readDocumentInput(type, body, source, true);
-      const outcome = await inTransaction(ctx.database, (trx) => changeDocument(ctx, trx, type, id, input, 'generic'), TRANSACTION);
-      for (const emit of outcome.events) emit();
-      return visible(type.header, outcome.doc);
+      const settings = await ctx.settings();
+      return visible(type.header, await inTransaction(ctx.database, (trx) => changeDocument(ctx, trx, type, id, input, 'generic', settings)));
     },
     async remove(id) {
-      const doc = visible(type.header, await inTransaction(ctx.database, (trx) => deleteDocument(ctx, trx, type, id), TRANSACTION));
-      ctx.events.emit('document.deleted', { type: type.name, doc });
-      return doc;
+      return inTransaction(ctx.database, async (trx) => {
+        const doc = visible(type.header, await deleteDocument(ctx, trx, type, id));
+        afterCommit(trx, () => ctx.events.emit('document.deleted', { type: type.name, doc }));
+        return doc;
+      });
     },
   };
 }
@@ -40,27 +41,23 @@ function headerWriter(ctx: AppContext, type: DocumentType): RecordWriter {
  */
 function lineWriter(ctx: AppContext, type: DocumentType): RecordWriter {
   /**
-   * Runs one line write in a transaction; `recalc` recalculates the document and remembers it,
-   * and the document is announced as updated once the transaction has committed.
+   * Runs one line write in a transaction with the settings read before it; `recalc` recalculates
+   * the document, which is announced as updated once the transaction has committed.
    */
-  const write = async <T>(fn: (trx: DbExecutor, recalc: (id: unknown) => Promise<void>) => Promise<T>): Promise<T> => {
-    let updated: Row | undefined;
-    const result = await inTransaction(ctx.database, (trx) => {
-      updated = undefined;
-      return fn(trx, async (id) => {
-        await recalculate(ctx, trx, type, id);
-        updated = visible(type.header, (await headerOf(trx, type, id))!);
-      });
-    }, TRANSACTION);
-    if (updated) ctx.events.emit('document.updated', { type: type.name, doc: updated });
-    return result;
+  const write = async <T>(fn: (trx: DbExecutor, settings: Settings, recalc: (id: unknown) => Promise<void>) => Promise<T>): Promise<T> => {
+    const settings = await ctx.settings();
+    return inTransaction(ctx.database, (trx) => fn(trx, settings, async (id) => {
+      await recalculate(ctx, trx, type, id, settings);
+      const updated = visible(type.header, (await headerOf(trx, type, id))!);
+      afterCommit(trx, () => ctx.events.emit('document.updated', { type: type.name, doc: updated }));
+    }));
   };
   return {
     async create(body, source) {
       const values = readInput(type.line, body, source, 'create');
-      return write(async (trx, recalc) => {
+      return write(async (trx, settings, recalc) => {
         const doc = await editableDocumentOf(trx, ctx.database.engine, type, values[type.key]);
-        const defaults = await lineDefaultsOf(ctx, trx, type, doc);
+        const defaults = await lineDefaultsOf(trx, type, doc, settings);
         const { [type.key]: docId, ...lineInput } = values;
         const line = await buildLine(trx, type, lineInput, defaults, 0);
         const { record } = await ctx.store.create(type.line, { ...line, [type.key]: docId }, trx);
@@ -71,7 +68,7 @@ function lineWriter(ctx: AppContext, type: DocumentType): RecordWriter {
     },
     async update(id, body, source) {
       const values = readInput(type.line, body, source, 'update', id);
-      return write(async (trx, recalc) => {
+      return write(async (trx, settings, recalc) => {
         const found = await ctx.store.get(type.line, id, trx, 'all');
         if (!found) throw new AppError('record-not-found');
         if (values[type.key] !== undefined && values[type.key] !== found[type.key]) throw new AppError('validation-failed', { fields: { [type.key]: 'read-only' } });
@@ -79,7 +76,7 @@ function lineWriter(ctx: AppContext, type: DocumentType): RecordWriter {
         // Read again under the document's lock: a concurrent change may have moved it meanwhile.
         const before = await ctx.store.get(type.line, id, trx, 'all');
         if (!before) throw new AppError('record-not-found');
-        const defaults = await lineDefaultsOf(ctx, trx, type, doc);
+        const defaults = await lineDefaultsOf(trx, type, doc, settings);
         await ctx.store.update(type.line, id, { ...(await productPartIfChanged(trx, type, before, values, defaults)), ...values }, trx);
         const after = (await ctx.store.get(type.line, id, trx, 'all'))!;
         await moveLineStock(ctx, trx, doc, before, after, `idlinea ${id}`);
@@ -88,7 +85,7 @@ function lineWriter(ctx: AppContext, type: DocumentType): RecordWriter {
       });
     },
     async remove(id) {
-      return write(async (trx, recalc) => {
+      return write(async (trx, _settings, recalc) => {
         const found = await ctx.store.get(type.line, id, trx, 'all');
         if (!found) throw new AppError('record-not-found');
         const doc = await editableDocumentOf(trx, ctx.database.engine, type, found[type.key]);

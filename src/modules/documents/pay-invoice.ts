@@ -1,5 +1,5 @@
 import type { AppContext } from '../../app-context.ts';
-import { inTransaction } from '../../db/transaction.ts';
+import { afterCommit, inTransaction } from '../../db/transaction.ts';
 import { AppError, validationError } from '../../errors.ts';
 import { coerceValue, parseDate, type InputSource } from '../../models/coerce.ts';
 import type { FieldValue } from '../../models/fields.ts';
@@ -40,22 +40,23 @@ export function readPaymentRequest(type: DocumentType, body: unknown, source: In
 export async function payInvoice(ctx: AppContext, type: DocumentType, id: FieldValue, request: PaymentRequest): Promise<{ ok: string; data: Record<string, unknown> }> {
   const settings = await ctx.settings();
   const today = todayOf(ctx.clock.now());
-  const outcome = await inTransaction(ctx.database, async (trx) => {
+  return inTransaction(ctx.database, async (trx) => {
     if (!(await lockDocument(trx, ctx.database.engine, type, id))) throw new AppError('record-not-found');
     const invoice = (await headerOf(trx, type, id))!;
-    if (Boolean(invoice.pagada) === request.pagada) return { ok: 'no-changes', changed: [] as Array<Record<string, unknown>>, invoice };
+    if (Boolean(invoice.pagada) === request.pagada) return { ok: 'no-changes', data: visible(type.header, invoice) };
     if (request.codpago && !(await trx.selectFrom('formaspago').select('codpago').where('codpago', '=', request.codpago).executeTakeFirst())) {
       throw validationError({ codpago: 'not-found' });
     }
     const changed = await setReceiptsPaid(
-      { db: trx, type, invoice, decimals: Number(settings.decimals ?? 2), today },
+      { db: trx, type, invoice, decimals: settings.decimals, today },
       request.pagada,
       request.fechapago ?? null,
       request.codpago ?? null,
     );
-    return { ok: 'record-updated', changed, invoice: (await headerOf(trx, type, id))! };
-  }, { readCommitted: true });
-  for (const receipt of outcome.changed) ctx.events.emit('receipt.paid', { type: type.name, receipt, paid: request.pagada });
-  if (outcome.changed.length) ctx.events.emit('payment.recorded', { type: type.name, idfactura: id, count: outcome.changed.length });
-  return { ok: outcome.ok, data: visible(type.header, outcome.invoice) };
+    afterCommit(trx, () => {
+      for (const receipt of changed) ctx.events.emit('receipt.paid', { type: type.name, receipt, paid: request.pagada });
+      if (changed.length) ctx.events.emit('payment.recorded', { type: type.name, idfactura: id, count: changed.length });
+    });
+    return { ok: 'record-updated', data: visible(type.header, (await headerOf(trx, type, id))!) };
+  });
 }

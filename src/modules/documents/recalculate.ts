@@ -5,6 +5,7 @@ import { calculateDocument } from './calculation/calculate.ts';
 import { dec, roundNumber } from './calculation/round.ts';
 import type { CalcContext, CalcLine, TaxInfo, TaxZone } from './calculation/types.ts';
 import type { DocumentType } from './document-types.ts';
+import type { Settings } from '../settings/settings.ts';
 import { syncReceipts, todayOf } from './receipts.ts';
 
 export type Row = Record<string, unknown>;
@@ -22,8 +23,7 @@ export async function headerOf(db: DbExecutor, type: DocumentType, id: unknown):
 }
 
 /** What the tax rules read besides the document: settings, serie, company, subject, taxes, zones. */
-async function calcContext(ctx: AppContext, db: DbExecutor, type: DocumentType, doc: Row): Promise<CalcContext> {
-  const settings = await ctx.settings();
+async function calcContext(db: DbExecutor, type: DocumentType, doc: Row, settings: Settings): Promise<CalcContext> {
   const [serie, company, subject, taxes, zones] = await Promise.all([
     db.selectFrom('series').select(['siniva', 'tipo']).where('codserie', '=', doc.codserie).executeTakeFirst(),
     db.selectFrom('empresas').select(['codpais', 'regimeniva']).where('idempresa', '=', doc.idempresa).executeTakeFirst(),
@@ -38,9 +38,9 @@ async function calcContext(ctx: AppContext, db: DbExecutor, type: DocumentType, 
       ? (await db.selectFrom('provincias').select(['idprovincia', 'provincia']).where('idprovincia', 'in', provinceIds).execute()).map((p) => [String(p.idprovincia), String(p.provincia)])
       : [],
   );
-    return {
-    decimals: Number(settings.decimals ?? 2),
-    method: settings.taxcalculationmethod === 'price-adjusted' ? 'price-adjusted' : 'classic',
+  return {
+    decimals: settings.decimals,
+    method: settings.taxcalculationmethod,
     serie: { siniva: dbBoolean(serie?.siniva), tipo: (serie?.tipo as string | null) ?? null },
     company: { codpais: (company?.codpais as string | null) ?? null, regimeniva: (company?.regimeniva as string | null) ?? null },
     subject: { regimeniva: (subject?.regimeniva as string | null) ?? null, excepcioniva: (subject?.excepcioniva as string | null) ?? null },
@@ -60,13 +60,14 @@ const TOTALS = ['irpf', 'neto', 'netosindto', 'totaliva', 'totalrecargo', 'total
 
 /**
  * Recomputes a document from its stored lines and writes back line amounts, taxes and totals
- * (and receipts and paid flags for invoices), in the caller's transaction. This is the only place
+ * (and receipts and paid flags for invoices), in the caller's transaction, with the settings
+ * snapshot the use case took before it began. This is the only place
  * totals are written, so totals can never disagree with the lines. Returns the payments recorded.
  */
-export async function recalculate(ctx: AppContext, db: DbExecutor, type: DocumentType, id: unknown): Promise<number> {
+export async function recalculate(ctx: AppContext, db: DbExecutor, type: DocumentType, id: unknown, settings: Settings): Promise<number> {
   const doc = (await headerOf(db, type, id))!;
   const lines = await linesOf(db, type, id);
-  const context = await calcContext(ctx, db, type, doc);
+  const context = await calcContext(db, type, doc, settings);
   const productIds = [...new Set(lines.map((line) => line.idproducto).filter((value) => value !== null))];
   const productTypes = new Map(
     productIds.length

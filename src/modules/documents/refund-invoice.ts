@@ -1,6 +1,6 @@
 import type { AppContext } from '../../app-context.ts';
 import { dbBoolean } from '../../db/row-codec.ts';
-import { inTransaction } from '../../db/transaction.ts';
+import { afterCommit, inTransaction } from '../../db/transaction.ts';
 import { AppError, validationError } from '../../errors.ts';
 import { coerceValue, parseDate, parseTime, type InputSource } from '../../models/coerce.ts';
 import { documentResult, insertDocument, statusFor, visible, type DocumentResult } from './create-document.ts';
@@ -70,7 +70,7 @@ export function readRefundRequest(body: unknown, source: InputSource): RefundReq
 export async function refundInvoice(ctx: AppContext, request: RefundRequest): Promise<DocumentResult> {
   const settings = await ctx.settings();
   const today = todayOf(ctx.clock.now());
-  const result = await inTransaction(ctx.database, async (trx) => {
+  return inTransaction(ctx.database, async (trx) => {
     if (!(await lockDocument(trx, ctx.database.engine, INVOICE, request.idfactura))) throw new AppError('record-not-found');
     const original = (await headerOf(trx, INVOICE, request.idfactura))!;
     if (original.idfacturarect !== null && original.idfacturarect !== undefined) throw new AppError('cant-refund-a-refund');
@@ -94,7 +94,7 @@ export async function refundInvoice(ctx: AppContext, request: RefundRequest): Pr
     if (original.editable) {
       const statuses = await trx.selectFrom('estados_documentos').selectAll().where('tipodoc', '=', INVOICE.name).orderBy('idestado', 'asc').execute();
       const lock = statuses.find((s) => !dbBoolean(s.editable) && dbBoolean(s.activo) && !s.generadoc);
-      if (lock) await changeStatus(ctx, trx, INVOICE, request.idfactura, Number(lock.idestado));
+      if (lock) await changeStatus(ctx, trx, INVOICE, request.idfactura, Number(lock.idestado), settings);
     }
     const status = await statusFor(trx, INVOICE, request.idestado);
     if (status.generadoc) throw validationError({ idestado: 'generates-document' });
@@ -115,14 +115,16 @@ export async function refundInvoice(ctx: AppContext, request: RefundRequest): Pr
         idlinearect: Number(line.idlinea),
         actualizastock: status.actualizastock,
       }));
-    const { id } = await insertDocument(ctx, trx, INVOICE, { header, lines: refundLines, fecha: request.fecha, hora: request.hora ?? today.time });
+    const { id } = await insertDocument(ctx, trx, INVOICE, { header, lines: refundLines, fecha: request.fecha, hora: request.hora ?? today.time, settings });
     if (original.pagada) {
-      await setReceiptsPaid({ db: trx, type: INVOICE, invoice: (await headerOf(trx, INVOICE, id))!, decimals: Number(settings.decimals ?? 2), today }, true, request.fecha);
+      await setReceiptsPaid({ db: trx, type: INVOICE, invoice: (await headerOf(trx, INVOICE, id))!, decimals: settings.decimals, today }, true, request.fecha);
     }
-    return { ...(await documentResult(trx, INVOICE, id)), original: visible(INVOICE.header, (await headerOf(trx, INVOICE, request.idfactura))!) };
-  }, { readCommitted: true, attempts: 8 });
-  const { original, ...created } = result;
-  ctx.events.emit('document.updated', { type: INVOICE.name, doc: original });
-  ctx.events.emit('document.created', { type: INVOICE.name, doc: created.doc, lines: created.lines });
-  return created;
+    const created = await documentResult(trx, INVOICE, id);
+    const locked = visible(INVOICE.header, (await headerOf(trx, INVOICE, request.idfactura))!);
+    afterCommit(trx, () => {
+      ctx.events.emit('document.updated', { type: INVOICE.name, doc: locked });
+      ctx.events.emit('document.created', { type: INVOICE.name, doc: created.doc, lines: created.lines });
+    });
+    return created;
+  });
 }

@@ -1,7 +1,8 @@
 import { defineModel } from '../../models/define-model.ts';
 import { f, now, today } from '../../models/fields.ts';
 import { current, hasText } from '../shared/record-rules.ts';
-import { createMainVariant, nextReference, syncMainVariant } from './product-variants.ts';
+import { nextCode } from '../../db/code-counter.ts';
+import { createMainVariant, syncMainVariant } from './product-variants.ts';
 
 /** Products (table `productos`), columns as the reference (facturascripts-model.md 2.4). */
 export const productModel = defineModel({
@@ -40,10 +41,11 @@ export const productModel = defineModel({
     return errors;
   },
   hooks: {
-    async beforeSave({ db, values, existing }) {
+    async beforeSave({ db, engine, values, existing }) {
       values.actualizado = now();
       if (!existing && (values.referencia === undefined || values.referencia === null || values.referencia === '')) {
-        values.referencia = await nextReference(db);
+        // Over all variants: a product's reference is also its main variant's.
+        values.referencia = await nextCode(db, engine, { table: 'variantes', column: 'referencia' });
       }
       // The reference: a blocked product is neither sold, bought nor public; nostock zeroes stock.
       if (values.bloqueado === true) Object.assign(values, { publico: false, sevende: false, secompra: false });

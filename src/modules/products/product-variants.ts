@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import type { DbExecutor } from '../../db/database.ts';
 import { AppError } from '../../errors.ts';
 
@@ -7,14 +6,6 @@ import { AppError } from '../../errors.ts';
  * (same `referencia`) is created with it, and `referencia` and `precio` stay the same on both.
  * These run inside the write's transaction, as plain statements so the two sides do not recurse.
  */
-
-/** Next numeric reference over all variants (the reference's newCode for `referencia`). */
-export async function nextReference(db: DbExecutor): Promise<string> {
-  const { rows } = await sql<{ m: unknown }>`SELECT referencia AS m FROM variantes`.execute(db);
-  let max = 0;
-  for (const { m } of rows) if (/^\d{1,15}$/.test(String(m))) max = Math.max(max, Number(m));
-  return String(max + 1);
-}
 
 export async function createMainVariant(db: DbExecutor, product: Record<string, unknown>): Promise<void> {
   await db

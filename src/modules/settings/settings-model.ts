@@ -1,5 +1,7 @@
 import { defineModel } from '../../models/define-model.ts';
 import { f } from '../../models/fields.ts';
+import { validationError } from '../../errors.ts';
+import { checkSettings } from './settings.ts';
 
 /**
  * Installation settings: one row per group (`default`, `email` ...) holding a JSON object.
@@ -14,9 +16,13 @@ export const settingsModel = defineModel({
     properties: f.json(),
   },
   hooks: {
-    beforeSave({ values, existing }) {
+    async beforeSave({ db, values, existing }) {
       const incoming = values.properties;
       if (!incoming || typeof incoming !== 'object' || Array.isArray(incoming)) return;
+      if ((existing?.name ?? values.name) === 'default') {
+        const errors = await checkSettings(db, incoming as Record<string, unknown>);
+        if (Object.keys(errors).length) throw validationError(errors);
+      }
       const merged: Record<string, unknown> = { ...((existing?.properties as Record<string, unknown>) ?? {}), ...incoming };
       for (const [key, value] of Object.entries(merged)) if (value === null) delete merged[key];
       values.properties = merged;

@@ -69,7 +69,7 @@ export const retencionModel = defineModel({
     codsubcuentaret: f.string(15),
     codsubcuentaacr: f.string(15),
     descripcion: f.string(50),
-    porcentaje: f.double({ notNull: true }),
+    porcentaje: f.percent({ notNull: true }),
   },
   validate(values, existing) {
     const errors: Errors = {};

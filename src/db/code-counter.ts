@@ -1,0 +1,63 @@
+import { sql } from 'kysely';
+import { defineModel } from '../models/define-model.ts';
+import { f } from '../models/fields.ts';
+import type { DbExecutor, Engine } from './database.ts';
+
+/**
+ * The last code handed out per generated column (`clientes.codcliente`, `variantes.referencia`).
+ * Service bookkeeping of the data layer, part of every registry.
+ */
+export const codeCounterModel = defineModel({
+  name: 'CodeCounter',
+  table: 'code_counters',
+  internal: true,
+  fields: {
+    name: f.string(100, { primary: true }),
+    value: f.double({ notNull: true, default: 0 }),
+  },
+});
+
+export interface CodeColumn {
+  table: string;
+  column: string;
+}
+
+/** The largest purely numeric value of a text column (the reference's newCode reads this). */
+async function maxNumeric(db: DbExecutor, engine: Engine, { table, column }: CodeColumn): Promise<number> {
+  const col = sql.ref(column);
+  const from = sql.table(table);
+  const query =
+    engine === 'sqlite'
+      ? sql<{ m: unknown }>`SELECT MAX(CAST(${col} AS INTEGER)) AS m FROM ${from} WHERE ${col} <> '' AND ${col} NOT GLOB '*[^0-9]*' AND length(${col}) < 16`
+      : engine === 'postgres'
+        ? sql<{ m: unknown }>`SELECT MAX(CAST(${col} AS BIGINT)) AS m FROM ${from} WHERE ${col} ~ '^[0-9]{1,15}$'`
+        : sql<{ m: unknown }>`SELECT MAX(CAST(${col} AS UNSIGNED)) AS m FROM ${from} WHERE ${col} REGEXP '^[0-9]{1,15}$'`;
+  const { rows } = await query.execute(db);
+  return Number(rows[0]?.m ?? 0);
+}
+
+/**
+ * The next free numeric code of a column, in the caller's transaction: the counter row is locked
+ * (PostgreSQL and MariaDB; SQLite has one writer) until the transaction ends, so concurrent
+ * creations take turns and never compute the same code; codes a client chose itself are skipped.
+ * The table is scanned once, when the counter is first created; afterwards the cost does not grow
+ * with the table.
+ */
+export async function nextCode(db: DbExecutor, engine: Engine, target: CodeColumn): Promise<string> {
+  const name = `${target.table}.${target.column}`;
+  const locked = () => {
+    const query = db.selectFrom('code_counters').select('value').where('name', '=', name);
+    return (engine === 'sqlite' ? query : query.forUpdate()).executeTakeFirst();
+  };
+  let row = await locked();
+  if (!row) {
+    const start = await maxNumeric(db, engine, target);
+    const insert = db.insertInto('code_counters').values({ name, value: start });
+    await (engine === 'mysql' ? insert.ignore() : insert.onConflict((oc) => oc.column('name').doNothing())).execute();
+    row = await locked();
+  }
+  let candidate = Number(row!.value) + 1;
+  while (await db.selectFrom(target.table).select(target.column).where(target.column, '=', String(candidate)).executeTakeFirst()) candidate++;
+  await db.updateTable('code_counters').set({ value: candidate }).where('name', '=', name).execute();
+  return String(candidate);
+}

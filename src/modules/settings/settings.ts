@@ -1,0 +1,102 @@
+import type { DbExecutor } from '../../db/database.ts';
+import { coerceValue } from '../../models/coerce.ts';
+import { f, type FieldDef, type FieldValue } from '../../models/fields.ts';
+import { DEFAULT_SETTINGS } from './default-settings.ts';
+
+/** The `default` settings group as the service reads it: every known key typed, defaults applied. */
+export interface Settings {
+  enable_api: boolean;
+  decimals: number;
+  taxcalculationmethod: 'classic' | 'price-adjusted';
+  idempresa: number;
+  codalmacen: string;
+  codpais: string;
+  coddivisa: string;
+  codimpuesto: string | null;
+  codpago: string;
+  codserie: string;
+  codserierec: string;
+  tipoidfiscal: string;
+  regimeniva: string;
+  updatesupplierprices: boolean;
+  validate_iban: boolean;
+  ventasinstock: boolean;
+  /** Keys the service does not read (the reference keeps many more: homepage, codrole ...). */
+  [other: string]: unknown;
+}
+
+interface SettingRule {
+  field: FieldDef;
+  /** The value must be one of these. */
+  oneOf?: readonly string[];
+  /** The value must name a row of this table's column. */
+  exists?: { table: string; column: string };
+}
+
+/**
+ * The known keys of the `default` group: their types and limits, declared once. A write that
+ * breaks one is refused with 422 naming the key (`properties.decimals`), so that no stored value
+ * can break document creation later.
+ */
+const RULES: Readonly<Record<string, SettingRule>> = Object.assign(Object.create(null) as Record<string, SettingRule>, {
+  enable_api: { field: f.boolean({ notNull: true }) },
+  decimals: { field: f.integer({ notNull: true, min: 0, max: 6 }) },
+  taxcalculationmethod: { field: f.string(20, { notNull: true }), oneOf: ['classic', 'price-adjusted'] },
+  idempresa: { field: f.integer({ notNull: true, min: 1 }), exists: { table: 'empresas', column: 'idempresa' } },
+  codalmacen: { field: f.string(4, { notNull: true }), exists: { table: 'almacenes', column: 'codalmacen' } },
+  codpais: { field: f.string(20, { notNull: true }), exists: { table: 'paises', column: 'codpais' } },
+  coddivisa: { field: f.string(3, { notNull: true }), exists: { table: 'divisas', column: 'coddivisa' } },
+  codimpuesto: { field: f.string(10), exists: { table: 'impuestos', column: 'codimpuesto' } },
+  codpago: { field: f.string(10, { notNull: true }), exists: { table: 'formaspago', column: 'codpago' } },
+  codserie: { field: f.string(4, { notNull: true }), exists: { table: 'series', column: 'codserie' } },
+  codserierec: { field: f.string(4, { notNull: true }), exists: { table: 'series', column: 'codserie' } },
+  tipoidfiscal: { field: f.string(25, { notNull: true }) },
+  regimeniva: { field: f.string(20, { notNull: true }) },
+  updatesupplierprices: { field: f.boolean({ notNull: true }) },
+  validate_iban: { field: f.boolean({ notNull: true }) },
+  ventasinstock: { field: f.boolean({ notNull: true }) },
+});
+
+/**
+ * Checks and normalises the keys a write sets (`"yes"` becomes true, `"2"` becomes 2); returns
+ * the reasons per `properties.<key>` for those it refuses. A null removes a key (its default
+ * applies again), so it is always accepted.
+ */
+export async function checkSettings(db: DbExecutor, incoming: Record<string, unknown>): Promise<Record<string, string>> {
+  const errors: Record<string, string> = {};
+  for (const [key, raw] of Object.entries(incoming)) {
+    const rule = Object.hasOwn(RULES, key) ? RULES[key]! : undefined;
+    if (!rule || raw === null) continue;
+    const name = `properties.${key}`;
+    const coerced = coerceValue(rule.field, raw, 'json');
+    if (!coerced.ok) {
+      errors[name] = coerced.reason;
+      continue;
+    }
+    if (coerced.value === null) continue;
+    if (rule.oneOf && !rule.oneOf.includes(String(coerced.value))) {
+      errors[name] = 'invalid-value';
+      continue;
+    }
+    if (rule.exists) {
+      const found = await db.selectFrom(rule.exists.table).select(rule.exists.column).where(rule.exists.column, '=', coerced.value as string | number).executeTakeFirst();
+      if (!found) {
+        errors[name] = 'not-found';
+        continue;
+      }
+    }
+    incoming[key] = coerced.value as FieldValue;
+  }
+  return errors;
+}
+
+/** The typed view of a stored `default` group: known keys typed, missing or unreadable ones defaulted. */
+export function readSettings(stored: Record<string, unknown> | undefined): Settings {
+  const settings: Record<string, unknown> = { ...DEFAULT_SETTINGS, ...stored };
+  for (const [key, rule] of Object.entries(RULES)) {
+    const coerced = coerceValue(rule.field, settings[key] ?? null, 'json');
+    const valid = coerced.ok && (coerced.value !== null || rule.field.nullable) && (!rule.oneOf || rule.oneOf.includes(String(coerced.value)));
+    settings[key] = valid ? coerced.value : DEFAULT_SETTINGS[key] ?? null;
+  }
+  return Object.freeze(settings) as Settings;
+}

@@ -1,0 +1,91 @@
+import assert from 'node:assert/strict';
+import { it } from 'node:test';
+import { afterCommit, inTransaction, NestedConnectionError } from '../src/db/transaction.ts';
+import { forEachEngine } from './helpers/test-app.ts';
+
+/** Rejects when `work` has not settled within `ms`: a hang fails the test instead of stalling the run. */
+function within<T>(ms: number, work: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`still waiting after ${ms} ms: the service hangs`)), ms);
+  });
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+}
+
+forEachEngine('reliability: state changes during document writes', (t) => {
+  it('keeps serving when settings, keys and rules change while documents are written (more writers than connections)', async () => {
+    await t().call('POST', '/api/3/cliente', { codcliente: 'REL', nombre: 'Reliable' });
+    const invoice = () => t().call('POST', '/api/3/crearFacturaCliente', { codcliente: 'REL', lineas: [{ descripcion: 'x', cantidad: 2, pvpunitario: 10 }] });
+    const answers = await within(30_000, Promise.all([
+      ...Array.from({ length: 15 }, invoice),
+      t().call('PUT', '/api/3/settings/default', { properties: { decimals: 2 } }),
+      t().call('POST', '/api/3/apikey', { description: 'during writes' }),
+      t().app.access.tick(),
+      ...Array.from({ length: 15 }, invoice),
+      t().call('PUT', '/api/3/settings/default', { properties: { codpago: 'CONT' } }),
+      ...Array.from({ length: 5 }, () => t().call('GET', '/api/3/')),
+    ]));
+    assert.deepEqual([...new Set(answers.filter(Boolean).map((a) => (a as { status: number }).status))].sort(), [200, 201]);
+    // Still answering afterwards, and numbering stayed gap-free.
+    const invoices = (await within(5_000, t().call('GET', '/api/3/facturacliente?filter[codcliente]=REL&sort[numero]=ASC&limit=100'))).body;
+    assert.equal(invoices.length, 30);
+    const numbers = invoices.map((i: { numero: string }) => Number(i.numero)).sort((a: number, b: number) => a - b);
+    assert.deepEqual(numbers, Array.from({ length: 30 }, (_, i) => numbers[0] + i));
+  });
+
+  it('fails fast, instead of hanging, when code asks for a second connection inside a transaction', async () => {
+    const { database, store, registry } = t().app.ctx;
+    await assert.rejects(
+      within(5_000, inTransaction(database, async () => store.get(registry.get('cliente')!, 'REL'))),
+      NestedConnectionError,
+    );
+    await assert.rejects(within(5_000, inTransaction(database, () => t().app.ctx.settings())), NestedConnectionError);
+    // The connection went back: the next statement runs.
+    assert.equal((await t().call('GET', '/api/3/cliente/REL')).status, 200);
+  });
+
+  it('runs after-commit work once, after the commit, and never for a rollback', async () => {
+    const { database } = t().app.ctx;
+    const seen: string[] = [];
+    await inTransaction(database, async (trx) => {
+      afterCommit(trx, () => seen.push('committed'));
+      assert.deepEqual(seen, []);
+    });
+    await assert.rejects(inTransaction(database, async (trx) => {
+      afterCommit(trx, () => seen.push('rolled back'));
+      throw new Error('abort');
+    }));
+    assert.deepEqual(seen, ['committed']);
+  });
+
+  it('emits no model or document event for a creation that rolled back', async () => {
+    const seen: string[] = [];
+    const { events } = t().app.ctx;
+    const offs = [
+      events.on('model.save', (e) => void seen.push(`save:${e.model}`)),
+      events.on('document.created', (e) => void seen.push(`created:${e.type}`)),
+    ];
+    try {
+      await t().call('POST', '/api/3/producto', { referencia: 'NOSTOCK1', precio: 5 });
+      seen.length = 0;
+      // The second line has no stock and the product refuses to sell without: the whole note rolls back.
+      const failed = await t().call('POST', '/api/3/crearAlbaranCliente', { codcliente: 'REL', lineas: [{ descripcion: 'free text' }, { referencia: 'NOSTOCK1', cantidad: 3 }] });
+      assert.equal(failed.status, 422);
+      assert.deepEqual(seen, []);
+    } finally {
+      for (const off of offs) off();
+    }
+  });
+
+  it('moves the shared state version in the transaction of a key change', async () => {
+    const db = t().app.ctx.database.kysely;
+    const version = async () => Number((await db.selectFrom('api_state').select('version').where('name', '=', 'access').executeTakeFirstOrThrow()).version);
+    const before = await version();
+    const created = await t().call('POST', '/api/3/apikey', { description: 'bump' });
+    assert.equal(created.status, 201);
+    assert.equal(await version(), before + 1);
+    const refused = await t().call('POST', '/api/3/apiaccess', { idapikey: 999999, resource: 'cliente' });
+    assert.equal(refused.status, 422);
+    assert.equal(await version(), before + 1, 'a rolled back change does not move the version');
+  });
+}, { config: { stateRefreshMs: 60_000 } });
