@@ -2,6 +2,7 @@ import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { AppContext } from './app-context.ts';
 import { createCore, type Core, type CoreOptions } from './core.ts';
 import { registerBodyParsers } from './http/body.ts';
+import { clientErrorHandler, frameworkErrors } from './http/framework-errors.ts';
 import { registerErrorHandler } from './http/error-handler.ts';
 import { registerModelRoutes } from './http/model-routes.ts';
 import { registerPipeline } from './http/pipeline.ts';
@@ -32,6 +33,8 @@ export async function createApp(options: CreateAppOptions): Promise<App> {
     routerOptions: { ignoreTrailingSlash: true },
     // Per-request log lines only at debug level: they cost more than a whole cached read.
     logController: new LogController({ disableRequestLogging: config.logLevel !== 'debug' && config.logLevel !== 'trace' }),
+    clientErrorHandler,
+    frameworkErrors,
   });
   let core: Core | undefined;
   try {

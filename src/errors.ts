@@ -24,7 +24,12 @@ export const ERROR_CATALOGUE = {
   'resource-not-found': { status: 404, shape: 'message', meaning: 'No resource or endpoint with that name.' },
   'record-not-found': { status: 404, shape: 'message', meaning: 'No record with that identifier.' },
   'method-not-allowed': { status: 405, shape: 'message', meaning: 'The resource exists but does not support this HTTP method (see the Allow header).' },
-  'invalid-json': { status: 400, shape: 'message', meaning: 'The body is not valid JSON.' },
+  'invalid-json': { status: 400, shape: 'message', meaning: 'The body is not valid JSON, or nests deeper than 32 levels (`reason`: `too-deep`).' },
+  'invalid-request': { status: 400, shape: 'message', meaning: 'The HTTP message itself is malformed (answered before routing; the connection is closed).' },
+  'invalid-url': { status: 400, shape: 'message', meaning: 'The path cannot be decoded (bad percent-encoding) or a path parameter is too long.' },
+  'request-timeout': { status: 408, shape: 'message', meaning: 'The request was not received completely in time.' },
+  'headers-too-large': { status: 431, shape: 'message', meaning: 'The request headers exceed the HTTP server\'s limit.' },
+  'unsupported-content-encoding': { status: 415, shape: 'message', meaning: 'The body is compressed (`Content-Encoding` other than identity); send it uncompressed.' },
   'invalid-body': { status: 400, shape: 'message', meaning: 'The body is not an object of fields.' },
   'unsupported-media-type': { status: 415, shape: 'message', meaning: 'The body is neither JSON, form-urlencoded nor multipart/form-data.' },
   'body-too-large': { status: 413, shape: 'message', meaning: 'The body is larger than the configured limit (BODY_LIMIT).' },
@@ -57,7 +62,8 @@ export const ERROR_CATALOGUE = {
   'cannot-change-warehouse': { status: 422, shape: 'message', meaning: 'An edit tried to change the warehouse (`codalmacen`) of a document.' },
   'cant-refund-a-refund': { status: 400, shape: 'message', meaning: 'A rectificative invoice cannot be rectified again.' },
   'document-has-children': { status: 409, shape: 'message', meaning: 'The document has documents generated from it; delete those first.' },
-  'database-busy': { status: 503, shape: 'message', meaning: 'The database reported a deadlock or serialisation failure after retries; try again.' },
+  'database-busy': { status: 503, shape: 'message', meaning: 'The database reported a deadlock or serialisation failure after retries; try again (see Retry-After).' },
+  'database-unavailable': { status: 503, shape: 'message', meaning: 'The database connection was lost or could not be opened in time; try again (see Retry-After). Only a connection lost while committing leaves the outcome open: look the record up before repeating a creation.' },
   'internal-error': { status: 500, shape: 'message', meaning: 'An unexpected failure; it is logged with the request id.' },
 } as const satisfies Record<string, CatalogueEntry>;
 

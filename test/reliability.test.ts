@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { afterCommit, inTransaction, NestedConnectionError } from '../src/db/transaction.ts';
-import { forEachEngine } from './helpers/test-app.ts';
+import pg from 'pg';
+import mysql from 'mysql2/promise';
+import { forEachEngine, type TestApp } from './helpers/test-app.ts';
 
 /** Rejects when `work` has not settled within `ms`: a hang fails the test instead of stalling the run. */
 function within<T>(ms: number, work: Promise<T>): Promise<T> {
@@ -89,3 +91,53 @@ forEachEngine('reliability: state changes during document writes', (t) => {
     assert.equal(await version(), before + 1, 'a rolled back change does not move the version');
   });
 }, { config: { stateRefreshMs: 60_000 } });
+
+/** Ends every session the app holds on its database, as a server restart or a network cut would. */
+async function killSessions(t: TestApp): Promise<number> {
+  const url = new URL(t.app.ctx.config.databaseUrl);
+  const name = url.pathname.slice(1);
+  if (t.engine === 'postgres') {
+    const admin = new pg.Client({ connectionString: process.env.TEST_POSTGRES_URL });
+    await admin.connect();
+    try {
+      const { rowCount } = await admin.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [name]);
+      return rowCount ?? 0;
+    } finally {
+      await admin.end();
+    }
+  }
+  const admin = await mysql.createConnection(process.env.TEST_MYSQL_URL!);
+  try {
+    const [rows] = await admin.query('SELECT id FROM information_schema.processlist WHERE db = ? AND id <> CONNECTION_ID()', [name]);
+    for (const { id } of rows as Array<{ id: number }>) await admin.query(`KILL ${Number(id)}`).catch(() => {});
+    return (rows as unknown[]).length;
+  } finally {
+    await admin.end();
+  }
+}
+
+// SQLite is embedded: there is no connection to lose.
+forEachEngine('reliability: lost database connections', (t) => {
+  it('drops dead idle connections and keeps serving', async () => {
+    await t().call('POST', '/api/3/cliente', { codcliente: 'CONN', nombre: 'Connection' });
+    // Fill the pool with idle connections, then end them all from the server side.
+    await Promise.all(Array.from({ length: 10 }, () => t().call('GET', '/api/3/cliente/CONN')));
+    assert.ok((await killSessions(t())) > 0);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    for (let i = 0; i < 12; i++) assert.equal((await t().call('GET', '/api/3/cliente/CONN')).status, 200);
+  });
+
+  it('answers 503, never 500, for requests whose connection dies under them, and recovers', async () => {
+    const invoice = () => t().call('POST', '/api/3/crearFacturaCliente', { codcliente: 'CONN', lineas: [{ descripcion: 'x', pvpunitario: 3 }] });
+    const load = Array.from({ length: 40 }, (_, i) => (i % 2 ? invoice() : t().call('GET', '/api/3/cliente?limit=5')));
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    await killSessions(t());
+    const statuses = (await within(30_000, Promise.all(load))).map((answer) => answer.status);
+    assert.ok(statuses.every((status) => status === 200 || status === 503), statuses.join());
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    assert.equal((await invoice()).status, 200);
+    // Whatever was acknowledged is whole, and the numbers stay gap-free.
+    const numbers = (await t().call('GET', '/api/3/facturacliente?filter[codcliente]=CONN&limit=100')).body.map((i: { numero: string }) => Number(i.numero)).sort((a: number, b: number) => a - b);
+    assert.deepEqual(numbers, Array.from({ length: numbers.length }, (_, i) => numbers[0] + i));
+  });
+}, { engines: ['postgres', 'mysql'] });

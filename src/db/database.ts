@@ -72,6 +72,9 @@ export function createDatabase(url: string, options: DatabaseOptions = {}): Data
     // An idle client whose backend went away (restart, pg_terminate_backend, network) is dropped by
     // the pool after this event; without a listener Node would end the process on it.
     pool.on('error', (error) => database.reportError(error, 'idle PostgreSQL connection lost'));
+    // A client in use between two statements (inside a transaction) gets the same event: it would
+    // also end the process. Its next statement fails instead, and the pool drops it on release.
+    pool.on('connect', (client) => client.on('error', (error) => database.reportError(error, 'PostgreSQL connection lost while in use')));
     return database;
   }
   const pool = createMysqlPool({

@@ -3,10 +3,10 @@ import { AppError, type ErrorCode } from '../errors.ts';
 /** What the statement was doing: a failed foreign key means "still referenced" on delete, "no such parent" otherwise. */
 export type WriteKind = 'insert' | 'update' | 'delete' | 'read';
 
-type Kind = 'unique' | 'foreign-key' | 'not-null' | 'too-long' | 'bad-value' | 'check' | 'retry';
+type Kind = 'unique' | 'foreign-key' | 'not-null' | 'too-long' | 'bad-value' | 'check' | 'retry' | 'unavailable';
 
-/** Driver error codes of the three engines, by kind. */
-const DRIVER_CODES: Record<string, Kind> = {
+/** Driver error codes of the three engines, by kind (a null-prototype table: codes come from outside). */
+const DRIVER_CODES: Readonly<Record<string, Kind>> = Object.assign(Object.create(null) as Record<string, Kind>, {
   // SQLite (better-sqlite3 `code`)
   SQLITE_CONSTRAINT_UNIQUE: 'unique',
   SQLITE_CONSTRAINT_PRIMARYKEY: 'unique',
@@ -28,6 +28,9 @@ const DRIVER_CODES: Record<string, Kind> = {
   '22003': 'bad-value',
   '22007': 'bad-value',
   '22008': 'bad-value',
+  '22021': 'bad-value', // a byte sequence the encoding refuses (NUL)
+  '22P05': 'bad-value',
+  '54000': 'bad-value', // a value beyond an engine limit (index row size)
   '40001': 'retry',
   '40P01': 'retry',
   // MySQL / MariaDB (mysql2 `code`)
@@ -45,12 +48,33 @@ const DRIVER_CODES: Record<string, Kind> = {
   ER_CHECK_CONSTRAINT_VIOLATED: 'check',
   ER_LOCK_DEADLOCK: 'retry',
   ER_LOCK_WAIT_TIMEOUT: 'retry',
-};
+  // The connection went away (server restart, killed session, network): the statement did not
+  // run, or its transaction rolled back; the pools drop the dead connection, the next request works.
+  '57P01': 'unavailable', // admin_shutdown (pg_terminate_backend)
+  '57P02': 'unavailable',
+  '57P03': 'unavailable',
+  '08000': 'unavailable',
+  '08003': 'unavailable',
+  '08006': 'unavailable',
+  '53300': 'unavailable', // too many connections
+  PROTOCOL_CONNECTION_LOST: 'unavailable',
+  ER_CON_COUNT_ERROR: 'unavailable',
+  ER_SERVER_SHUTDOWN: 'unavailable',
+  ER_CONNECTION_KILLED: 'unavailable',
+  ECONNREFUSED: 'unavailable',
+  ECONNRESET: 'unavailable',
+  EPIPE: 'unavailable',
+  ETIMEDOUT: 'unavailable',
+});
+
+/** pg reports a dropped socket and a pool wait that timed out by message only. */
+const UNAVAILABLE_MESSAGES = /^(Connection terminated|Client has encountered a connection error|timeout exceeded when trying to connect|Can't add new command when connection is in closed state)/;
 
 function kindOf(error: unknown): Kind | undefined {
   if (!error || typeof error !== 'object') return undefined;
-  const code = (error as { code?: unknown }).code;
-  return typeof code === 'string' ? DRIVER_CODES[code] : undefined;
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  if (typeof code === 'string' && DRIVER_CODES[code]) return DRIVER_CODES[code];
+  return typeof message === 'string' && UNAVAILABLE_MESSAGES.test(message) ? 'unavailable' : undefined;
 }
 
 /** True for deadlocks and serialisation failures: the transaction may simply be run again. */
@@ -71,8 +95,9 @@ export function translateDbError(error: unknown, kind: WriteKind): AppError | un
     'bad-value': 'validation-failed',
     check: 'validation-failed',
     retry: 'database-busy',
+    unavailable: 'database-unavailable',
   };
   const code = map[found];
-  const details = code === 'validation-failed' ? { fields: {}, reason: found } : undefined;
+  const details = code === 'validation-failed' ? { fields: {}, reason: found } : code === 'database-unavailable' || code === 'database-busy' ? { retryAfter: 1 } : undefined;
   return new AppError(code, details, { cause: error });
 }

@@ -1,7 +1,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import formbody from '@fastify/formbody';
-import multipart from '@fastify/multipart';
 import type { InputSource } from '../models/coerce.ts';
+import { registerMultipartBody } from './multipart-body.ts';
+import { withinDepth } from '../models/json-depth.ts';
+import { AppError } from '../errors.ts';
 
 /**
  * Bodies in JSON, application/x-www-form-urlencoded and multipart/form-data are accepted with the
@@ -14,13 +16,15 @@ export async function registerBodyParsers(app: FastifyInstance, limits: { bodyLi
   app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: limits.bodyLimit }, (request, body, done) => {
     const text = String(body);
     if (text.trim() === '') return done(null, undefined);
-    parseJson(request, text, done);
+    parseJson(request, text, (error, value) => {
+      if (error) return done(error, undefined);
+      // Deeper than any record needs: refused before recursive code (serialisers, merges) sees it.
+      if (!withinDepth(value)) return done(new AppError('invalid-json', { reason: 'too-deep' }), undefined);
+      done(null, value);
+    });
   });
   await app.register(formbody, { bodyLimit: limits.bodyLimit });
-  await app.register(multipart, {
-    attachFieldsToBody: 'keyValues',
-    limits: { fieldSize: limits.bodyLimit, fields: 1000, fileSize: limits.bodyLimit, files: 20 },
-  });
+  registerMultipartBody(app, { bodyLimit: limits.bodyLimit, maxParts: 1000 });
 }
 
 /** The body and where it came from: form values are strings and may spell null as "null". */

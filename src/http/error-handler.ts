@@ -41,6 +41,8 @@ export function registerErrorHandler(app: FastifyInstance): void {
     }
     if (appError.status >= 500) request.log.error({ err: appError.cause ?? appError }, appError.code);
     if (appError.details?.retryAfter !== undefined) reply.header('Retry-After', String(appError.details.retryAfter));
+    // The rest of an oversized body is not worth receiving: end the connection with the answer.
+    if (appError.status === 413) reply.header('Connection', 'close');
     if (appError.code === 'method-not-allowed' && appError.details?.allow) {
       reply.header('Allow', String(appError.details.allow));
       return reply.code(appError.status).send({ status: 'error', message: appError.code });

@@ -50,6 +50,13 @@ export async function registerPipeline(app: FastifyInstance, steps: PipelineStep
     await steps.authorize?.(request);
   });
 
+  // Compressed bodies are not decoded: refused before the parsers would misread them.
+  app.addHook('preParsing', async (request, _reply, payload) => {
+    const encoding = request.headers['content-encoding'];
+    if (encoding && encoding.trim().toLowerCase() !== 'identity') throw new AppError('unsupported-content-encoding');
+    return payload;
+  });
+
   app.setNotFoundHandler(async () => {
     throw new AppError('resource-not-found');
   });

@@ -1,4 +1,5 @@
 import { MAX_DOUBLE_INPUT, type FieldDef, type FieldValue } from './fields.ts';
+import { withinDepth } from './json-depth.ts';
 
 /** Where input came from: form fields are strings, where "null" means null (reference behaviour). */
 export type InputSource = 'json' | 'form';
@@ -125,7 +126,8 @@ export function coerceValue(field: FieldDef, raw: unknown, source: InputSource, 
           return bad('invalid-json');
         }
       }
-      return value !== null && typeof value === 'object' ? ok(value as Record<string, unknown>) : bad('invalid-json');
+      if (value === null || typeof value !== 'object') return bad('invalid-json');
+      return withinDepth(value) ? ok(value as Record<string, unknown>) : bad('too-deep');
     }
   }
 }

@@ -70,6 +70,9 @@ export function defineModel(definition: ModelDefinition): Model {
   const hidden = new Set(entries.filter(([, field]) => field.hidden).map(([name]) => name));
   return {
     ...definition,
+    // Names from requests index this map: a null prototype means `constructor` or `__proto__` is
+    // simply not a field.
+    fields: Object.assign(Object.create(null) as Record<string, FieldDef>, definition.fields),
     resource: definition.name.toLowerCase(),
     alias: definition.alias ?? pluralize(definition.name),
     primaryKey: primary[0]![0],

@@ -1,6 +1,6 @@
 import { AppError } from '../errors.ts';
 import type { Model } from '../models/define-model.ts';
-import { coerceValue } from '../models/coerce.ts';
+import { coerceValue, isStorableText } from '../models/coerce.ts';
 import type { FieldValue } from '../models/fields.ts';
 
 /**
@@ -11,7 +11,7 @@ import type { FieldValue } from '../models/fields.ts';
 export type Operator = 'eq' | 'gt' | 'gte' | 'lt' | 'lte' | 'neq' | 'like' | 'null' | 'notnull';
 
 /** Suffix -> operator. `_is`/`_isnot` are the reference's spellings of null/notnull. */
-export const SUFFIXES: Record<string, Operator> = {
+export const SUFFIXES: Readonly<Record<string, Operator>> = Object.assign(Object.create(null) as Record<string, Operator>, {
   gt: 'gt',
   gte: 'gte',
   lt: 'lt',
@@ -22,7 +22,7 @@ export const SUFFIXES: Record<string, Operator> = {
   notnull: 'notnull',
   is: 'null',
   isnot: 'notnull',
-};
+});
 
 export interface Condition {
   field: string;
@@ -53,7 +53,7 @@ function single(query: Query, key: string): string {
 
 /** `nombre_like` -> { field: nombre, op: like }, trying the whole key as a field first. */
 function parseFilterKey(model: Model, key: string, parameter: string): { field: string; op: Operator } {
-  const visible = (name: string) => name in model.fields && !model.hidden.has(name);
+  const visible = (name: string) => Object.hasOwn(model.fields, name) && !model.hidden.has(name);
   if (visible(key)) return { field: key, op: 'eq' };
   const cut = key.lastIndexOf('_');
   if (cut > 0) {
@@ -67,9 +67,12 @@ function parseFilterKey(model: Model, key: string, parameter: string): { field: 
 
 function parseFilterValue(model: Model, field: string, op: Operator, raw: string, parameter: string): FieldValue {
   if (op === 'null' || op === 'notnull') return null;
-  if (op === 'like') return raw;
+  if (op === 'like') {
+    if (!isStorableText(raw)) throw new AppError('invalid-filter-value', { parameter });
+    return raw;
+  }
   const definition = model.fields[field]!;
-  const coerced = coerceValue({ ...definition, nullable: true, length: undefined }, raw, 'json');
+  const coerced = coerceValue({ ...definition, nullable: true, length: undefined }, raw, 'json', { range: false });
   if (!coerced.ok || coerced.value === null) {
     // An empty value compares with the empty string on text fields; elsewhere it means nothing.
     if (raw === '' && (definition.type === 'string' || definition.type === 'text')) return '';
@@ -106,7 +109,7 @@ export function parseListQuery(model: Model, query: Query, options: ListQueryOpt
       const { field, op } = parseFilterKey(model, key, parameter);
       filters.push({ key, condition: { field, op, value: parseFilterValue(model, field, op, raw, parameter) } });
     } else if (kind === 'sort') {
-      if (!(key in model.fields) || model.hidden.has(key)) throw new AppError('invalid-sort-field', { parameter });
+      if (!Object.hasOwn(model.fields, key) || model.hidden.has(key)) throw new AppError('invalid-sort-field', { parameter });
       const direction = raw.toLowerCase();
       if (direction !== 'asc' && direction !== 'desc') throw new AppError('invalid-sort-direction', { parameter });
       sort.push({ field: key, direction });

@@ -18,7 +18,12 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-export type TestAppOptions = Partial<Omit<CreateAppOptions, 'config'>> & { config?: Partial<Config>; url?: string };
+export type TestAppOptions = Partial<Omit<CreateAppOptions, 'config'>> & {
+  config?: Partial<Config>;
+  url?: string;
+  /** Only these of the enabled engines (a suite about connections has nothing to test on SQLite). */
+  engines?: Engine[];
+};
 
 export async function startTestApp(engine: Engine, options: TestAppOptions = {}): Promise<TestApp & { scratch?: ScratchDatabase }> {
   const scratch = options.url ? undefined : await scratchDatabase(engine);
@@ -72,7 +77,7 @@ export async function startTestApp(engine: Engine, options: TestAppOptions = {})
  * `forEachEngine('customers', (t) => { it('...', async () => { await t().call(...) }) })`.
  */
 export function forEachEngine(title: string, suite: (current: () => TestApp) => void, options: TestAppOptions = {}): void {
-  for (const engine of enabledEngines()) {
+  for (const engine of enabledEngines().filter((candidate) => !options.engines || options.engines.includes(candidate))) {
     describe(`${title} [${engine}]`, () => {
       let testApp: TestApp | undefined;
       before(async () => {

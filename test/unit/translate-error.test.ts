@@ -25,13 +25,21 @@ it('maps the driver errors of all three engines to the error vocabulary (table)'
     ['ER_BAD_NULL_ERROR', 'insert', 'validation-failed'],
     ['ER_DATA_TOO_LONG', 'update', 'validation-failed'],
     ['ER_LOCK_DEADLOCK', 'update', 'database-busy'],
-    ['ECONNREFUSED', 'read', undefined],
+    ['22021', 'insert', 'validation-failed'],
+    ['57P01', 'read', 'database-unavailable'],
+    ['PROTOCOL_CONNECTION_LOST', 'insert', 'database-unavailable'],
+    ['ECONNREFUSED', 'read', 'database-unavailable'],
     ['SOMETHING_ELSE', 'insert', undefined],
+    ['constructor', 'insert', undefined],
+    ['__proto__', 'insert', undefined],
   ];
   for (const [code, kind, expected] of cases) {
     const translated = translateDbError(Object.assign(new Error('driver'), { code }), kind);
     assert.equal(translated?.code, expected, `${code} on ${kind}`);
   }
+  // pg reports a dropped socket by message only.
+  assert.equal(translateDbError(new Error('Connection terminated unexpectedly'), 'read')?.code, 'database-unavailable');
+  assert.equal(translateDbError(new Error('Connection terminated unexpectedly'), 'read')?.details?.retryAfter, 1);
   assert.equal(isRetryable({ code: '40P01' }), true);
   assert.equal(isRetryable({ code: '23505' }), false);
   const own = new AppError('record-not-found');

@@ -1,6 +1,7 @@
 import type { DbExecutor } from '../../db/database.ts';
 import { AppError, validationError } from '../../errors.ts';
 import { coerceValue } from '../../models/coerce.ts';
+import { withinDepth } from '../../models/json-depth.ts';
 import type { Values } from '../../models/define-model.ts';
 import type { FieldValue } from '../../models/fields.ts';
 import { dec, roundNumber } from './calculation/round.ts';
@@ -31,7 +32,7 @@ export function parseLines(raw: unknown): Array<Record<string, unknown>> {
       throw new AppError('invalid-lines');
     }
   }
-  if (!Array.isArray(value) || !value.every((line) => line !== null && typeof line === 'object' && !Array.isArray(line))) {
+  if (!Array.isArray(value) || !withinDepth(value) || !value.every((line) => line !== null && typeof line === 'object' && !Array.isArray(line))) {
     throw new AppError('invalid-lines');
   }
   return value as Array<Record<string, unknown>>;
