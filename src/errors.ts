@@ -89,6 +89,14 @@ export class AppError extends Error {
   }
 }
 
+/**
+ * An empty map of field name -> reason, for names that come from a request: with a null
+ * prototype, a field called `__proto__` is recorded like any other instead of vanishing.
+ */
+export function fieldErrors(): Record<string, string> {
+  return Object.create(null) as Record<string, string>;
+}
+
 /** Field-level validation failure: `fields` maps field name to a reason code. */
 export function validationError(fields: Record<string, string>): AppError {
   return new AppError('validation-failed', { fields });

@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import formbody from '@fastify/formbody';
 import type { InputSource } from '../models/coerce.ts';
@@ -12,9 +13,12 @@ import { AppError } from '../errors.ts';
  */
 export async function registerBodyParsers(app: FastifyInstance, limits: { bodyLimit: number }): Promise<void> {
   const parseJson = app.getDefaultJsonParser('error', 'error');
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: limits.bodyLimit }, (request, body, done) => {
-    const text = String(body);
+  app.removeContentTypeParser(['application/json', 'text/plain']);
+  app.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: limits.bodyLimit }, (request, body, done) => {
+    const bytes = body as Buffer;
+    // JSON is UTF-8 (RFC 8259): invalid bytes would otherwise become U+FFFD and be stored as such.
+    if (!isUtf8(bytes)) return done(new AppError('invalid-json', { reason: 'invalid-utf8' }), undefined);
+    const text = bytes.toString('utf8');
     if (text.trim() === '') return done(null, undefined);
     parseJson(request, text, (error, value) => {
       if (error) return done(error, undefined);

@@ -1,4 +1,4 @@
-import { AppError, validationError } from '../errors.ts';
+import { AppError, validationError, fieldErrors } from '../errors.ts';
 import { coerceValue, type InputSource } from './coerce.ts';
 import type { Model, Values } from './define-model.ts';
 
@@ -13,7 +13,7 @@ export function readInput(model: Model, body: unknown, source: InputSource, mode
   const entries = Object.entries(body as Record<string, unknown>);
   if (!entries.length) throw new AppError('no-data');
   const values: Values = {};
-  const errors: Record<string, string> = {};
+  const errors = fieldErrors();
   for (const [name, raw] of entries) {
     const field = Object.hasOwn(model.fields, name) ? model.fields[name] : undefined;
     if (!field) {

@@ -1,4 +1,4 @@
-import { AppError, validationError } from '../../errors.ts';
+import { AppError, validationError, fieldErrors } from '../../errors.ts';
 import { coerceValue, parseDate, parseTime, type InputSource } from '../../models/coerce.ts';
 import type { Values } from '../../models/define-model.ts';
 import type { DocumentType } from './document-types.ts';
@@ -27,7 +27,7 @@ export function readDocumentInput(type: DocumentType, body: unknown, source: Inp
   if (body === undefined || body === null) throw new AppError('no-data');
   if (typeof body !== 'object' || Array.isArray(body)) throw new AppError('invalid-body');
   const input: DocumentInput = { header: {} };
-  const errors: Record<string, string> = {};
+  const errors = fieldErrors();
   for (const [name, raw] of Object.entries(body as Record<string, unknown>)) {
     if (name === 'lineas') {
       if (raw === undefined) continue;

@@ -1,5 +1,5 @@
 import type { DbExecutor } from '../../db/database.ts';
-import { AppError, validationError } from '../../errors.ts';
+import { AppError, validationError, fieldErrors } from '../../errors.ts';
 import { coerceValue } from '../../models/coerce.ts';
 import { withinDepth } from '../../models/json-depth.ts';
 import type { Values } from '../../models/define-model.ts';
@@ -41,7 +41,7 @@ export function parseLines(raw: unknown): Array<Record<string, unknown>> {
 /** Typed values of one line, or 422 naming `lineas[i].field` for every bad field. */
 export function readLine(type: DocumentType, line: Record<string, unknown>, index: number, editing: boolean): Values {
   const values: Values = {};
-  const errors: Record<string, string> = {};
+  const errors = fieldErrors();
   for (const [name, raw] of Object.entries(line)) {
     const field = type.line.fields[name];
     const key = `lineas[${index}].${name}`;

@@ -1,6 +1,6 @@
 import type { AppContext } from '../../app-context.ts';
 import { afterCommit, inTransaction } from '../../db/transaction.ts';
-import { AppError, validationError } from '../../errors.ts';
+import { AppError, validationError, fieldErrors } from '../../errors.ts';
 import { coerceValue, parseDate, type InputSource } from '../../models/coerce.ts';
 import type { FieldValue } from '../../models/fields.ts';
 import type { DocumentType } from './document-types.ts';
@@ -20,7 +20,7 @@ export function readPaymentRequest(type: DocumentType, body: unknown, source: In
   const fields = (body && typeof body === 'object' && !Array.isArray(body) ? body : {}) as Record<string, unknown>;
   if (fields.pagada === undefined || fields.pagada === null) throw new AppError('missing-pagada-parameter');
   const pagada = coerceValue(type.header.fields.pagada!, fields.pagada, source);
-  const errors: Record<string, string> = {};
+  const errors = fieldErrors();
   if (!pagada.ok) errors.pagada = pagada.reason;
   let fechapago: string | undefined;
   if (fields.fechapago !== undefined && fields.fechapago !== null && fields.fechapago !== '') {

@@ -1,7 +1,7 @@
 import type { AppContext } from '../../app-context.ts';
 import { dbBoolean } from '../../db/row-codec.ts';
 import { afterCommit, inTransaction } from '../../db/transaction.ts';
-import { AppError, validationError } from '../../errors.ts';
+import { AppError, validationError, fieldErrors } from '../../errors.ts';
 import { coerceValue, parseDate, parseTime, type InputSource } from '../../models/coerce.ts';
 import { documentResult, insertDocument, statusFor, visible, type DocumentResult } from './create-document.ts';
 import { changeStatus, copyHeader, copyLine } from './document-status.ts';
@@ -27,7 +27,7 @@ export interface RefundRequest {
 /** The fields of `crearFacturaRectificativaCliente` (facturascripts-api.md 5). */
 export function readRefundRequest(body: unknown, source: InputSource): RefundRequest {
   if (!body || typeof body !== 'object' || Array.isArray(body)) throw new AppError('no-data');
-  const errors: Record<string, string> = {};
+  const errors = fieldErrors();
   const fields = INVOICE.header.fields;
   const request: Partial<RefundRequest> = { quantities: new Map() };
   for (const [name, raw] of Object.entries(body as Record<string, unknown>)) {
@@ -81,7 +81,7 @@ export async function refundInvoice(ctx: AppContext, request: RefundRequest): Pr
       .where('idlinearect', 'in', lines.length ? lines.map((line) => line.idlinea as number) : [-1]).execute();
     for (const row of previous) refunded.set(Number(row.idlinearect), (refunded.get(Number(row.idlinearect)) ?? 0) + Math.abs(Number(row.cantidad)));
     const remaining = (line: Record<string, unknown>) => Math.abs(Number(line.cantidad)) - (refunded.get(Number(line.idlinea)) ?? 0);
-    const errors: Record<string, string> = {};
+    const errors = fieldErrors();
     for (const [idlinea, qty] of request.quantities) {
       const line = lines.find((candidate) => Number(candidate.idlinea) === idlinea);
       if (!line) errors[`refund_${idlinea}`] = 'not-found';

@@ -1,3 +1,4 @@
+import { fieldErrors } from '../../errors.ts';
 import type { DbExecutor } from '../../db/database.ts';
 import { coerceValue } from '../../models/coerce.ts';
 import { f, type FieldDef, type FieldValue } from '../../models/fields.ts';
@@ -63,7 +64,7 @@ const RULES: Readonly<Record<string, SettingRule>> = Object.assign(Object.create
  * applies again), so it is always accepted.
  */
 export async function checkSettings(db: DbExecutor, incoming: Record<string, unknown>): Promise<Record<string, string>> {
-  const errors: Record<string, string> = {};
+  const errors = fieldErrors();
   for (const [key, raw] of Object.entries(incoming)) {
     const rule = Object.hasOwn(RULES, key) ? RULES[key]! : undefined;
     if (!rule || raw === null) continue;
