@@ -4,10 +4,10 @@
  * these machines are shared and noisy. Knobs: BENCH_SECONDS (default 5), BENCH_CONNECTIONS (50),
  * BENCH_ONLY (run only the scenarios whose name contains it; the baseline always runs).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createInterface } from 'node:readline';
+import type { ChildProcess } from 'node:child_process';
 import autocannon from 'autocannon';
 import { BENCH_KEY } from './bench-key.ts';
+import { startServer } from './start-server.ts';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 50);
@@ -41,16 +41,6 @@ const SCENARIOS: Scenario[] = [
     }),
   },
 ];
-
-async function startServer(kind: 'baseline' | 'app'): Promise<{ port: number; child: ChildProcess }> {
-  const child = spawn(process.execPath, [new URL('./servers.ts', import.meta.url).pathname, kind], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const line = await new Promise<string>((resolve, reject) => {
-    const lines = createInterface({ input: child.stdout! });
-    lines.once('line', resolve);
-    child.once('exit', (code) => reject(new Error(`${kind} server exited with ${code}`)));
-  });
-  return { port: JSON.parse(line).port, child };
-}
 
 async function measure(port: number, scenario: Scenario, duration = seconds) {
   const result = await autocannon({

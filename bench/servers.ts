@@ -4,7 +4,8 @@
  * - `baseline`: plain node:http answering a fixed JSON body (the ceiling on this machine). The
  *   body is a customer record as the API returns it: autocannon shares the two cores and its cost
  *   grows with the response size, so a tiny body would make every real endpoint look slower;
- * - `app`: the service on a fresh SQLite database in a temporary folder, with sample data.
+ * - `app`: the service on a fresh SQLite database in a temporary folder (or on the empty database
+ *   `BENCH_DATABASE_URL` names), with sample data.
  */
 import http from 'node:http';
 import fs from 'node:fs';
@@ -32,7 +33,8 @@ async function baseline(): Promise<number> {
 async function app(): Promise<number> {
   const dir = fs.mkdtempSync(path.join(process.env.BENCH_DIR ?? os.tmpdir(), 'invoicing-bench-'));
   process.on('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
-  const config = { ...loadConfig({}), databaseUrl: `sqlite:${path.join(dir, 'bench.sqlite')}`, dataDir: dir, apiKey: BENCH_KEY, logLevel: 'silent' as const };
+  const databaseUrl = process.env.BENCH_DATABASE_URL || `sqlite:${path.join(dir, 'bench.sqlite')}`;
+  const config = { ...loadConfig({}), databaseUrl, dataDir: dir, apiKey: BENCH_KEY, logLevel: 'silent' as const };
   const instance = await createApp({ config, logger: false });
   const { store, registry } = instance.ctx;
   for (let i = 1; i <= 100; i++) {
