@@ -14,6 +14,7 @@ import { seedSettings } from './modules/settings/seed-settings.ts';
 import { runSeeds, type DataSeed } from './db/data-seeds.ts';
 import { DEFAULT_DATA } from './modules/installation/default-data.ts';
 import { codeCounterModel } from './db/code-counter.ts';
+import { outsideTransaction } from './db/transaction.ts';
 
 export interface CoreOptions {
   config: Config;
@@ -52,7 +53,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
   try {
     const registry = new ModelRegistry([codeCounterModel, ...(options.models ?? coreModels())]);
     registry.check();
-    const events = new EventBus((error, event) => options.log.error({ err: error, event }, 'event listener failed'));
+    const events = new EventBus((error, event) => options.log.error({ err: error, event }, 'event listener failed'), outsideTransaction);
     // The access control (and its settings cache) needs the context it belongs to: bound below.
     let access!: AccessControl;
     const ctx: AppContext = {

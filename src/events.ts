@@ -32,9 +32,15 @@ type Listener<T> = (payload: T) => void | Promise<void>;
 export class EventBus<E extends object = AppEvents> {
   #listeners = new Map<keyof E, Set<Listener<never>>>();
   #onError: (error: unknown, event: string) => void;
+  #run: <T>(fn: () => T) => T;
 
-  constructor(onError: (error: unknown, event: string) => void = () => {}) {
+  /**
+   * `run` wraps every listener call: the app runs listeners outside any transaction's scope, so
+   * that work they start (a read, a timer) is not mistaken for work of a transaction long gone.
+   */
+  constructor(onError: (error: unknown, event: string) => void = () => {}, run: <T>(fn: () => T) => T = (fn) => fn()) {
     this.#onError = onError;
+    this.#run = run;
   }
 
   on<K extends keyof E>(event: K, listener: Listener<E[K]>): () => void {
@@ -54,7 +60,7 @@ export class EventBus<E extends object = AppEvents> {
     if (!set) return;
     for (const listener of set) {
       try {
-        const result = (listener as Listener<E[K]>)(payload);
+        const result = this.#run(() => (listener as Listener<E[K]>)(payload));
         if (result && typeof result.then === 'function') {
           result.then(undefined, (error) => this.#onError(error, String(event)));
         }

@@ -27,6 +27,9 @@ forEachEngine('amount and percentage limits on every write path', (t) => {
     ['creation header discount', 'POST', () => '/api/3/crearFacturaCliente', () => ({ codcliente: 'LIM', dtopor1: -5 }), 'dtopor1'],
     ['edit endpoint line', 'PUT', (ids) => `/api/3/editarFacturaCliente/${ids.invoice}`, (ids) => ({ lineas: [{ idlinea: ids.line, dtopor2: 101 }] }), 'lineas[0].dtopor2'],
     ['product price', 'POST', () => '/api/3/producto', () => ({ referencia: 'HUGE', precio: 1e300 }), 'precio'],
+    ['a vanishing conversion rate on a document', 'PATCH', (ids) => `/api/3/facturacliente/${ids.invoice}`, () => ({ tasaconv: 1e-300 }), 'tasaconv'],
+    ['a negative conversion rate on a currency', 'POST', () => '/api/3/divisa', () => ({ coddivisa: 'NEG', descripcion: 'Negative', tasaconv: -1 }), 'tasaconv'],
+    ['a vanishing purchase rate on a currency', 'POST', () => '/api/3/divisa', () => ({ coddivisa: 'TNY', descripcion: 'Tiny', tasaconv: 1, tasaconvcompra: 1e-300 }), 'tasaconvcompra'],
     ['explicit id 0', 'POST', () => '/api/3/apikey', () => ({ id: 0, description: 'zero' }), 'id'],
   ];
 

@@ -84,6 +84,7 @@ export const HOSTILE: Row[] = [
   { name: 'text/plain body', request: { method: 'POST', url: '/api/3/cliente', payload: 'nombre=x', headers: { 'content-type': 'text/plain' } }, status: 415, code: 'unsupported-media-type' },
   { name: 'XML body', request: { method: 'POST', url: '/api/3/cliente', payload: '<cliente/>', headers: { 'content-type': 'application/xml' } }, status: 415, code: 'unsupported-media-type' },
   { name: 'multipart without a boundary', request: { method: 'POST', url: '/api/3/cliente', payload: 'x', headers: { 'content-type': 'multipart/form-data' } }, status: 400, code: 'invalid-body' },
+  { name: 'multipart cut short inside a file', request: { method: 'POST', url: '/api/3/cliente', payload: '--B\r\nContent-Disposition: form-data; name="nombre"\r\n\r\nAna\r\n--B\r\nContent-Disposition: form-data; name="doc"; filename="a.txt"\r\nContent-Type: text/plain\r\n\r\nhalf a fi', headers: { 'content-type': 'multipart/form-data; boundary=B' } }, status: 400, code: 'invalid-body' },
   { name: 'truncated multipart', request: { method: 'POST', url: '/api/3/cliente', payload: '--B\r\nContent-Disposition: form-data; name="nombre"\r\n\r\nAna', headers: { 'content-type': 'multipart/form-data; boundary=B' } }, status: 400, code: 'invalid-body' },
   { name: 'gzip-compressed body', request: { method: 'POST', url: '/api/3/cliente', payload: Buffer.from([0x1f, 0x8b, 0x08, 0x00]), headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' } }, status: 415, code: 'unsupported-content-encoding' },
   { name: 'undecodable path', request: { method: 'GET', url: '/api/3/cliente/%E0%A4%A' }, status: 400, code: 'invalid-url' },
@@ -93,6 +94,9 @@ export const HOSTILE: Row[] = [
   { name: 'fractional decimals', request: { method: 'PUT', url: '/api/3/settings/default', ...json({ properties: { decimals: 2.5 } }) }, status: 422, code: 'validation-failed' },
   { name: 'enable_api not a boolean', request: { method: 'PUT', url: '/api/3/settings/default', ...json({ properties: { enable_api: 'perhaps' } }) }, status: 422, code: 'validation-failed' },
   { name: 'a default serie that does not exist', request: { method: 'PUT', url: '/api/3/settings/default', ...json({ properties: { codserie: 'ZZZ' } }) }, status: 422, code: 'validation-failed' },
+  { name: 'settings properties as an array', request: { method: 'PUT', url: '/api/3/settings/default', ...json({ properties: [1, 2] }) }, status: 422, code: 'validation-failed' },
+  { name: 'settings properties as null', request: { method: 'PUT', url: '/api/3/settings/default', ...json({ properties: null }) }, status: 422, code: 'validation-failed' },
+  { name: 'settings properties as a file', request: { method: 'PUT', url: '/api/3/settings/default', ...multipart({}, [{ field: 'properties', name: 'p.json', type: 'application/json', content: '{"decimals":3}' }]) }, status: 422, code: 'validation-failed' },
   { name: 'an unknown tax method', request: { method: 'PUT', url: '/api/3/settings/default', ...json({ properties: { taxcalculationmethod: 'creative' } }) }, status: 422, code: 'validation-failed' },
   // Keys.
   { name: 'SQL as the key', request: { method: 'GET', url: '/api/3/cliente', headers: { 'x-auth-token': "' OR '1'='1" } }, status: 401, code: 'auth-token-invalid' },

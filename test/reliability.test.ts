@@ -79,6 +79,22 @@ forEachEngine('reliability: state changes during document writes', (t) => {
     }
   });
 
+  it('runs event listeners outside the transaction that announced them', async () => {
+    const { events, database, store, registry } = t().app.ctx;
+    let later: Promise<unknown> | undefined;
+    const off = events.on('model.load', (event) => {
+      if (event.model !== 'cliente' || later) return;
+      // Work a listener starts may outlive the transaction: it must be free to use the database.
+      later = new Promise((resolve) => setTimeout(resolve, 20)).then(() => store.get(registry.get('cliente')!, 'REL'));
+    });
+    try {
+      await inTransaction(database, (trx) => store.get(registry.get('cliente')!, 'REL', trx));
+    } finally {
+      off();
+    }
+    assert.equal(((await later) as { codcliente: string }).codcliente, 'REL');
+  });
+
   it('moves the shared state version in the transaction of a key change', async () => {
     const db = t().app.ctx.database.kysely;
     const version = async () => Number((await db.selectFrom('api_state').select('version').where('name', '=', 'access').executeTakeFirstOrThrow()).version);

@@ -36,6 +36,11 @@ async function maxNumeric(db: DbExecutor, engine: Engine, { table, column }: Cod
   return Number(rows[0]?.m ?? 0);
 }
 
+/** Whether a committed row already holds this code. */
+export async function codeTaken(db: DbExecutor, target: CodeColumn, code: string): Promise<boolean> {
+  return (await db.selectFrom(target.table).select(target.column).where(target.column, '=', code).executeTakeFirst()) !== undefined;
+}
+
 /**
  * The next free numeric code of a column, in the caller's transaction: the counter row is locked
  * (PostgreSQL and MariaDB; SQLite has one writer) until the transaction ends, so concurrent
@@ -57,7 +62,10 @@ export async function nextCode(db: DbExecutor, engine: Engine, target: CodeColum
     row = await locked();
   }
   let candidate = Number(row!.value) + 1;
-  while (await db.selectFrom(target.table).select(target.column).where(target.column, '=', String(candidate)).executeTakeFirst()) candidate++;
+  // Taken by a code a client chose (or an import): jump past the highest numeric code at once
+  // rather than walking through them one query at a time while holding the lock.
+  if (await codeTaken(db, target, String(candidate))) candidate = Math.max(candidate, (await maxNumeric(db, engine, target)) + 1);
+  while (await codeTaken(db, target, String(candidate))) candidate++;
   await db.updateTable('code_counters').set({ value: candidate }).where('name', '=', name).execute();
   return String(candidate);
 }

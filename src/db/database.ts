@@ -68,7 +68,13 @@ export function createDatabase(url: string, options: DatabaseOptions = {}): Data
   if (engine === 'postgres') {
     // A bounded wait for a connection: a database that is down answers 503 instead of holding requests forever.
     const pool = new pg.Pool({ connectionString: url, max: poolSize, types: pgTypes, connectionTimeoutMillis: 10_000 });
-    const database = open(engine, new PostgresDialect({ pool }));
+    const database = open(engine, new PostgresDialect({
+      pool,
+      // The server's default, stated: numbering and code counters rely on it (see MariaDB below).
+      onCreateConnection: async (connection) => {
+        await connection.executeQuery(CompiledQuery.raw('SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL READ COMMITTED'));
+      },
+    }));
     // An idle client whose backend went away (restart, pg_terminate_backend, network) is dropped by
     // the pool after this event; without a listener Node would end the process on it.
     pool.on('error', (error) => database.reportError(error, 'idle PostgreSQL connection lost'));

@@ -7,7 +7,7 @@ import type { ListQuery } from '../query/list-query.ts';
 import type { Database, DbExecutor } from './database.ts';
 import { rowReader, toDbValue, toDbValues, type RowReader } from './row-codec.ts';
 import { afterCommit, inTransaction } from './transaction.ts';
-import { nextCode } from './code-counter.ts';
+import { codeTaken, nextCode, type CodeColumn } from './code-counter.ts';
 import { QueryCache, type Prepared } from './query-cache.ts';
 import { translateDbError, type WriteKind } from './translate-error.ts';
 
@@ -111,20 +111,45 @@ export class ModelStore {
    * unless given one. `model.save` is emitted once that transaction commits.
    */
   async create(model: Model, input: Values, db?: DbExecutor): Promise<{ record: StoredRecord; reveal: Record<string, unknown> }> {
-    const pk = model.primaryKey;
-    const generated = model.fields[pk]!.generatedCode && (input[pk] === undefined || input[pk] === null || input[pk] === '');
+    const generated = Object.entries(model.fields)
+      .filter(([name, field]) => field.generatedCode && (input[name] === undefined || input[name] === null || input[name] === ''))
+      .map(([name, field]) => ({ name, source: field.generatedCode === true ? { table: model.table, column: name } : field.generatedCode! }));
     return this.#within(db, async (trx) => {
-      const result = await this.#insert(model, { ...input }, trx, generated);
+      const result = generated.length ? await this.#insertWithCodes(model, input, trx, generated) : await this.#insert(model, { ...input }, trx);
       await this.#written(model, trx);
       afterCommit(trx, () => this.events.emit('model.save', { model: model.resource, record: result.record, created: true }));
       return result;
     });
   }
 
-  async #insert(model: Model, values: Values, db: DbExecutor, generateCode: boolean | undefined) {
+  /**
+   * Inserts with generated codes. The counter never hands a code out twice, but a client may be
+   * inserting that very code in a transaction not yet committed: the insert then fails as a
+   * duplicate once that one commits. The insert runs under a savepoint, so such a collision rolls
+   * back only itself and the creation goes on with the next code.
+   */
+  async #insertWithCodes(model: Model, input: Values, db: DbExecutor, generated: Array<{ name: string; source: CodeColumn }>) {
+    const { engine } = this.database;
+    for (let attempt = 1; ; attempt++) {
+      const values = { ...input };
+      for (const { name, source } of generated) values[name] = await nextCode(db, engine, source);
+      await sql`SAVEPOINT generated_code`.execute(db);
+      try {
+        const result = await this.#insert(model, values, db);
+        await sql`RELEASE SAVEPOINT generated_code`.execute(db);
+        return result;
+      } catch (error) {
+        await sql`ROLLBACK TO SAVEPOINT generated_code`.execute(db);
+        const collided = error instanceof AppError && error.code === 'duplicate-record' && attempt < 5 &&
+          (await Promise.all(generated.map(({ name, source }) => codeTaken(db, source, values[name] as string)))).some(Boolean);
+        if (!collided) throw error;
+      }
+    }
+  }
+
+  async #insert(model: Model, values: Values, db: DbExecutor) {
     const { engine } = this.database;
     const pk = model.primaryKey;
-    if (generateCode) values[pk] = await nextCode(db, engine, { table: model.table, column: pk });
     const ctx: SaveContext = { db, engine, model, values, existing: undefined, reveal: {} };
     await this.#guard('insert', () => this.#prepare(ctx, true));
     const row = toDbValues(engine, model, values);

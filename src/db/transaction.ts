@@ -58,6 +58,14 @@ export function afterCommit(db: DbExecutor, fn: () => void): void {
   else runAll(undefined, [fn]);
 }
 
+/**
+ * Runs `fn` outside any transaction's scope: for event listeners, which may start database work
+ * that outlives the transaction they were told about.
+ */
+export function outsideTransaction<T>(fn: () => T): T {
+  return scope.exit(fn);
+}
+
 /** True while the current async flow runs inside `inTransaction`. */
 export function insideTransaction(): boolean {
   return scope.getStore() !== undefined;

@@ -57,6 +57,9 @@ export function registerMultipartBody(app: FastifyInstance, limits: MultipartLim
       const chunks: Buffer[] = [];
       file.on('data', (chunk: Buffer) => chunks.push(chunk));
       file.on('end', () => add(name, Buffer.concat(chunks)));
+      // A body cut short inside a file fails the file stream too; the parser's own 'error' answers
+      // the request. Without a listener the stream's error would end the process.
+      file.on('error', () => finish(new AppError('invalid-body', { reason: 'multipart-malformed' })));
     });
     for (const limit of ['partsLimit', 'filesLimit', 'fieldsLimit']) parser.on(limit, () => finish(new AppError('body-too-large', { reason: 'too-many-parts' })));
     parser.on('error', () => finish(new AppError('invalid-body', { reason: 'multipart-malformed' })));

@@ -126,7 +126,7 @@ export function coerceValue(field: FieldDef, raw: unknown, source: InputSource, 
           return bad('invalid-json');
         }
       }
-      if (value === null || typeof value !== 'object') return bad('invalid-json');
+      if (value === null || typeof value !== 'object' || Buffer.isBuffer(value)) return bad('invalid-json');
       return withinDepth(value) ? ok(value as Record<string, unknown>) : bad('too-deep');
     }
   }

@@ -35,10 +35,11 @@ export interface FieldDef {
   initial?: () => FieldValue;
   primary?: boolean;
   /**
-   * Filled by the service when absent on create, so not required: a primary key code gets the
-   * reference's newCode (numeric max+1) from the store; any other field, from the model's hook.
+   * Filled by the store when absent on create, so not required: the next free number of this
+   * column (`true`), or of another column the code must be unique across (a product's
+   * `referencia` over all variants). See db/code-counter.ts.
    */
-  generatedCode?: boolean;
+  generatedCode?: true | { table: string; column: string };
   unique?: boolean;
   references?: Reference;
   /** Never returned, never filterable or sortable (e.g. secrets). */
@@ -58,6 +59,9 @@ export interface FieldDef {
  * beyond it a double no longer holds cents, and products of two such values stay finite.
  */
 export const MAX_DOUBLE_INPUT = 1e12;
+
+/** Range of a currency conversion rate: positive, and small enough that dividing by it stays finite. */
+export const RATE_RANGE = { min: 1e-6, max: 1e6 } as const;
 
 type Options = Partial<Omit<FieldDef, 'type' | 'nullable'>> & { notNull?: boolean };
 

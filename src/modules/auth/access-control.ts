@@ -76,7 +76,11 @@ export class AccessControl {
     this.#globalDigest = ctx.config.apiKey ? Buffer.from(hashToken(ctx.config.apiKey), 'hex') : undefined;
     // The shared version moves in the same transaction as the change, so no crash can separate
     // them; this instance reloads as soon as the change is committed, the others on their tick.
-    ctx.store.watch(['apikey', 'apiaccess', 'settings'], async (db) => {
+    if (ctx.registry.byTable('api_state')) this.#watchChanges();
+  }
+
+  #watchChanges(): void {
+    this.#ctx.store.watch(['apikey', 'apiaccess', 'settings'], async (db) => {
       await this.#bumpVersion(db);
       afterCommit(db, () => {
         this.#stale = true;

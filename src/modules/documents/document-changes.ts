@@ -91,6 +91,9 @@ async function syncLines(ctx: AppContext, db: DbExecutor, type: DocumentType, do
 export async function changeDocument(ctx: AppContext, db: DbExecutor, type: DocumentType, id: unknown, input: DocumentInput, mode: 'edit' | 'generic', settings: Settings): Promise<Row> {
   if (!(await lockDocument(db, ctx.database.engine, type, id))) throw new AppError('record-not-found');
   const doc = (await headerOf(db, type, id))!;
+  // Announced first, before what the change caused (approval, generated document, payments).
+  let saved: Row = doc;
+  afterCommit(db, () => ctx.events.emit('document.updated', { type: type.name, doc: visible(type.header, saved) }));
   const header = { ...input.header };
   const requestedStatus = header.idestado !== undefined && header.idestado !== null && !sameValue(header.idestado, doc.idestado) ? Number(header.idestado) : undefined;
   delete header.idestado;
@@ -150,8 +153,7 @@ export async function changeDocument(ctx: AppContext, db: DbExecutor, type: Docu
     });
   }
   if (payments) afterCommit(db, () => ctx.events.emit('payment.recorded', { type: type.name, idfactura: id, count: payments }));
-  const saved = (await headerOf(db, type, id))!;
-  afterCommit(db, () => ctx.events.emit('document.updated', { type: type.name, doc: visible(type.header, saved) }));
+  saved = (await headerOf(db, type, id))!;
   return saved;
 }
 

@@ -1,4 +1,4 @@
-import { f, now, today, type FieldDef } from '../../models/fields.ts';
+import { f, now, today, RATE_RANGE, type FieldDef } from '../../models/fields.ts';
 
 /**
  * Column maps of the business documents (facturascripts-model.md 2.5 and 2.6). The reference lists
@@ -50,7 +50,7 @@ function sharedHeaderFields(): Fields {
     observaciones: f.text(),
     operacion: f.string(30),
     provincia: f.string(100),
-    tasaconv: f.double(),
+    tasaconv: f.double({ ...RATE_RANGE }),
     total: f.double({ readOnly: true }),
     totaleuros: f.double({ readOnly: true }),
     totalirpf: f.double({ readOnly: true }),

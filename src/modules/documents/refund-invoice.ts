@@ -116,14 +116,16 @@ export async function refundInvoice(ctx: AppContext, request: RefundRequest): Pr
         actualizastock: status.actualizastock,
       }));
     const { id } = await insertDocument(ctx, trx, INVOICE, { header, lines: refundLines, fecha: request.fecha, hora: request.hora ?? today.time, settings });
-    if (original.pagada) {
-      await setReceiptsPaid({ db: trx, type: INVOICE, invoice: (await headerOf(trx, INVOICE, id))!, decimals: settings.decimals, today }, true, request.fecha);
-    }
+    const paid = original.pagada
+      ? await setReceiptsPaid({ db: trx, type: INVOICE, invoice: (await headerOf(trx, INVOICE, id))!, decimals: settings.decimals, today }, true, request.fecha)
+      : [];
     const created = await documentResult(trx, INVOICE, id);
     const locked = visible(INVOICE.header, (await headerOf(trx, INVOICE, request.idfactura))!);
     afterCommit(trx, () => {
       ctx.events.emit('document.updated', { type: INVOICE.name, doc: locked });
       ctx.events.emit('document.created', { type: INVOICE.name, doc: created.doc, lines: created.lines });
+      for (const receipt of paid) ctx.events.emit('receipt.paid', { type: INVOICE.name, receipt, paid: true });
+      if (paid.length) ctx.events.emit('payment.recorded', { type: INVOICE.name, idfactura: id, count: paid.length });
     });
     return created;
   });

@@ -1,5 +1,5 @@
 import { defineModel } from '../../models/define-model.ts';
-import { f } from '../../models/fields.ts';
+import { f, RATE_RANGE } from '../../models/fields.ts';
 import { checkCode, codeOf, type Errors } from '../shared/record-rules.ts';
 
 const EXPIRATION_UNITS = new Set(['days', 'weeks', 'months', 'years']);
@@ -13,15 +13,13 @@ export const divisaModel = defineModel({
     codiso: f.string(5),
     descripcion: f.string(100),
     simbolo: f.string(10, { initial: () => '?' }),
-    tasaconv: f.double({ notNull: true, initial: () => 1 }),
-    tasaconvcompra: f.double({ initial: () => 1 }),
+    tasaconv: f.double({ notNull: true, initial: () => 1, ...RATE_RANGE }),
+    tasaconvcompra: f.double({ initial: () => 1, ...RATE_RANGE }),
   },
   validate(values, existing) {
     const errors: Errors = {};
     checkCode(errors, values, existing, 'coddivisa', /^[A-Z0-9]{1,3}$/i);
     if (typeof values.codiso === 'string' && values.codiso !== '' && !/^[A-Z0-9]{1,5}$/i.test(values.codiso)) errors.codiso = 'invalid-code';
-    if (values.tasaconv === 0) errors.tasaconv = 'out-of-range';
-    if (values.tasaconvcompra === 0) errors.tasaconvcompra = 'out-of-range';
     return errors;
   },
 });

@@ -1,7 +1,6 @@
 import { defineModel } from '../../models/define-model.ts';
 import { f, now, today } from '../../models/fields.ts';
 import { current, hasText } from '../shared/record-rules.ts';
-import { nextCode } from '../../db/code-counter.ts';
 import { createMainVariant, syncMainVariant } from './product-variants.ts';
 
 /** Products (table `productos`), columns as the reference (facturascripts-model.md 2.4). */
@@ -10,7 +9,8 @@ export const productModel = defineModel({
   table: 'productos',
   fields: {
     idproducto: f.serial(),
-    referencia: f.string(30, { notNull: true, unique: true, generatedCode: true }),
+    // Generated over all variants: a product's reference is also its main variant's.
+    referencia: f.string(30, { notNull: true, unique: true, generatedCode: { table: 'variantes', column: 'referencia' } }),
     descripcion: f.text(),
     actualizado: f.timestamp({ readOnly: true }),
     bloqueado: f.boolean({ default: false }),
@@ -41,12 +41,8 @@ export const productModel = defineModel({
     return errors;
   },
   hooks: {
-    async beforeSave({ db, engine, values, existing }) {
+    async beforeSave({ values }) {
       values.actualizado = now();
-      if (!existing && (values.referencia === undefined || values.referencia === null || values.referencia === '')) {
-        // Over all variants: a product's reference is also its main variant's.
-        values.referencia = await nextCode(db, engine, { table: 'variantes', column: 'referencia' });
-      }
       // The reference: a blocked product is neither sold, bought nor public; nostock zeroes stock.
       if (values.bloqueado === true) Object.assign(values, { publico: false, sevende: false, secompra: false });
       if (values.nostock === true) Object.assign(values, { stockfis: 0, ventasinstock: true });

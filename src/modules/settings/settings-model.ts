@@ -18,7 +18,9 @@ export const settingsModel = defineModel({
   hooks: {
     async beforeSave({ db, values, existing }) {
       const incoming = values.properties;
-      if (!incoming || typeof incoming !== 'object' || Array.isArray(incoming)) return;
+      if (incoming === undefined) return;
+      // A group is an object of keys: anything else would replace every setting at once.
+      if (!incoming || typeof incoming !== 'object' || Array.isArray(incoming)) throw validationError({ properties: 'invalid-json' });
       if ((existing?.name ?? values.name) === 'default') {
         const errors = await checkSettings(db, incoming as Record<string, unknown>);
         if (Object.keys(errors).length) throw validationError(errors);
