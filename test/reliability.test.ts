@@ -60,6 +60,21 @@ forEachEngine('reliability: state changes during document writes', (t) => {
     assert.deepEqual(seen, ['committed']);
   });
 
+  it('runs the after-commit work of a retried transaction once: the committed attempt\'s', async () => {
+    const { database } = t().app.ctx;
+    const seen: number[] = [];
+    let attempt = 0;
+    const result = await inTransaction(database, async (trx) => {
+      attempt += 1;
+      afterCommit(trx, () => seen.push(attempt));
+      // A serialisation failure on the first two attempts: the transaction is run again.
+      if (attempt < 3) throw Object.assign(new Error('could not serialize access'), { code: '40001' });
+      return 'done';
+    });
+    assert.equal(result, 'done');
+    assert.deepEqual(seen, [3]);
+  });
+
   it('emits no model or document event for a creation that rolled back', async () => {
     const seen: string[] = [];
     const { events } = t().app.ctx;
