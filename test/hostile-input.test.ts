@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import http from 'node:http';
 import net from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { InjectOptions } from 'fastify';
@@ -153,6 +154,35 @@ describe('malformed HTTP on a real socket', () => {
     socket.on('data', (chunk) => (answer += chunk));
     socket.on('close', () => resolve(answer));
     socket.on('error', reject);
+  });
+
+  it('stops reading a multipart body past BODY_LIMIT while it streams (no Content-Length): 413, connection closed', async () => {
+    const outcome = await new Promise<{ status: number; sent: number; body: string }>((resolve) => {
+      const request = http.request({ port, method: 'POST', path: '/api/3/cliente', headers: { 'content-type': 'multipart/form-data; boundary=B', 'x-auth-token': 'test-global-key-0123456789' } });
+      let sent = 0;
+      let status = 0;
+      let body = '';
+      request.on('response', (response) => {
+        status = response.statusCode!;
+        response.on('data', (chunk) => (body += chunk));
+        response.on('end', () => resolve({ status, sent, body }));
+      });
+      request.on('error', () => resolve({ status, sent, body }));
+      const chunk = Buffer.alloc(64 * 1024, 'a');
+      request.write('--B\r\nContent-Disposition: form-data; name="doc"; filename="big.bin"\r\n\r\n');
+      const pump = () => {
+        while (sent < 200 * 1024 * 1024 && !request.destroyed) {
+          sent += chunk.length;
+          if (!request.write(chunk)) return void request.once('drain', pump);
+        }
+        request.end('\r\n--B--\r\n');
+      };
+      pump();
+    });
+    assert.equal(outcome.status, 413);
+    assert.deepEqual(JSON.parse(outcome.body), { status: 'error', message: 'body-too-large' });
+    // The server stopped reading long before the 200 MiB were sent (what passed is socket buffers).
+    assert.ok(outcome.sent < 50 * 1024 * 1024, `${outcome.sent} bytes were accepted`);
   });
 
   for (const [name, bytes, status, code] of [

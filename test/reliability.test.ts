@@ -110,6 +110,13 @@ forEachEngine('reliability: state changes during document writes', (t) => {
     assert.equal(((await later) as { codcliente: string }).codcliente, 'REL');
   });
 
+  it('reads a setting spelled as the forms spell booleans, and keeps the API on for "yes"', async () => {
+    const answer = await t().call('PUT', '/api/3/settings/default', { properties: { enable_api: 'yes', decimals: '2' } });
+    assert.equal(answer.status, 200);
+    assert.deepEqual([answer.body.properties.enable_api, answer.body.properties.decimals], [true, 2]);
+    assert.equal((await t().call('GET', '/api/3/')).status, 200);
+  });
+
   it('moves the shared state version in the transaction of a key change', async () => {
     const db = t().app.ctx.database.kysely;
     const version = async () => Number((await db.selectFrom('api_state').select('version').where('name', '=', 'access').executeTakeFirstOrThrow()).version);
