@@ -67,7 +67,7 @@ function compilerDialect(engine: Engine): Dialect {
 }
 
 const compilers = (['sqlite', 'postgres', 'mysql'] as const).map((engine) => {
-  const database = { engine, kysely: new Kysely({ dialect: compilerDialect(engine) }), close: async () => {}, reportError: () => {} } as Database;
+  const database: Database = { engine, kysely: new Kysely({ dialect: compilerDialect(engine) }), close: async () => {}, reportError: () => {}, counter: { statements: 0 } };
   return { engine, cache: new QueryCache(database) };
 });
 

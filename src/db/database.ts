@@ -7,7 +7,7 @@ import pg from 'pg';
 import { createPool as createMysqlPool } from 'mysql2';
 import { parseDatabaseUrl } from '../config.ts';
 import { cachedStatements } from './sqlite-statement-cache.ts';
-import { guardedDialect } from './guarded-dialect.ts';
+import { guardedDialect, type StatementCounter } from './guarded-dialect.ts';
 
 export type Engine = 'sqlite' | 'postgres' | 'mysql';
 
@@ -21,6 +21,8 @@ export interface Database {
   close(): Promise<void>;
   /** Where failures nobody awaits go (a dropped idle connection, an after-commit callback); the core sets the app's logger. */
   reportError: (error: unknown, what: string) => void;
+  /** Statements run so far (all connections). */
+  readonly counter: StatementCounter;
 }
 
 // pg returns DATE/TIME/TIMESTAMP as JS Dates (in the process time zone) and BIGINT/NUMERIC as
@@ -48,8 +50,9 @@ export interface DatabaseOptions {
 const consoleReport = (error: unknown, what: string) => console.error(what, error);
 
 function open(engine: Engine, dialect: Dialect): Database {
-  const kysely = new Kysely({ dialect: guardedDialect(dialect) });
-  return { engine, kysely, reportError: consoleReport, close: () => kysely.destroy() };
+  const counter: StatementCounter = { statements: 0 };
+  const kysely = new Kysely({ dialect: guardedDialect(dialect, counter) });
+  return { engine, kysely, counter, reportError: consoleReport, close: () => kysely.destroy() };
 }
 
 export function createDatabase(url: string, options: DatabaseOptions = {}): Database {
