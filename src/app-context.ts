@@ -7,7 +7,9 @@ import type { Clock } from './clock.ts';
 import type { Model } from './models/define-model.ts';
 import type { FieldValue } from './models/fields.ts';
 import type { InputSource } from './models/coerce.ts';
-import type { Settings } from './modules/settings/settings.ts';
+import type { Settings } from './settings.ts';
+import type { SharedState } from './db/shared-state.ts';
+import type { PipelineSteps } from './http/pipeline.ts';
 
 /** The pino-style logger of the app (Fastify's), or a console adapter in the CLI. */
 export interface Logger {
@@ -36,10 +38,14 @@ export interface AppContext {
   clock: Clock;
   log: Logger;
   /**
-   * The `default` settings group, typed, served from the access control's cache. Read it before
-   * a transaction starts (it refuses to load inside one) and pass the snapshot down.
+   * The `default` settings group, typed, from the settings module's cache. Read it before a
+   * transaction starts (it refuses to load inside one) and pass the snapshot down.
    */
   settings(): Promise<Settings>;
+  /** Caches kept in step across instances (see db/shared-state.ts). */
+  shared: SharedState;
+  /** Steps of the request pipeline that modules provide (the auth module: switch, key, permission). */
+  pipeline: PipelineSteps;
   /** Names of custom endpoints (listed at the API root next to the model resources). */
   customResources: Set<string>;
   /** Domain writers replacing the store behind a model's generic routes. */

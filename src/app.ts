@@ -2,17 +2,18 @@ import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { AppContext } from './app-context.ts';
 import { createCore, type Core, type CoreOptions } from './core.ts';
 import { registerBodyParsers } from './http/body.ts';
-import { clientErrorHandler, frameworkErrors } from './http/framework-errors.ts';
 import { registerErrorHandler } from './http/error-handler.ts';
+import { clientErrorHandler, frameworkErrors } from './http/framework-errors.ts';
 import { registerModelRoutes } from './http/model-routes.ts';
 import { registerPipeline } from './http/pipeline.ts';
 import { registerRootRoute } from './http/root-route.ts';
-import { authPipeline } from './modules/auth/auth-pipeline.ts';
-import { registerDocumentRoutes } from './modules/documents/document-routes.ts';
-import { registerDocumentWriters } from './modules/documents/document-writers.ts';
-import { startOverdueRefresh } from './modules/documents/overdue-refresh.ts';
+import { startJobs, type Jobs } from './jobs.ts';
+import type { Job } from './module.ts';
+import { coreModules } from './modules/index.ts';
 
-export interface CreateAppOptions extends Omit<CoreOptions, 'log'> {
+export interface CreateAppOptions extends Omit<CoreOptions, 'log' | 'modules'> {
+  /** The installation's modules; `coreModules()` unless a test picks its own. */
+  modules?: CoreOptions['modules'];
   /** Fastify logger option; defaults to pino at config.logLevel. */
   logger?: boolean | Record<string, unknown>;
 }
@@ -20,9 +21,14 @@ export interface CreateAppOptions extends Omit<CoreOptions, 'log'> {
 export interface App extends Omit<Core, 'ctx'> {
   server: FastifyInstance;
   ctx: AppContext;
+  /** Runs one background job now and waits for it (tests, and the admin's "refresh now"). */
+  runJob(name: string): Promise<void>;
 }
 
-/** The composition root: core (database, registry, store, events, access) plus HTTP. Not yet listening. */
+/** The core's own job: notice changes other instances made to shared state. */
+const SHARED_STATE_JOB: Job = { name: 'shared-state', intervalMs: (ctx) => ctx.config.stateRefreshMs, run: (ctx) => ctx.shared.poll() };
+
+/** The composition root: the core of the given modules, plus HTTP and background jobs. Not yet listening. */
 export async function createApp(options: CreateAppOptions): Promise<App> {
   const { config } = options;
   const server = Fastify({
@@ -37,29 +43,32 @@ export async function createApp(options: CreateAppOptions): Promise<App> {
     frameworkErrors,
   });
   let core: Core | undefined;
+  let jobs: Jobs | undefined;
   try {
-    core = await createCore({ ...options, log: server.log });
-    const { ctx, access } = core;
+    core = await createCore({ ...options, modules: options.modules ?? coreModules(), log: server.log });
+    const { ctx } = core;
     registerErrorHandler(server);
     await registerBodyParsers(server, { bodyLimit: config.bodyLimit });
-    await registerPipeline(server, ctx.registry.get('apikey') ? authPipeline(access) : {});
+    await registerPipeline(server, ctx.pipeline);
     registerRootRoute(server, ctx);
-    if (!options.models) registerDocumentWriters(ctx);
     for (const model of ctx.registry.resources()) registerModelRoutes(server, ctx, model);
-    if (!options.models) registerDocumentRoutes(server, ctx);
+    for (const module of core.modules) await module.register?.(server, ctx);
     await server.ready();
-    const stopOverdue = options.models ? undefined : startOverdueRefresh(ctx, 60_000);
+    jobs = startJobs(ctx, [SHARED_STATE_JOB, ...core.modules.flatMap((module) => module.jobs ?? [])]);
     const started = core;
+    const running = jobs;
     return {
       ...started,
       server,
+      runJob: (name) => running.run(name),
       async close() {
         await server.close();
-        await stopOverdue?.();
+        await running.stop();
         await started.close();
       },
     };
   } catch (error) {
+    await jobs?.stop().catch(() => {});
     await server.close().catch(() => {});
     await core?.close().catch(() => {});
     throw error;

@@ -1,90 +1,92 @@
 import type { AppContext, Logger } from './app-context.ts';
 import { systemClock, type Clock } from './clock.ts';
 import type { Config } from './config.ts';
+import { codeCounterModel } from './db/code-counter.ts';
 import { createDatabase, type Database } from './db/database.ts';
+import { runSeeds } from './db/data-seeds.ts';
 import { MIGRATIONS } from './db/migrations.ts';
 import { ModelStore } from './db/model-store.ts';
 import { syncSchema, type Migration, type SyncReport } from './db/schema-sync.ts';
-import { EventBus } from './events.ts';
-import type { Model } from './models/define-model.ts';
-import { ModelRegistry } from './models/registry.ts';
-import { coreModels } from './modules/core-models.ts';
-import { AccessControl } from './modules/auth/access-control.ts';
-import { seedSettings } from './modules/settings/seed-settings.ts';
-import { runSeeds, type DataSeed } from './db/data-seeds.ts';
-import { DEFAULT_DATA } from './modules/installation/default-data.ts';
-import { codeCounterModel } from './db/code-counter.ts';
+import { SharedState, stateVersionModel } from './db/shared-state.ts';
 import { outsideTransaction } from './db/transaction.ts';
+import { EventBus } from './events.ts';
+import type { Module } from './module.ts';
+import { ModelRegistry } from './models/registry.ts';
 
 export interface CoreOptions {
   config: Config;
+  /** What the installation is made of (`coreModules()`); tests pick the modules they need. */
+  modules: Module[];
   /** An open database (tests); otherwise one is opened from config.databaseUrl and closed with the core. */
   database?: Database;
-  /** Replaces the core models (migration tests use older versions of a model). */
-  models?: Model[];
   migrations?: Migration[];
-  /** Default data; by default the installation's own, none when `models` replaces the core models. */
-  seeds?: DataSeed[];
   clock?: Clock;
   log: Logger;
 }
 
 export interface Core {
   ctx: AppContext;
-  access: AccessControl;
+  modules: Module[];
   /** What the start did to the database: tables created, columns added, migrations applied. */
   schema: SyncReport;
-  /** True when this start created the installation's default data (a new database). */
+  /** True when this start created the installation (the settings module's seed loaded). */
   firstRun: boolean;
-  /** Ids of the default-data seeds this start loaded. */
+  /** Ids of the seeds this start loaded. */
   seeded: string[];
   close(): Promise<void>;
 }
 
 /**
- * Everything but HTTP, shared by the server and the CLI: database, registry (with its schema
- * brought up to date), store, events, default data and the access state.
+ * Everything but HTTP, shared by the server and the CLI: database, the registry of every module's
+ * models (with the schema brought up to date), store, events, shared caches, default data, and
+ * each module's setup.
  */
 export async function createCore(options: CoreOptions): Promise<Core> {
-  const { config } = options;
+  const { config, modules } = options;
   const ownsDatabase = !options.database;
   const database = options.database ?? createDatabase(config.databaseUrl);
   database.reportError = (error, what) => options.log.error({ err: error }, what);
+  const stopped: Module[] = [];
   try {
-    const registry = new ModelRegistry([codeCounterModel, ...(options.models ?? coreModels())]);
+    // The data layer's own tables, then every module's models; the registry orders them by their foreign keys.
+    const registry = new ModelRegistry([codeCounterModel, stateVersionModel, ...modules.flatMap((module) => module.models ?? [])]);
     registry.check();
     const events = new EventBus((error, event) => options.log.error({ err: error, event }, 'event listener failed'), outsideTransaction);
-    // The access control (and its settings cache) needs the context it belongs to: bound below.
-    let access!: AccessControl;
+    const store = new ModelStore(database, events);
     const ctx: AppContext = {
       config,
       database,
       registry,
-      store: new ModelStore(database, events),
+      store,
       events,
       clock: options.clock ?? systemClock,
       log: options.log,
-      settings: () => access.settings(),
+      settings: () => Promise.reject(new Error('no settings module in this app')),
+      shared: new SharedState(database, store),
+      pipeline: {},
       customResources: new Set(),
       writers: new Map(),
     };
     const schema = await syncSchema(database, registry, options.migrations ?? MIGRATIONS);
-    const firstRun = registry.get('settings') ? await seedSettings(ctx) : false;
-    const seeded = await runSeeds(ctx, options.seeds ?? (options.models ? [] : DEFAULT_DATA));
-    access = new AccessControl(ctx, { refreshMs: config.stateRefreshMs });
-    if (registry.get('apikey')) await access.start();
+    const seeded = await runSeeds(ctx, modules.flatMap((module) => module.seeds ?? []));
+    for (const module of modules) {
+      await module.setup?.(ctx);
+      stopped.unshift(module);
+    }
+    await ctx.shared.poll();
     return {
       ctx,
-      access,
+      modules,
       schema,
-      firstRun,
+      firstRun: seeded.includes('settings'),
       seeded,
       async close() {
-        await access.stop();
+        for (const module of stopped) await module.stop?.();
         if (ownsDatabase) await database.close();
       },
     };
   } catch (error) {
+    for (const module of stopped) await Promise.resolve(module.stop?.()).catch(() => {});
     if (ownsDatabase) await database.close().catch(() => {});
     throw error;
   }

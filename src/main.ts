@@ -1,6 +1,6 @@
 import { createApp } from './app.ts';
 import { loadProcessConfig } from './config.ts';
-import { createInitialKey } from './modules/auth/initial-key.ts';
+import { createInitialKey } from './modules/auth/index.ts';
 
 /** Process entry: config -> app -> listen; graceful shutdown on SIGINT/SIGTERM. */
 async function main(): Promise<void> {

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { runCommand } from '../src/cli/main.ts';
+import { coreModules } from '../src/modules/index.ts';
 import { createCore } from '../src/core.ts';
 import { loadConfig } from '../src/config.ts';
 import { forEachEngine, GLOBAL_KEY, startTestApp, type TestApp } from './helpers/test-app.ts';
@@ -126,14 +127,14 @@ forEachEngine(
       const key = await createKey(t(), { description: 'active', fullaccess: true });
       assert.equal((await t().call('GET', `/api/3/apikey/${key.id}`)).body.lastactivity, null);
       await t().request({ method: 'GET', url: '/api/3/', key: key.token, remoteAddress: '10.1.2.3' });
-      await t().app.access.flushActivity();
+      await t().app.runJob('access');
       const first = (await t().call('GET', `/api/3/apikey/${key.id}`)).body;
       assert.equal(first.lastactivity, '2026-11-21 10:00:00');
       assert.equal(first.lastip, '10.1.2.3');
       clock.current += 5000;
       await t().request({ method: 'GET', url: '/api/3/', key: key.token });
       await t().request({ method: 'GET', url: '/api/3/', key: key.token });
-      await t().app.access.flushActivity();
+      await t().app.runJob('access');
       assert.equal((await t().call('GET', `/api/3/apikey/${key.id}`)).body.lastactivity, '2026-11-21 10:00:05');
     });
 
@@ -208,6 +209,7 @@ forEachEngine(
       // Back on through the CLI, as another process would: a separate core on the same database.
       const core = await createCore({
         config: { ...loadConfig({}), databaseUrl: t().app.ctx.config.databaseUrl, stateRefreshMs: 0 },
+        modules: coreModules(),
         log: { info() {}, warn() {}, error() {} },
       });
       const lines: string[] = [];

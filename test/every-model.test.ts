@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
-import { coreModels } from '../src/modules/core-models.ts';
+import { coreModules } from '../src/modules/index.ts';
 import type { Values } from '../src/models/define-model.ts';
 import { buildRecord, UPDATED_TEXT, updatableField } from './helpers/record-factory.ts';
 import { forEachEngine } from './helpers/test-app.ts';
@@ -12,6 +12,7 @@ const FIXES: Record<string, Record<string, unknown>> = {
 };
 // A line without a tax code carries no tax (reference BusinessDocumentLine); a document needs its
 // customer or supplier (created in `before`).
+const coreModels = () => coreModules().flatMap((module) => module.models ?? []);
 for (const model of coreModels()) {
   if (model.table.startsWith('lineas')) FIXES[model.resource] = { iva: 0, recargo: 0, codimpuesto: null };
   else if (model.fields.codcliente && model.fields.nombrecliente) FIXES[model.resource] = { codcliente: 'CUST' };

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
+import { withoutModules } from '../src/modules/index.ts';
 import { forEachEngine } from './helpers/test-app.ts';
 
 /** 12 products with known values; the suite checks each operator against an in-memory filter. */
@@ -159,4 +160,4 @@ forEachEngine('list query: filters, operators, sort, paging', (t) => {
       assert.equal(response.status, 400, query);
     }
   });
-}, { seeds: [] });
+}, { modules: withoutModules('installation') });

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
+import { withoutModules } from '../src/modules/index.ts';
 import { forEachEngine, multipart } from './helpers/test-app.ts';
 
 const today = new Date().toISOString().slice(0, 10);
@@ -213,4 +214,4 @@ forEachEngine('explicit serial ids', (t) => {
     assert.equal(next.status, 201, JSON.stringify(next.body));
     assert.equal(next.body.idproducto, 6);
   });
-}, { seeds: [] });
+}, { modules: withoutModules('installation') });

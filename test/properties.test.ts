@@ -16,7 +16,7 @@ import { customerModel } from '../src/modules/customers/customer-model.ts';
 import { readDocumentInput } from '../src/modules/documents/document-input.ts';
 import { documentType } from '../src/modules/documents/document-types.ts';
 import { calculateDocument } from '../src/modules/documents/calculation/calculate.ts';
-import { dec, round } from '../src/modules/documents/calculation/round.ts';
+import { dec, round } from '../src/models/round.ts';
 import type { CalcContext, CalcLine, TaxInfo } from '../src/modules/documents/calculation/types.ts';
 import { startTestApp, type TestApp } from './helpers/test-app.ts';
 

@@ -22,7 +22,7 @@ forEachEngine('reliability: state changes during document writes', (t) => {
       ...Array.from({ length: 15 }, invoice),
       t().call('PUT', '/api/3/settings/default', { properties: { decimals: 2 } }),
       t().call('POST', '/api/3/apikey', { description: 'during writes' }),
-      t().app.access.tick(),
+      t().app.runJob('shared-state'),
       ...Array.from({ length: 15 }, invoice),
       t().call('PUT', '/api/3/settings/default', { properties: { codpago: 'CONT' } }),
       ...Array.from({ length: 5 }, () => t().call('GET', '/api/3/')),

@@ -12,9 +12,11 @@ import { inTransaction } from './transaction.ts';
  */
 export interface DataSeed {
   id: string;
-  run(ctx: AppContext, trx: DbExecutor): Promise<void>;
+  /** Loads the data; `false` means there was nothing to load (the seed is still marked done). */
+  run(ctx: AppContext, trx: DbExecutor): Promise<void | boolean>;
 }
 
+/** Runs the seeds not yet marked, in order; returns the ids of those that loaded something. */
 export async function runSeeds(ctx: AppContext, seeds: DataSeed[]): Promise<string[]> {
   const db = ctx.database.kysely;
   const applied = new Set(
@@ -25,11 +27,11 @@ export async function runSeeds(ctx: AppContext, seeds: DataSeed[]): Promise<stri
     const id = `seed:${seed.id}`;
     if (applied.has(id)) continue;
     try {
-      await inTransaction(ctx.database, async (trx) => {
+      const loaded = await inTransaction(ctx.database, async (trx) => {
         await trx.insertInto('schema_migrations').values({ id, applied_at: now() }).execute();
-        await seed.run(ctx, trx);
+        return seed.run(ctx, trx);
       });
-      ran.push(seed.id);
+      if (loaded !== false) ran.push(seed.id);
     } catch (error) {
       const raced = await db.selectFrom('schema_migrations').select('id').where('id', '=', id).executeTakeFirst();
       if (raced) continue;

@@ -89,6 +89,16 @@ export const f = {
   ref: (table: string, field: string, onDelete: OnDelete): Reference => ({ table, field, onDelete }),
 };
 
+/** A map of field declarations (the `fields` of a model definition). */
+export type Fields = Record<string, FieldDef>;
+
+/** Fields in alphabetical order: the reference lists its columns so, and the schema output follows. */
+export function sortedFields(fields: Fields): Fields {
+  return Object.fromEntries(Object.entries(fields).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
+
+export const zero = () => 0;
+
 /** Today's date as `YYYY-MM-DD` (UTC). */
 export function today(): string {
   return new Date().toISOString().slice(0, 10);
@@ -98,3 +108,6 @@ export function today(): string {
 export function now(): string {
   return new Date().toISOString().slice(0, 19).replace('T', ' ');
 }
+
+/** The current time as `HH:MM:SS` (UTC), for `hora` columns. */
+export const currentTime = () => now().slice(11);

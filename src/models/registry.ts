@@ -9,8 +9,9 @@ export class ModelRegistry {
   #byName = new Map<string, Model>();
   #byTable = new Map<string, Model>();
 
+  /** Takes the models in any order: tables are kept referenced-first, as schema sync needs them. */
   constructor(models: Model[] = []) {
-    for (const model of models) this.add(model);
+    for (const model of byReferences(models)) this.add(model);
   }
 
   add(model: Model): void {
@@ -53,4 +54,27 @@ export class ModelRegistry {
       }
     }
   }
+}
+
+/**
+ * The models ordered so that a table comes after the tables it references (a depth-first
+ * topological sort, stable otherwise). A cycle of references (a table referring to itself, or two
+ * tables to each other) is broken where it closes: those foreign keys are added once both exist.
+ */
+export function byReferences(models: Model[]): Model[] {
+  const byTable = new Map(models.map((model) => [model.table, model]));
+  const ordered: Model[] = [];
+  const state = new Map<Model, 'visiting' | 'done'>();
+  const visit = (model: Model) => {
+    if (state.has(model)) return;
+    state.set(model, 'visiting');
+    for (const field of Object.values(model.fields)) {
+      const target = field.references ? byTable.get(field.references.table) : undefined;
+      if (target && target !== model) visit(target);
+    }
+    state.set(model, 'done');
+    ordered.push(model);
+  };
+  for (const model of models) visit(model);
+  return ordered;
 }

@@ -3,6 +3,7 @@ import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { createApp, type App, type CreateAppOptions } from '../../src/app.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import type { Engine } from '../../src/db/database.ts';
+import type { Model } from '../../src/models/define-model.ts';
 import { enabledEngines, scratchDatabase, type ScratchDatabase } from './engines.ts';
 
 /** The global key every test app is configured with (tests of keys use their own). */
@@ -20,6 +21,8 @@ export interface TestApp {
 
 export type TestAppOptions = Partial<Omit<CreateAppOptions, 'config'>> & {
   config?: Partial<Config>;
+  /** Shorthand for an app of just these models: one module holding them. */
+  models?: Model[];
   url?: string;
   /** Only these of the enabled engines (a suite about connections has nothing to test on SQLite). */
   engines?: Engine[];
@@ -35,8 +38,9 @@ export async function startTestApp(engine: Engine, options: TestAppOptions = {})
     ...options.config,
   };
   let app: App;
+  const { models, ...rest } = options;
   try {
-    app = await createApp({ logger: false, ...options, config });
+    app = await createApp({ logger: false, ...rest, ...(models ? { modules: [{ name: 'test-models', models }] } : {}), config });
   } catch (error) {
     await scratch?.drop();
     throw error;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { calculateDocument } from '../../src/modules/documents/calculation/calculate.ts';
-import { roundNumber } from '../../src/modules/documents/calculation/round.ts';
+import { roundNumber } from '../../src/models/round.ts';
 import type { CalcContext, CalcDocument, CalcLine, DocumentTotals, TaxInfo } from '../../src/modules/documents/calculation/types.ts';
 
 const TAXES: TaxInfo[] = [

@@ -1,12 +1,9 @@
 import { randomUUID, timingSafeEqual } from 'node:crypto';
-import { sql } from 'kysely';
 import type { AppContext } from '../../app-context.ts';
 import { AppError } from '../../errors.ts';
 import { hashToken } from './auth-models.ts';
-import { readSettings, type Settings } from '../settings/settings.ts';
 import { dbBoolean } from '../../db/row-codec.ts';
-import type { DbExecutor } from '../../db/database.ts';
-import { afterCommit, assertNoTransaction } from '../../db/transaction.ts';
+import type { SharedCache } from '../../db/shared-state.ts';
 
 export const BAN_WINDOW_MS = 600_000;
 export const BAN_THRESHOLD = 5;
@@ -27,27 +24,25 @@ export interface Caller {
   rules: Map<string, Record<Permission, boolean>> | undefined;
 }
 
-const METHOD_PERMISSION: Record<string, Permission | undefined> = {
+const METHOD_PERMISSION: Readonly<Record<string, Permission | undefined>> = Object.assign(Object.create(null) as Record<string, Permission>, {
   GET: 'get',
   HEAD: 'get',
   POST: 'post',
   PUT: 'put',
   PATCH: 'put',
   DELETE: 'delete',
-};
-
-const STATE_ROW = 'access';
+});
 
 function isoSeconds(ms: number): string {
   return new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
 }
 
 /**
- * Keys, access rules, the API switch, the IP ban and key activity, served from memory.
+ * Keys, access rules, the IP ban and key activity, served from memory.
  *
- * - Keys (by token digest), rules and settings are loaded once and reloaded when this instance
- *   changes them (model events) or when another instance's change moves the shared version
- *   counter, which a background tick polls every `refreshMs`.
+ * - Keys (by token digest) and rules are a shared cache (`ctx.shared`): reloaded after this
+ *   instance commits a change to them, and when another instance's change moves the shared
+ *   version, which the state tick polls every `STATE_REFRESH_MS`.
  * - Failed authentications are written to the database (every instance counts them) and
  *   mirrored in memory; the tick reloads the recent window so bans made elsewhere apply here.
  * - `lastactivity`/`lastip` are coalesced in memory and written by the tick: at most one write
@@ -55,112 +50,35 @@ function isoSeconds(ms: number): string {
  */
 export class AccessControl {
   readonly #ctx: AppContext;
-  readonly #refreshMs: number;
-  #keys = new Map<string, CachedKey>();
-  #settings: Settings = readSettings(undefined);
-  #version = -1;
-  #reloading: Promise<void> | undefined;
-  #stale = true;
+  readonly #keys: SharedCache<Map<string, CachedKey>>;
   readonly #instance = randomUUID();
   /** Failures recorded by this instance (exact, immediate) and by the others (as of the last tick). */
   #ownIncidents = new Map<string, number[]>();
   #otherIncidents = new Map<string, number[]>();
   #activity = new Map<number, { time: number; ip: string }>();
-  #timer: NodeJS.Timeout | undefined;
-  #ticking: Promise<void> | undefined;
   #globalDigest: Buffer | undefined;
 
-  constructor(ctx: AppContext, options: { refreshMs: number }) {
+  constructor(ctx: AppContext) {
     this.#ctx = ctx;
-    this.#refreshMs = options.refreshMs;
     this.#globalDigest = ctx.config.apiKey ? Buffer.from(hashToken(ctx.config.apiKey), 'hex') : undefined;
-    // The shared version moves in the same transaction as the change, so no crash can separate
-    // them; this instance reloads as soon as the change is committed, the others on their tick.
-    if (ctx.registry.byTable('api_state')) this.#watchChanges();
+    this.#keys = ctx.shared.cache('access', ['apikey', 'apiaccess'], () => this.#loadKeys());
   }
 
-  #watchChanges(): void {
-    this.#ctx.store.watch(['apikey', 'apiaccess', 'settings'], async (db) => {
-      await this.#bumpVersion(db);
-      afterCommit(db, () => {
-        this.#stale = true;
-      });
-    });
-  }
-
-  async start(): Promise<void> {
-    const db = this.#ctx.database.kysely;
-    const existing = await db.selectFrom('api_state').select('version').where('name', '=', STATE_ROW).executeTakeFirst();
-    if (!existing) {
-      await db.insertInto('api_state').values({ name: STATE_ROW, version: 0 }).execute().catch(() => {});
-    }
-    await this.refresh();
-    if (this.#refreshMs > 0) {
-      this.#timer = setInterval(() => void this.tick(), this.#refreshMs);
-      this.#timer.unref();
-    }
-  }
-
-  async stop(): Promise<void> {
-    if (this.#timer) clearInterval(this.#timer);
-    await this.#ticking;
+  /** One background round: incidents recorded by other instances, and the pending key activity. */
+  async tick(): Promise<void> {
+    await this.#loadIncidents();
     await this.flushActivity();
   }
 
-  /** One background round: shared version, recent incidents, pending activity. */
-  tick(): Promise<void> {
-    this.#ticking ??= this.refresh()
-      .then(() => this.flushActivity())
-      .catch((error) => this.#ctx.log.error({ err: error }, 'access state refresh failed'))
-      .finally(() => {
-        this.#ticking = undefined;
-      });
-    return this.#ticking;
-  }
-
-  /** Reloads what other instances may have changed. */
-  async refresh(): Promise<void> {
+  async #loadKeys(): Promise<Map<string, CachedKey>> {
     const db = this.#ctx.database.kysely;
-    const row = await db.selectFrom('api_state').select('version').where('name', '=', STATE_ROW).executeTakeFirst();
-    const version = Number(row?.version ?? 0);
-    if (version !== this.#version) this.#stale = true;
-    await this.#ensureFresh(version);
-    await this.#loadIncidents();
-  }
-
-  /** True when the cache may be behind: a change is known, or a reload has not finished yet. */
-  get #behind(): boolean {
-    return this.#stale || this.#reloading !== undefined;
-  }
-
-  /**
-   * Waits until the cache reflects every change known so far. A reload already in flight may have
-   * read before the latest change; `#stale` is raised again by that change, so we go round again.
-   */
-  async #ensureFresh(version?: number): Promise<void> {
-    for (;;) {
-      if (this.#reloading) {
-        await this.#reloading;
-        continue;
-      }
-      if (!this.#stale) return;
-      this.#reloading = this.#reload(version).finally(() => {
-        this.#reloading = undefined;
-      });
-    }
-  }
-
-  async #reload(version?: number): Promise<void> {
-    this.#stale = false;
-    const db = this.#ctx.database.kysely;
-    const { registry, store } = this.#ctx;
-    const [keys, rules, settings] = await Promise.all([
+    const { registry } = this.#ctx;
+    const [keys, rules] = await Promise.all([
       db.selectFrom('api_keys').select(['id', 'apikey', 'fullaccess', 'enabled']).execute(),
       db.selectFrom('api_access').select(['idapikey', 'resource', 'allowget', 'allowpost', 'allowput', 'allowdelete']).execute(),
-      store.get(registry.get('settings')!, 'default'),
     ]);
     const byId = new Map<number, CachedKey>();
-    const next = new Map<string, CachedKey>();
+    const byDigest = new Map<string, CachedKey>();
     for (const key of keys) {
       // A disabled key is treated exactly like an unknown one.
       if (!dbBoolean(key.enabled)) continue;
@@ -171,7 +89,7 @@ export class AccessControl {
         rules: new Map(),
       };
       byId.set(cached.id, cached);
-      next.set(String(key.apikey), cached);
+      byDigest.set(String(key.apikey), cached);
     }
     for (const rule of rules) {
       // Rules may name the canonical resource or the reference's plural alias.
@@ -183,17 +101,7 @@ export class AccessControl {
         delete: dbBoolean(rule.allowdelete),
       });
     }
-    this.#keys = next;
-    this.#settings = readSettings(settings?.properties as Record<string, unknown> | undefined);
-    if (version !== undefined) this.#version = version;
-  }
-
-  async #bumpVersion(db: DbExecutor): Promise<void> {
-    await db
-      .updateTable('api_state')
-      .set({ version: sql`version + 1` })
-      .where('name', '=', STATE_ROW)
-      .execute();
+    return byDigest;
   }
 
   async #loadIncidents(): Promise<void> {
@@ -222,20 +130,6 @@ export class AccessControl {
     }
   }
 
-  /**
-   * The current settings of the `default` group (cached). Never inside a transaction: a reload
-   * there would wait for a second connection; use cases take their snapshot before they start.
-   */
-  async settings(): Promise<Settings> {
-    assertNoTransaction('the settings');
-    if (this.#behind) await this.#ensureFresh();
-    return this.#settings;
-  }
-
-  async apiEnabled(): Promise<boolean> {
-    return (await this.settings()).enable_api;
-  }
-
   /** Seconds until the address is no longer banned, or 0 when it is not banned. */
   banRemaining(ip: string): number {
     const own = this.#ownIncidents.get(ip);
@@ -262,12 +156,12 @@ export class AccessControl {
   /** The caller for a token, or undefined for a missing, unknown or disabled key. */
   async authenticate(token: string | undefined, ip: string): Promise<Caller | undefined> {
     if (!token) return undefined;
-    if (this.#behind) await this.#ensureFresh();
+    const keys = this.#keys.current() ?? (await this.#keys.get());
     const digest = Buffer.from(hashToken(token), 'hex');
     if (this.#globalDigest && timingSafeEqual(digest, this.#globalDigest)) {
       return { keyId: undefined, fullaccess: true, rules: undefined };
     }
-    const key = this.#keys.get(digest.toString('hex'));
+    const key = keys.get(digest.toString('hex'));
     if (!key || !timingSafeEqual(digest, key.digest)) return undefined;
     this.#activity.set(key.id, { time: this.#ctx.clock.now(), ip });
     return { keyId: key.id, fullaccess: key.fullaccess, rules: key.rules };

@@ -1,4 +1,5 @@
 import type { FastifyRequest } from 'fastify';
+import type { AppContext } from '../../app-context.ts';
 import { AppError } from '../../errors.ts';
 import type { PipelineSteps } from '../../http/pipeline.ts';
 import { type AccessControl, type Caller, bannedError } from './access-control.ts';
@@ -16,11 +17,11 @@ export function tokenOf(request: FastifyRequest): string | undefined {
   return value && value.length <= 256 ? value : undefined;
 }
 
-/** Pipeline steps 2-4 and 6 (architecture section 5) backed by the access control state. */
-export function authPipeline(access: AccessControl): PipelineSteps {
+/** Pipeline steps 2-4 and 6 (architecture section 5) backed by the settings and the access control state. */
+export function authPipeline(access: AccessControl, ctx: AppContext): PipelineSteps {
   return {
     async apiEnabled() {
-      if (!(await access.apiEnabled())) throw new AppError('api-disabled');
+      if (!(await ctx.settings()).enable_api) throw new AppError('api-disabled');
     },
     async authenticate(request) {
       const banned = access.banRemaining(request.ip);

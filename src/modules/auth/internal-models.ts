@@ -19,17 +19,3 @@ export const incidentModel = defineModel({
   },
   indexes: [['time'], ['ip', 'time']],
 });
-
-/**
- * Version counters of cached state (keys, rules, settings). Any instance that changes them bumps
- * the counter; every instance polls it and reloads its caches when it moves.
- */
-export const stateVersionModel = defineModel({
-  name: 'ApiStateVersion',
-  table: 'api_state',
-  internal: true,
-  fields: {
-    name: f.string(50, { primary: true }),
-    version: f.integer({ notNull: true, default: 0 }),
-  },
-});

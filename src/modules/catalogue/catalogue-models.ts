@@ -1,8 +1,8 @@
 import { defineModel } from '../../models/define-model.ts';
 import { f, now } from '../../models/fields.ts';
-import { refuseMainVariantDelete, syncProduct } from '../products/product-variants.ts';
-import { checkCode, checkFilled, codeOf, current, hasText, num, type Errors } from '../shared/record-rules.ts';
-import { roundNumber } from '../documents/calculation/round.ts';
+import { refuseMainVariantDelete, syncProduct } from './product-variants.ts';
+import { checkCode, checkFilled, codeOf, current, hasText, num, type Errors } from '../../models/record-rules.ts';
+import { roundNumber } from '../../models/round.ts';
 
 /** Product variants: the sellable references (table `variantes`), facturascripts-model.md 2.4. */
 export const varianteModel = defineModel({

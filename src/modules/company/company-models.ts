@@ -1,6 +1,6 @@
 import { defineModel } from '../../models/define-model.ts';
 import { f, today } from '../../models/fields.ts';
-import { checkCode, checkEmail, checkFilled, checkUrl, codeOf, current, hasText, type Errors } from '../shared/record-rules.ts';
+import { checkCode, checkEmail, checkFilled, checkUrl, codeOf, current, hasText, type Errors } from '../../models/record-rules.ts';
 
 const INVOICE_TYPES = new Set(['FacturaCliente', 'FacturaProveedor']);
 

@@ -1,6 +1,6 @@
 import { defineModel } from '../../models/define-model.ts';
 import { f, today } from '../../models/fields.ts';
-import { checkCode, checkEmail, codeOf, current, hasText, type Errors } from '../shared/record-rules.ts';
+import { checkCode, checkEmail, codeOf, current, hasText, type Errors } from '../../models/record-rules.ts';
 
 /** Customer groups, optionally with a price rate (table `gruposclientes`), facturascripts-model.md 2.3. */
 export const grupoClientesModel = defineModel({

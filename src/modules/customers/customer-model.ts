@@ -1,6 +1,6 @@
 import { defineModel } from '../../models/define-model.ts';
 import { f, today } from '../../models/fields.ts';
-import { checkCode, checkEmail, checkFilled, checkUrl, codeOf } from '../shared/record-rules.ts';
+import { checkCode, checkEmail, checkFilled, checkUrl, codeOf } from '../../models/record-rules.ts';
 
 /** Customers (table `clientes`), columns as the reference (facturascripts-model.md 2.3). */
 export const customerModel = defineModel({

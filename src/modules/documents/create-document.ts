@@ -1,7 +1,7 @@
 import type { AppContext } from '../../app-context.ts';
 import type { DbExecutor } from '../../db/database.ts';
 import { afterCommit, inTransaction } from '../../db/transaction.ts';
-import type { Settings } from '../settings/settings.ts';
+import type { Settings } from '../../settings.ts';
 import { AppError, validationError } from '../../errors.ts';
 import type { Values } from '../../models/define-model.ts';
 import type { DocumentInput } from './document-input.ts';

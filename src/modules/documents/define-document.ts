@@ -1,15 +1,13 @@
 import { defineModel, type Model, type SaveContext, type Values } from '../../models/define-model.ts';
-import { f } from '../../models/fields.ts';
-import { current } from '../shared/record-rules.ts';
+import { f, sortedFields, type Fields } from '../../models/fields.ts';
+import { current } from '../../models/record-rules.ts';
 import {
   invoiceFields,
   purchaseHeaderFields,
   purchaseLineFields,
   salesHeaderFields,
   salesLineFields,
-  sortedFields,
   type DocumentFamily,
-  type Fields,
 } from './document-fields.ts';
 
 const HEADER_FIELDS: Record<DocumentFamily, () => Fields> = { sales: salesHeaderFields, purchase: purchaseHeaderFields };

@@ -14,7 +14,7 @@ import { headerOf, linesOf, recalculate, type Row } from './recalculate.ts';
 import { moveStock } from './stock.ts';
 import { lockDocument } from './document-lock.ts';
 import { afterCommit } from '../../db/transaction.ts';
-import type { Settings } from '../settings/settings.ts';
+import type { Settings } from '../../settings.ts';
 
 /** What a locked (non-editable) document still accepts (TransformerDocument unlocked fields). */
 const UNLOCKED = new Set(['femail', 'idestado', 'idestado_ant', 'numdocs', 'pagada']);

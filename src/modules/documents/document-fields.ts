@@ -1,22 +1,11 @@
-import { f, now, today, RATE_RANGE, type FieldDef } from '../../models/fields.ts';
+import { currentTime, f, now, today, RATE_RANGE, zero, type Fields } from '../../models/fields.ts';
 
 /**
  * Column maps of the business documents (facturascripts-model.md 2.5 and 2.6). The reference lists
  * the columns a family shares and then each table's own; a model joins both, and `sortedFields`
  * restores the reference's (alphabetical) column order.
  */
-export type Fields = Record<string, FieldDef>;
-
 export type DocumentFamily = 'sales' | 'purchase';
-
-export const zero = () => 0;
-
-/** The current time as `HH:MM:SS` (UTC), for `hora` columns. */
-export const currentTime = () => now().slice(11);
-
-export function sortedFields(fields: Fields): Fields {
-  return Object.fromEntries(Object.entries(fields).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
-}
 
 /** Header columns of all eight documents; defaults of the reference's `clear()` as `initial`. */
 function sharedHeaderFields(): Fields {

@@ -4,10 +4,10 @@ import { coerceValue } from '../../models/coerce.ts';
 import { withinDepth } from '../../models/json-depth.ts';
 import type { Values } from '../../models/define-model.ts';
 import type { FieldValue } from '../../models/fields.ts';
-import { dec, roundNumber } from './calculation/round.ts';
+import { dec, roundNumber } from '../../models/round.ts';
 import type { DocumentType } from './document-types.ts';
 import { dbBoolean } from '../../db/row-codec.ts';
-import type { Settings } from '../settings/settings.ts';
+import type { Settings } from '../../settings.ts';
 
 /** Quantities and prices beyond this are refused: their products would overflow a double's cents. */
 const MAX_AMOUNT = 1e12;

@@ -7,7 +7,7 @@ import { documentType, type DocumentType } from './document-types.ts';
 import { todayOf } from './receipts.ts';
 import { headerOf, linesOf, type Row } from './recalculate.ts';
 import { moveStock } from './stock.ts';
-import type { Settings } from '../settings/settings.ts';
+import type { Settings } from '../../settings.ts';
 
 /** Header columns a generated document does not copy from its parent (BusinessDocumentGenerator). */
 const NOT_COPIED = new Set([

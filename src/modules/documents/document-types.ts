@@ -1,6 +1,5 @@
 import type { Model } from '../../models/define-model.ts';
-import { customerPaymentModel, supplierPaymentModel } from '../payments/payment-models.ts';
-import { customerReceiptModel, supplierReceiptModel } from '../payments/receipt-models.ts';
+import { customerPaymentModel, customerReceiptModel, supplierPaymentModel, supplierReceiptModel } from '../payments/index.ts';
 import { purchaseDeliveryNoteModel, purchaseInvoiceModel, purchaseOrderModel, purchaseQuoteModel } from './purchase-document-models.ts';
 import { salesDeliveryNoteModel, salesInvoiceModel, salesOrderModel, salesQuoteModel } from './sales-document-models.ts';
 import { defineDocumentLine } from './define-document.ts';

@@ -9,7 +9,7 @@ import { readDocumentInput } from './document-input.ts';
 import { buildLine } from './document-lines.ts';
 import { DOCUMENT_TYPES, type DocumentType } from './document-types.ts';
 import { headerOf, recalculate, type Row } from './recalculate.ts';
-import type { Settings } from '../settings/settings.ts';
+import type { Settings } from '../../settings.ts';
 import { moveStock } from './stock.ts';
 
 const effectOf = (line: Row) => ({ mode: Number(line.actualizastock), cantidad: Number(line.cantidad), servido: Number(line.servido) });

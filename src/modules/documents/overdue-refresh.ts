@@ -24,16 +24,3 @@ export async function refreshOverdue(ctx: AppContext): Promise<number> {
   }
   return changed;
 }
-
-/** Runs `refreshOverdue` now and then every `intervalMs`; returns the function that stops it. */
-export function startOverdueRefresh(ctx: AppContext, intervalMs: number): () => Promise<void> {
-  let running: Promise<unknown> = refreshOverdue(ctx).catch((error) => ctx.log.error({ err: error }, 'overdue refresh failed'));
-  const timer = setInterval(() => {
-    running = refreshOverdue(ctx).catch((error) => ctx.log.error({ err: error }, 'overdue refresh failed'));
-  }, intervalMs);
-  timer.unref();
-  return async () => {
-    clearInterval(timer);
-    await running;
-  };
-}

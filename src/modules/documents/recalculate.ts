@@ -2,10 +2,10 @@ import type { AppContext } from '../../app-context.ts';
 import type { DbExecutor } from '../../db/database.ts';
 import { dbBoolean, rowReader } from '../../db/row-codec.ts';
 import { calculateDocument } from './calculation/calculate.ts';
-import { dec, roundNumber } from './calculation/round.ts';
+import { dec, roundNumber } from '../../models/round.ts';
 import type { CalcContext, CalcLine, TaxInfo, TaxZone } from './calculation/types.ts';
 import type { DocumentType } from './document-types.ts';
-import type { Settings } from '../settings/settings.ts';
+import type { Settings } from '../../settings.ts';
 import { syncReceipts, todayOf } from './receipts.ts';
 
 export type Row = Record<string, unknown>;

@@ -1,6 +1,6 @@
 import type { Decimal } from 'decimal.js';
 import type { DbExecutor } from '../../db/database.ts';
-import { dec, roundNumber } from './calculation/round.ts';
+import { dec, roundNumber } from '../../models/round.ts';
 import type { DocumentType } from './document-types.ts';
 import { dbBoolean } from '../../db/row-codec.ts';
 

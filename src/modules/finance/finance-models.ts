@@ -1,6 +1,6 @@
 import { defineModel } from '../../models/define-model.ts';
 import { f, RATE_RANGE } from '../../models/fields.ts';
-import { checkCode, codeOf, type Errors } from '../shared/record-rules.ts';
+import { checkCode, codeOf, type Errors } from '../../models/record-rules.ts';
 
 const EXPIRATION_UNITS = new Set(['days', 'weeks', 'months', 'years']);
 

@@ -1,6 +1,6 @@
 import { defineModel } from '../../models/define-model.ts';
 import { f, today } from '../../models/fields.ts';
-import { checkCode, checkFilled, codeOf, current, type Errors } from '../shared/record-rules.ts';
+import { checkCode, checkFilled, codeOf, current, type Errors } from '../../models/record-rules.ts';
 
 const SERIE_TYPES = new Set(['R', 'S']);
 

@@ -1,6 +1,6 @@
 import { defineModel } from '../../models/define-model.ts';
 import { f, now } from '../../models/fields.ts';
-import { checkCode, type Errors } from '../shared/record-rules.ts';
+import { checkCode, type Errors } from '../../models/record-rules.ts';
 
 /** Countries (table `paises`), facturascripts-model.md 2.2. */
 export const paisModel = defineModel({

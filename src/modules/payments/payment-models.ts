@@ -1,6 +1,5 @@
 import { defineModel } from '../../models/define-model.ts';
-import { f, today } from '../../models/fields.ts';
-import { currentTime, sortedFields, type Fields } from '../documents/document-fields.ts';
+import { currentTime, f, sortedFields, today, type Fields } from '../../models/fields.ts';
 
 /** Payment columns of both tables (facturascripts-model.md 2.7); `receipts` is the receipt table paid. */
 function paymentFields(receipts: string): Fields {

@@ -1,7 +1,6 @@
 import { defineModel, type SaveContext, type Values } from '../../models/define-model.ts';
-import { f, today } from '../../models/fields.ts';
-import { sortedFields, type Fields } from '../documents/document-fields.ts';
-import { current } from '../shared/record-rules.ts';
+import { f, sortedFields, today, type Fields } from '../../models/fields.ts';
+import { current } from '../../models/record-rules.ts';
 
 /** Receipt columns of both tables (facturascripts-model.md 2.7); the subject and `gastos` differ. */
 function receiptFields(): Fields {

@@ -3,28 +3,9 @@ import type { DbExecutor } from '../../db/database.ts';
 import { coerceValue } from '../../models/coerce.ts';
 import { f, type FieldDef, type FieldValue } from '../../models/fields.ts';
 import { DEFAULT_SETTINGS } from './default-settings.ts';
+import type { Settings } from '../../settings.ts';
 
-/** The `default` settings group as the service reads it: every known key typed, defaults applied. */
-export interface Settings {
-  enable_api: boolean;
-  decimals: number;
-  taxcalculationmethod: 'classic' | 'price-adjusted';
-  idempresa: number;
-  codalmacen: string;
-  codpais: string;
-  coddivisa: string;
-  codimpuesto: string | null;
-  codpago: string;
-  codserie: string;
-  codserierec: string;
-  tipoidfiscal: string;
-  regimeniva: string;
-  updatesupplierprices: boolean;
-  validate_iban: boolean;
-  ventasinstock: boolean;
-  /** Keys the service does not read (the reference keeps many more: homepage, codrole ...). */
-  [other: string]: unknown;
-}
+export type { Settings };
 
 interface SettingRule {
   field: FieldDef;

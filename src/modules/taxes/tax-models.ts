@@ -1,6 +1,6 @@
 import { defineModel } from '../../models/define-model.ts';
 import { f } from '../../models/fields.ts';
-import { checkCode, codeOf, current, type Errors } from '../shared/record-rules.ts';
+import { checkCode, codeOf, current, type Errors } from '../../models/record-rules.ts';
 
 const SUBACCOUNTS = ['codsubcuentarep', 'codsubcuentarepintra', 'codsubcuentarepre', 'codsubcuentasop', 'codsubcuentasopintra', 'codsubcuentasopre'];
 

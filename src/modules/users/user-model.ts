@@ -2,7 +2,7 @@ import { randomBytes, scryptSync, timingSafeEqual } from 'node:crypto';
 import { defineModel } from '../../models/define-model.ts';
 import { f, today } from '../../models/fields.ts';
 import { validationError } from '../../errors.ts';
-import { checkCode, type Errors } from '../shared/record-rules.ts';
+import { checkCode, type Errors } from '../../models/record-rules.ts';
 
 const NICK = /^[A-Z0-9_@+.-]{3,50}$/i;
 const KEY_LENGTH = 64;

@@ -1,6 +1,6 @@
 import type { Decimal } from 'decimal.js';
 import { applyTaxes, marginScheme, SELF_ASSESSED } from './apply-taxes.ts';
-import { dec, Dec, round } from './round.ts';
+import { dec, Dec, round } from '../../../models/round.ts';
 import type { CalcContext, CalcDocument, CalcLine, Calculation, DocumentTotals, LineAmounts, TaxGroup } from './types.ts';
 
 const HUNDRED = new Dec(100);

@@ -1,6 +1,6 @@
 import { defineModel } from '../../models/define-model.ts';
 import { f, now, today } from '../../models/fields.ts';
-import { current, hasText } from '../shared/record-rules.ts';
+import { current, hasText } from '../../models/record-rules.ts';
 import { createMainVariant, syncMainVariant } from './product-variants.ts';
 
 /** Products (table `productos`), columns as the reference (facturascripts-model.md 2.4). */

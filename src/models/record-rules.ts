@@ -1,4 +1,4 @@
-import type { Values } from '../../models/define-model.ts';
+import type { Values } from './define-model.ts';
 
 /**
  * Small single-record checks shared by the model declarations (facturascripts-model.md 2.0):

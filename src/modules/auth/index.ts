@@ -1,0 +1,29 @@
+import type { Module } from '../../module.ts';
+import { AccessControl } from './access-control.ts';
+import { apiAccessModel, apiKeyModel } from './auth-models.ts';
+import { authPipeline } from './auth-pipeline.ts';
+import { incidentModel } from './internal-models.ts';
+
+export { apiAccessModel, apiKeyModel, generateToken, hashToken } from './auth-models.ts';
+export { createInitialKey } from './initial-key.ts';
+export { BAN_THRESHOLD, BAN_WINDOW_MS } from './access-control.ts';
+
+/**
+ * API keys, access rules and the IP ban: the pipeline's API switch, key and permission steps, and
+ * a background tick that shares bans between instances and writes key activity.
+ */
+export function authModule(): Module {
+  let access: AccessControl | undefined;
+  return {
+    name: 'auth',
+    models: [apiKeyModel, apiAccessModel, incidentModel],
+    setup(ctx) {
+      access = new AccessControl(ctx);
+      Object.assign(ctx.pipeline, authPipeline(access, ctx));
+    },
+    jobs: [{ name: 'access', intervalMs: (ctx) => ctx.config.stateRefreshMs, run: () => access!.tick() }],
+    async stop() {
+      await access?.flushActivity();
+    },
+  };
+}

@@ -1,0 +1,9 @@
+import type { Module } from '../../module.ts';
+import { customerModel } from './customer-model.ts';
+
+export { customerModel };
+
+/** Customers. */
+export function customersModule(): Module {
+  return { name: 'customers', models: [customerModel] };
+}

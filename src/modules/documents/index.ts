@@ -1,0 +1,24 @@
+import type { Module } from '../../module.ts';
+import { docTransformationModel } from './doc-transformation-model.ts';
+import { registerDocumentRoutes } from './document-routes.ts';
+import { DOCUMENT_TYPES } from './document-types.ts';
+import { registerDocumentWriters } from './document-writers.ts';
+import { refreshOverdue } from './overdue-refresh.ts';
+
+export { DOCUMENT_TYPES, documentType, type DocumentType } from './document-types.ts';
+export { docTransformationModel };
+
+/**
+ * The business documents: quotes, orders, delivery notes and invoices of both sides, their lines
+ * and the links between them; the `crear`/`editar`/`pagar` endpoints; generic writes through the
+ * document rules; the overdue refresh.
+ */
+export function documentsModule(): Module {
+  return {
+    name: 'documents',
+    models: [...DOCUMENT_TYPES.map((type) => type.header), ...DOCUMENT_TYPES.map((type) => type.line), docTransformationModel],
+    setup: registerDocumentWriters,
+    register: registerDocumentRoutes,
+    jobs: [{ name: 'overdue', intervalMs: () => 60_000, run: refreshOverdue }],
+  };
+}

@@ -1,0 +1,9 @@
+import type { Module } from '../../module.ts';
+import { attachedFileModel, attachedFileRelationModel } from './file-models.ts';
+
+export { attachedFileModel, attachedFileRelationModel };
+
+/** Attached files and their links to records. */
+export function filesModule(): Module {
+  return { name: 'files', models: [attachedFileModel, attachedFileRelationModel] };
+}

@@ -1,0 +1,9 @@
+import type { Module } from '../../module.ts';
+import { divisaModel, cuentaBancoModel, formaPagoModel } from './finance-models.ts';
+
+export { divisaModel, cuentaBancoModel, formaPagoModel };
+
+/** Currencies, bank accounts and payment methods. */
+export function financeModule(): Module {
+  return { name: 'finance', models: [divisaModel, cuentaBancoModel, formaPagoModel] };
+}

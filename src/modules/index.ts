@@ -1,0 +1,34 @@
+import type { Module } from '../module.ts';
+import { authModule } from './auth/index.ts';
+import { catalogueModule } from './catalogue/index.ts';
+import { companyModule } from './company/index.ts';
+import { contactsModule } from './contacts/index.ts';
+import { customersModule } from './customers/index.ts';
+import { documentsModule } from './documents/index.ts';
+import { filesModule } from './files/index.ts';
+import { financeModule } from './finance/index.ts';
+import { fiscalModule } from './fiscal/index.ts';
+import { geographyModule } from './geography/index.ts';
+import { installationModule } from './installation/index.ts';
+import { logsModule } from './logs/index.ts';
+import { paymentsModule } from './payments/index.ts';
+import { settingsModule } from './settings/index.ts';
+import { taxesModule } from './taxes/index.ts';
+import { usersModule } from './users/index.ts';
+
+/**
+ * The modules of the core installation, in dependency order: a module comes after the modules it
+ * imports (docs/architecture.md draws them). Seeds and setups run in this order.
+ */
+export function coreModules(): Module[] {
+  return [
+    settingsModule(), usersModule(), authModule(), geographyModule(), companyModule(), fiscalModule(), taxesModule(),
+    financeModule(), contactsModule(), customersModule(), catalogueModule(), paymentsModule(), documentsModule(),
+    filesModule(), logsModule(), installationModule(),
+  ];
+}
+
+/** The core modules but those named (tests: `withoutModules('installation')` for an empty installation). */
+export function withoutModules(...names: string[]): Module[] {
+  return coreModules().filter((module) => !names.includes(module.name));
+}

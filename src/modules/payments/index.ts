@@ -1,0 +1,10 @@
+import type { Module } from '../../module.ts';
+import { customerPaymentModel, supplierPaymentModel } from './payment-models.ts';
+import { customerReceiptModel, supplierReceiptModel } from './receipt-models.ts';
+
+export { customerPaymentModel, customerReceiptModel, supplierPaymentModel, supplierReceiptModel };
+
+/** Receipts of invoices and the payment movements recorded against them. */
+export function paymentsModule(): Module {
+  return { name: 'payments', models: [customerReceiptModel, supplierReceiptModel, customerPaymentModel, supplierPaymentModel] };
+}

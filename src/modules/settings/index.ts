@@ -1,0 +1,31 @@
+import { assertNoTransaction } from '../../db/transaction.ts';
+import type { Module } from '../../module.ts';
+import { settingsModel } from './settings-model.ts';
+import { settingsSeed } from './seed-settings.ts';
+import { readSettings } from './settings.ts';
+
+export { settingsModel, settingsSeed };
+export { checkSettings, readSettings, type Settings } from './settings.ts';
+export { DEFAULT_SETTINGS } from './default-settings.ts';
+
+/**
+ * Installation settings: the `settings` model, the default group of a new installation, and the
+ * typed cache behind `ctx.settings()` (kept in step across instances).
+ */
+export function settingsModule(): Module {
+  return {
+    name: 'settings',
+    models: [settingsModel],
+    seeds: [settingsSeed],
+    setup(ctx) {
+      const cache = ctx.shared.cache('settings', ['settings'], async () =>
+        readSettings((await ctx.store.get(settingsModel, 'default'))?.properties as Record<string, unknown> | undefined));
+      // Refused inside a transaction even when cached: a use case must take its snapshot before it
+      // begins, or it would fail only on the rare request that finds the cache stale.
+      ctx.settings = async () => {
+        assertNoTransaction('the settings');
+        return cache.current() ?? cache.get();
+      };
+    },
+  };
+}

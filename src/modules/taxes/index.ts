@@ -1,0 +1,9 @@
+import type { Module } from '../../module.ts';
+import { impuestoModel, impuestoZonaModel, retencionModel, identificadorFiscalModel } from './tax-models.ts';
+
+export { impuestoModel, impuestoZonaModel, retencionModel, identificadorFiscalModel };
+
+/** Taxes, tax zones, retentions and tax id types. */
+export function taxesModule(): Module {
+  return { name: 'taxes', models: [impuestoModel, impuestoZonaModel, retencionModel, identificadorFiscalModel] };
+}

@@ -1,0 +1,25 @@
+/**
+ * The `default` settings group as every module reads it: known keys typed, defaults applied.
+ * Core vocabulary (the context serves it); the settings module owns its rules, defaults and cache.
+ */
+export interface Settings {
+  enable_api: boolean;
+  decimals: number;
+  taxcalculationmethod: 'classic' | 'price-adjusted';
+  idempresa: number;
+  codalmacen: string;
+  codpais: string;
+  coddivisa: string;
+  codimpuesto: string | null;
+  codpago: string;
+  codserie: string;
+  codserierec: string;
+  tipoidfiscal: string;
+  regimeniva: string;
+  updatesupplierprices: boolean;
+  validate_iban: boolean;
+  ventasinstock: boolean;
+  /** Keys the service does not read (the reference keeps many more: homepage, codrole ...). */
+  [other: string]: unknown;
+}
+

@@ -1,0 +1,64 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { it } from 'node:test';
+import { coreModules } from '../src/modules/index.ts';
+
+/**
+ * The module rules of docs/architecture.md, read from the imports of every source file:
+ * - a module imports the layers and other modules' `index.ts`, never another module's inner files;
+ * - a module imports only modules listed before it in `coreModules()` (no cycles);
+ * - the layers never import a module; only the composition roots (app, main, CLI) do.
+ */
+const src = path.resolve(import.meta.dirname, '../src');
+const modulesDir = path.join(src, 'modules');
+const COMPOSITION_ROOTS = [path.join(src, 'app.ts'), path.join(src, 'main.ts'), path.join(src, 'cli')];
+
+function sourceFiles(dir: string): string[] {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const full = path.join(dir, entry.name);
+    return entry.isDirectory() ? sourceFiles(full) : entry.name.endsWith('.ts') ? [full] : [];
+  });
+}
+
+function importsOf(file: string): string[] {
+  const text = fs.readFileSync(file, 'utf8');
+  return [...text.matchAll(/^\s*(?:import|export)\b[^'"]*?from\s+'(\.[^']+)'/gm)].map((match) => path.resolve(path.dirname(file), match[1]!));
+}
+
+/** `customers` for src/modules/customers/..., undefined for a file outside a module folder. */
+function moduleOf(file: string): string | undefined {
+  const relative = path.relative(modulesDir, file);
+  if (relative.startsWith('..') || !relative.includes(path.sep)) return undefined;
+  return relative.split(path.sep)[0];
+}
+
+it('keeps every module behind its index.ts and the module graph acyclic, in coreModules() order', () => {
+  const order = coreModules().map((module) => module.name);
+  const folders = fs.readdirSync(modulesDir, { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name);
+  assert.deepEqual([...folders].sort(), [...order].sort(), 'every module folder is a module of coreModules(), named after it');
+  const violations: string[] = [];
+  for (const file of sourceFiles(modulesDir)) {
+    const own = moduleOf(file);
+    for (const target of importsOf(file)) {
+      const other = moduleOf(target);
+      const name = path.relative(src, file);
+      if (target === path.join(modulesDir, 'index.ts') && file !== target) violations.push(`${name} imports the module list`);
+      if (!other || other === own) continue;
+      if (target !== path.join(modulesDir, other, 'index.ts')) violations.push(`${name} reaches into ${path.relative(src, target)}`);
+      if (own && order.indexOf(other) > order.indexOf(own)) violations.push(`${name} imports ${other}, listed after ${own}`);
+    }
+  }
+  assert.deepEqual(violations, []);
+});
+
+it('keeps the layers free of modules: only the composition roots compose them', () => {
+  const violations: string[] = [];
+  for (const file of sourceFiles(src)) {
+    if (file.startsWith(modulesDir + path.sep) || COMPOSITION_ROOTS.some((root) => file === root || file.startsWith(root + path.sep))) continue;
+    for (const target of importsOf(file)) {
+      if (target.startsWith(modulesDir + path.sep)) violations.push(`${path.relative(src, file)} imports ${path.relative(src, target)}`);
+    }
+  }
+  assert.deepEqual(violations, []);
+});
