@@ -8,6 +8,7 @@ import { createPool as createMysqlPool } from 'mysql2';
 import { parseDatabaseUrl } from '../config.ts';
 import { cachedStatements } from './sqlite-statement-cache.ts';
 import { guardedDialect, type StatementCounter } from './guarded-dialect.ts';
+import { dialectFor, type SqlDialect } from './dialect.ts';
 
 export type Engine = 'sqlite' | 'postgres' | 'mysql';
 
@@ -17,6 +18,8 @@ export type DbExecutor = Kysely<any>;
 
 export interface Database {
   engine: Engine;
+  /** The engine's spelling of locks, insert-or-ignore, casts ... (see dialect.ts). */
+  dialect: SqlDialect;
   kysely: DbExecutor;
   close(): Promise<void>;
   /** Where failures nobody awaits go (a dropped idle connection, an after-commit callback); the core sets the app's logger. */
@@ -52,7 +55,7 @@ const consoleReport = (error: unknown, what: string) => console.error(what, erro
 function open(engine: Engine, dialect: Dialect): Database {
   const counter: StatementCounter = { statements: 0 };
   const kysely = new Kysely({ dialect: guardedDialect(dialect, counter) });
-  return { engine, kysely, counter, reportError: consoleReport, close: () => kysely.destroy() };
+  return { engine, dialect: dialectFor(engine), kysely, counter, reportError: consoleReport, close: () => kysely.destroy() };
 }
 
 export function createDatabase(url: string, options: DatabaseOptions = {}): Database {

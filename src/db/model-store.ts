@@ -150,7 +150,7 @@ export class ModelStore {
   async #insert(model: Model, values: Values, db: DbExecutor) {
     const { engine } = this.database;
     const pk = model.primaryKey;
-    const ctx: SaveContext = { db, engine, model, values, existing: undefined, reveal: {} };
+    const ctx: SaveContext = { db, dialect: this.database.dialect, model, values, existing: undefined, reveal: {} };
     await this.#guard('insert', () => this.#prepare(ctx, true));
     const row = toDbValues(engine, model, values);
     const id = await this.#guard('insert', async () => {
@@ -166,8 +166,8 @@ export class ModelStore {
       if (engine === 'mysql') return Number((await insert.executeTakeFirstOrThrow()).insertId);
       return (await insert.returning(pk).executeTakeFirstOrThrow())[pk];
     });
-    const record = (await this.get(model, id as FieldValue, db, 'all'))!;
-    await this.#guard('insert', async () => model.hooks?.afterSave?.({ ...ctx, record }));
+    const stored = (await this.get(model, id as FieldValue, db, 'all'))!;
+    const record = ((await this.#guard('insert', async () => model.hooks?.afterSave?.({ ...ctx, record: stored }))) ?? stored) as StoredRecord;
     return { record: this.#visible(model, record), reveal: ctx.reveal };
   }
 
@@ -177,7 +177,7 @@ export class ModelStore {
       const existing = await this.get(model, id, trx, 'all');
       if (!existing) throw new AppError('record-not-found');
       const values = { ...input };
-      const ctx: SaveContext = { db: trx, engine: this.database.engine, model, values, existing, reveal: {} };
+      const ctx: SaveContext = { db: trx, dialect: this.database.dialect, model, values, existing, reveal: {} };
       await this.#guard('update', () => this.#prepare(ctx, false));
       const row = toDbValues(this.database.engine, model, values);
       delete row[model.primaryKey];
@@ -185,8 +185,8 @@ export class ModelStore {
         const pkValue = toDbValue(this.database.engine, model.fields[model.primaryKey]!, id);
         await this.#guard('update', () => trx.updateTable(model.table).set(row).where(model.primaryKey, '=', pkValue).execute());
       }
-      const saved = (await this.get(model, id, trx, 'all'))!;
-      await this.#guard('update', async () => model.hooks?.afterSave?.({ ...ctx, record: saved }));
+      const written = (await this.get(model, id, trx, 'all'))!;
+      const saved = ((await this.#guard('update', async () => model.hooks?.afterSave?.({ ...ctx, record: written }))) ?? written) as StoredRecord;
       await this.#written(model, trx);
       const visible = this.#visible(model, saved);
       afterCommit(trx, () => this.events.emit('model.save', { model: model.resource, record: visible, created: false }));
@@ -199,9 +199,11 @@ export class ModelStore {
     const record = await this.#within(db, async (trx) => {
       const existing = await this.get(model, id, trx);
       if (!existing) throw new AppError('record-not-found');
-      await this.#guard('delete', async () => model.hooks?.beforeDelete?.({ db: trx, model, existing }));
+      const hook = { db: trx, dialect: this.database.dialect, model, existing };
+      await this.#guard('delete', async () => model.hooks?.beforeDelete?.(hook));
       const pkValue = toDbValue(this.database.engine, model.fields[model.primaryKey]!, id);
       await this.#guard('delete', () => trx.deleteFrom(model.table).where(model.primaryKey, '=', pkValue).execute());
+      await this.#guard('delete', async () => model.hooks?.afterDelete?.(hook));
       await this.#written(model, trx);
       afterCommit(trx, () => this.events.emit('model.delete', { model: model.resource, record: existing }));
       return existing;

@@ -1,13 +1,14 @@
 import type { FieldDef, FieldValue } from './fields.ts';
 import { pluralize } from './pluralize.ts';
-import type { DbExecutor, Engine } from '../db/database.ts';
+import type { DbExecutor } from '../db/database.ts';
+import type { SqlDialect } from '../db/dialect.ts';
 
 export type Values = Record<string, FieldValue | undefined>;
 
 /** What a hook sees while a record is written, inside the write's transaction. */
 export interface SaveContext {
   db: DbExecutor;
-  engine: Engine;
+  dialect: SqlDialect;
   model: Model;
   /** The values about to be written (hooks may change them). */
   values: Values;
@@ -17,13 +18,26 @@ export interface SaveContext {
   reveal: Record<string, unknown>;
 }
 
+/** What a delete hook sees, inside the delete's transaction. */
+export interface DeleteContext {
+  db: DbExecutor;
+  dialect: SqlDialect;
+  model: Model;
+  existing: Record<string, unknown>;
+}
+
 export interface ModelHooks {
   /** Completes or checks the values before they are written; throws AppError to refuse. */
   beforeSave?(ctx: SaveContext): void | Promise<void>;
-  /** Runs after the row is written, in the same transaction (dependent rows). */
-  afterSave?(ctx: SaveContext & { record: Record<string, unknown> }): void | Promise<void>;
+  /**
+   * Runs after the row is written, in the same transaction (dependent rows). A hook that changes
+   * the row itself returns it as now stored, so the response shows it.
+   */
+  afterSave?(ctx: SaveContext & { record: Record<string, unknown> }): void | Record<string, unknown> | Promise<void | Record<string, unknown>>;
   /** Runs before the row is deleted, in the delete's transaction; throws AppError to refuse. */
-  beforeDelete?(ctx: { db: DbExecutor; model: Model; existing: Record<string, unknown> }): void | Promise<void>;
+  beforeDelete?(ctx: DeleteContext): void | Promise<void>;
+  /** Runs after the row is deleted, in the delete's transaction (what depended on it). */
+  afterDelete?(ctx: DeleteContext): void | Promise<void>;
 }
 
 export interface ModelDefinition {

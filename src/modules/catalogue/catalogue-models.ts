@@ -3,6 +3,7 @@ import { f, now } from '../../models/fields.ts';
 import { refuseMainVariantDelete, syncProduct } from './product-variants.ts';
 import { checkCode, checkFilled, codeOf, current, hasText, num, type Errors } from '../../models/record-rules.ts';
 import { roundNumber } from '../../models/round.ts';
+import { settleStock } from './stock.ts';
 
 /** Product variants: the sellable references (table `variantes`), facturascripts-model.md 2.4. */
 export const varianteModel = defineModel({
@@ -46,7 +47,8 @@ export const stockModel = defineModel({
   fields: {
     cantidad: f.double({ default: 0 }),
     codalmacen: f.string(4, { notNull: true, references: f.ref('almacenes', 'codalmacen', 'CASCADE') }),
-    disponible: f.double({ default: 0 }),
+    /** What is on hand and not reserved; kept by the stock service (stock.ts). */
+    disponible: f.double({ default: 0, readOnly: true }),
     idproducto: f.integer({ notNull: true, references: f.ref('productos', 'idproducto', 'CASCADE') }),
     idstock: f.serial(),
     pterecibir: f.double({ default: 0 }),
@@ -58,14 +60,29 @@ export const stockModel = defineModel({
   },
   unique: [['codalmacen', 'referencia']],
   hooks: {
-    beforeSave({ values, existing }) {
-      // The reference: quantities to 3 decimals; disponible = max(0, cantidad - reservada).
+    async beforeSave({ db, values, existing }) {
+      // The reference: quantities to 3 decimals; the product is the variant's.
       for (const name of ['cantidad', 'reservada', 'pterecibir']) {
         const value = values[name];
         if (typeof value === 'number') values[name] = roundNumber(value, 3);
       }
-      const stock = current(values, existing);
-      values.disponible = Math.max(0, roundNumber(num(stock.cantidad) - num(stock.reservada), 3));
+      const referencia = current(values, existing).referencia;
+      if (!existing && (values.idproducto === undefined || values.idproducto === null) && typeof referencia === 'string') {
+        const variant = await db.selectFrom('variantes').select('idproducto').where('referencia', '=', referencia).executeTakeFirst();
+        if (variant) values.idproducto = Number(variant.idproducto);
+      }
+    },
+    // Stock written directly settles like stock moved by a document (one rule, in the service).
+    async afterSave({ db, dialect, record, existing }) {
+      await settleStock(db, dialect, String(record.codalmacen), String(record.referencia), Number(record.idproducto));
+      if (existing && (existing.referencia !== record.referencia || existing.codalmacen !== record.codalmacen)) {
+        await settleStock(db, dialect, String(existing.codalmacen), String(existing.referencia), Number(existing.idproducto));
+      }
+      const settled = await db.selectFrom('stocks').select('disponible').where('idstock', '=', record.idstock as number).executeTakeFirstOrThrow();
+      return { ...record, disponible: Number(settled.disponible) };
+    },
+    async afterDelete({ db, dialect, existing }) {
+      await settleStock(db, dialect, String(existing.codalmacen), String(existing.referencia), Number(existing.idproducto));
     },
   },
 });

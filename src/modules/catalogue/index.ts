@@ -2,6 +2,7 @@ import type { Module } from '../../module.ts';
 import { fabricanteModel, familiaModel, productoProveedorModel, stockModel, tarifaModel, varianteModel } from './catalogue-models.ts';
 import { productModel } from './product-model.ts';
 
+export { moveStock, settleStock, type StockEffect, type StockMove } from './stock.ts';
 export { fabricanteModel, familiaModel, productModel, productoProveedorModel, stockModel, tarifaModel, varianteModel };
 
 /** Products, their variants, stock per warehouse, families, manufacturers, rates and supplier prices. */

@@ -11,7 +11,7 @@ import { exerciseFor } from './fiscal-year.ts';
 import { assignNumber, checkInvoiceChronology, lockSerie } from './numbering.ts';
 import { setReceiptsPaid, todayOf } from './receipts.ts';
 import { headerOf, linesOf, recalculate, type Row } from './recalculate.ts';
-import { moveStock } from './stock.ts';
+import { moveStock } from '../catalogue/index.ts';
 import { dbBoolean } from '../../db/row-codec.ts';
 
 export interface DocumentResult {
@@ -89,9 +89,9 @@ export interface NewDocument {
  */
 export async function insertDocument(ctx: AppContext, trx: DbExecutor, type: DocumentType, doc: NewDocument): Promise<{ id: number; payments: number }> {
   const { header } = doc;
-  await lockSerie(trx, ctx.database.engine, String(header.codserie));
-  const codejercicio = await exerciseFor(trx, ctx.database.engine, Number(header.idempresa), doc.fecha);
-  const assigned = await assignNumber(trx, ctx.database.engine, type, { codserie: String(header.codserie), idempresa: Number(header.idempresa), codejercicio, fecha: doc.fecha, hora: doc.hora });
+  await lockSerie(trx, ctx.database.dialect, String(header.codserie));
+  const codejercicio = await exerciseFor(trx, ctx.database.dialect, Number(header.idempresa), doc.fecha);
+  const assigned = await assignNumber(trx, ctx.database.dialect, type, { codserie: String(header.codserie), idempresa: Number(header.idempresa), codejercicio, fecha: doc.fecha, hora: doc.hora });
   Object.assign(header, {
     fecha: assigned.fecha ?? doc.fecha,
     hora: assigned.hora ?? doc.hora,
@@ -102,13 +102,12 @@ export async function insertDocument(ctx: AppContext, trx: DbExecutor, type: Doc
     ...(type.side === 'sales' ? { totalcoste: 0, totalbeneficio: 0 } : {}),
     ...(type.invoice ? { pagada: false, vencida: false } : {}),
   });
-  await checkInvoiceChronology(trx, ctx.database.engine, type, { idempresa: Number(header.idempresa), codserie: String(header.codserie), codejercicio, numero: assigned.numero, fecha: String(header.fecha) });
+  await checkInvoiceChronology(trx, ctx.database.dialect, type, { idempresa: Number(header.idempresa), codserie: String(header.codserie), codejercicio, numero: assigned.numero, fecha: String(header.fecha) });
   const { record } = await ctx.store.create(type.header, header, trx);
   const id = Number(record[type.key]);
   for (const [index, line] of doc.lines.entries()) {
     const { record: stored } = await ctx.store.create(type.line, { ...line, [type.key]: id }, trx);
-    await moveStock(trx, ctx.database.engine, String(header.codalmacen), (stored.referencia as string | null) ?? null, undefined,
-      { mode: Number(stored.actualizastock), cantidad: Number(stored.cantidad), servido: Number(stored.servido) }, `lineas[${index}]`);
+    await moveStock(trx, ctx.database.dialect, { codalmacen: String(header.codalmacen), referencia: (stored.referencia as string | null) ?? null, before: undefined, after: { mode: Number(stored.actualizastock), cantidad: Number(stored.cantidad), servido: Number(stored.servido) }, line: `lineas[${index}]` });
   }
   return { id, payments: await recalculate(ctx, trx, type, id, doc.settings) };
 }

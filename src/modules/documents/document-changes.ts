@@ -1,5 +1,6 @@
 import type { AppContext } from '../../app-context.ts';
-import type { DbExecutor, Engine } from '../../db/database.ts';
+import type { DbExecutor } from '../../db/database.ts';
+import type { SqlDialect } from '../../db/dialect.ts';
 import { AppError, validationError } from '../../errors.ts';
 import type { Values } from '../../models/define-model.ts';
 import { conversionRate, statusFor, visible } from './create-document.ts';
@@ -11,7 +12,7 @@ import { exerciseFor } from './fiscal-year.ts';
 import { assignNumber, checkInvoiceChronology, lockSerie } from './numbering.ts';
 import { setReceiptsPaid, todayOf } from './receipts.ts';
 import { headerOf, linesOf, recalculate, type Row } from './recalculate.ts';
-import { moveStock } from './stock.ts';
+import { moveStock } from '../catalogue/index.ts';
 import { lockDocument } from './document-lock.ts';
 import { afterCommit } from '../../db/transaction.ts';
 import type { Settings } from '../../settings.ts';
@@ -42,11 +43,11 @@ export async function moveLineStock(ctx: AppContext, db: DbExecutor, doc: Row, b
   const warehouse = String(doc.codalmacen);
   const [oldRef, newRef] = [(before.referencia as string | null) ?? null, (after.referencia as string | null) ?? null];
   if (oldRef === newRef) {
-    await moveStock(db, ctx.database.engine, warehouse, newRef, effectOf(before), effectOf(after), line);
+    await moveStock(db, ctx.database.dialect, { codalmacen: warehouse, referencia: newRef, before: effectOf(before), after: effectOf(after), line });
     return;
   }
-  await moveStock(db, ctx.database.engine, warehouse, oldRef, effectOf(before), undefined, line);
-  await moveStock(db, ctx.database.engine, warehouse, newRef, undefined, effectOf(after), line);
+  await moveStock(db, ctx.database.dialect, { codalmacen: warehouse, referencia: oldRef, before: effectOf(before), after: undefined, line });
+  await moveStock(db, ctx.database.dialect, { codalmacen: warehouse, referencia: newRef, before: undefined, after: effectOf(after), line });
 }
 
 /**
@@ -70,12 +71,12 @@ async function syncLines(ctx: AppContext, db: DbExecutor, type: DocumentType, do
     } else {
       const line = await buildLine(db, type, input, defaults, index);
       const { record } = await ctx.store.create(type.line, { ...line, [type.key]: doc[type.key] as number }, db);
-      await moveStock(db, ctx.database.engine, String(doc.codalmacen), (record.referencia as string | null) ?? null, undefined, effectOf(record), `lineas[${index}]`);
+      await moveStock(db, ctx.database.dialect, { codalmacen: String(doc.codalmacen), referencia: (record.referencia as string | null) ?? null, before: undefined, after: effectOf(record), line: `lineas[${index}]` });
     }
   }
   for (const [id, line] of existing) {
     if (kept.has(id)) continue;
-    await moveStock(db, ctx.database.engine, String(doc.codalmacen), (line.referencia as string | null) ?? null, effectOf(line), undefined, `idlinea ${id}`);
+    await moveStock(db, ctx.database.dialect, { codalmacen: String(doc.codalmacen), referencia: (line.referencia as string | null) ?? null, before: effectOf(line), after: undefined, line: `idlinea ${id}` });
     await db.deleteFrom(type.line.table).where('idlinea', '=', id).execute();
   }
 }
@@ -89,7 +90,7 @@ async function syncLines(ctx: AppContext, db: DbExecutor, type: DocumentType, do
  * caller's transaction; its events are emitted once that transaction commits.
  */
 export async function changeDocument(ctx: AppContext, db: DbExecutor, type: DocumentType, id: unknown, input: DocumentInput, mode: 'edit' | 'generic', settings: Settings): Promise<Row> {
-  if (!(await lockDocument(db, ctx.database.engine, type, id))) throw new AppError('record-not-found');
+  if (!(await lockDocument(db, ctx.database.dialect, type, id))) throw new AppError('record-not-found');
   const doc = (await headerOf(db, type, id))!;
   // Announced first, before what the change caused (approval, generated document, payments).
   let saved: Row = doc;
@@ -120,14 +121,14 @@ export async function changeDocument(ctx: AppContext, db: DbExecutor, type: Docu
   const hora = input.hora ?? (doc.hora as string);
   const codserie = (values.codserie as string | undefined) ?? (doc.codserie as string);
   if (input.fecha !== undefined || input.hora !== undefined || values.codserie !== undefined) {
-    await lockSerie(db, ctx.database.engine, codserie);
-    const codejercicio = await exerciseFor(db, ctx.database.engine, Number(doc.idempresa), fecha);
+    await lockSerie(db, ctx.database.dialect, codserie);
+    const codejercicio = await exerciseFor(db, ctx.database.dialect, Number(doc.idempresa), fecha);
     Object.assign(values, { fecha, hora });
     if (codejercicio !== doc.codejercicio || codserie !== doc.codserie) {
-      const assigned = await assignNumber(db, ctx.database.engine, type, { codserie, idempresa: Number(doc.idempresa), codejercicio, fecha, hora });
+      const assigned = await assignNumber(db, ctx.database.dialect, type, { codserie, idempresa: Number(doc.idempresa), codejercicio, fecha, hora });
       Object.assign(values, { codejercicio, numero: String(assigned.numero), codigo: assigned.codigo });
     }
-    await checkInvoiceChronology(db, ctx.database.engine, type, {
+    await checkInvoiceChronology(db, ctx.database.dialect, type, {
       idempresa: Number(doc.idempresa), codserie, codejercicio: String(values.codejercicio ?? doc.codejercicio),
       numero: Number(values.numero ?? doc.numero), fecha, id: Number(id),
     });
@@ -136,7 +137,7 @@ export async function changeDocument(ctx: AppContext, db: DbExecutor, type: Docu
   delete values.pagada;
   if (type.invoice && values.codpago !== undefined) {
     // A new payment method replaces the unpaid receipts (they are regenerated with its terms).
-    await db.deleteFrom(type.receipt!.table).where('idfactura', '=', id).where('pagado', '=', ctx.database.engine === 'postgres' ? false : 0).execute();
+    await db.deleteFrom(type.receipt!.table).where('idfactura', '=', id).where('pagado', '=', ctx.database.dialect.boolean(false)).execute();
   }
   if (Object.keys(values).length) await ctx.store.update(type.header, id as number, values, db);
   if (input.lines !== undefined) await syncLines(ctx, db, type, (await headerOf(db, type, id))!, input.lines, settings);
@@ -171,8 +172,8 @@ async function applyStatus(ctx: AppContext, db: DbExecutor, type: DocumentType, 
 }
 
 /** A line change through the generic resources: allowed while the document is editable (locked for the change). */
-export async function editableDocumentOf(db: DbExecutor, engine: Engine, type: DocumentType, id: unknown): Promise<Row> {
-  if (!(await lockDocument(db, engine, type, id))) throw validationError({ [type.key]: 'not-found' });
+export async function editableDocumentOf(db: DbExecutor, dialect: SqlDialect, type: DocumentType, id: unknown): Promise<Row> {
+  if (!(await lockDocument(db, dialect, type, id))) throw validationError({ [type.key]: 'not-found' });
   const doc = (await headerOf(db, type, id))!;
   if (!doc.editable) throw new AppError('document-not-editable');
   return doc;
@@ -185,7 +186,7 @@ export async function editableDocumentOf(db: DbExecutor, engine: Engine, type: D
  * served quantities and previous status back.
  */
 export async function deleteDocument(ctx: AppContext, db: DbExecutor, type: DocumentType, id: unknown): Promise<Row> {
-  if (!(await lockDocument(db, ctx.database.engine, type, id))) throw new AppError('record-not-found');
+  if (!(await lockDocument(db, ctx.database.dialect, type, id))) throw new AppError('record-not-found');
   const doc = (await headerOf(db, type, id))!;
   if ((await childrenOf(db, type, id)).length) throw new AppError('document-has-children');
   if (type.invoice) {
@@ -199,7 +200,7 @@ export async function deleteDocument(ctx: AppContext, db: DbExecutor, type: Docu
     }
   }
   for (const line of await linesOf(db, type, id)) {
-    await moveStock(db, ctx.database.engine, String(doc.codalmacen), (line.referencia as string | null) ?? null, effectOf(line), undefined, `idlinea ${line.idlinea}`);
+    await moveStock(db, ctx.database.dialect, { codalmacen: String(doc.codalmacen), referencia: (line.referencia as string | null) ?? null, before: effectOf(line), after: undefined, line: `idlinea ${line.idlinea}` });
   }
   await db.deleteFrom(type.line.table).where(type.key, '=', id).execute();
   const links = await db.selectFrom('doctransformations').selectAll().where('model2', '=', type.name).where('iddoc2', '=', id).execute();
@@ -218,17 +219,17 @@ export async function deleteDocument(ctx: AppContext, db: DbExecutor, type: Docu
   }
   for (const [name, ids] of parents) {
     const parentType = DOCUMENT_TYPES.find((candidate) => candidate.name === name)!;
-    for (const parentId of ids) await restoreParentStatus(db, ctx.database.engine, parentType, parentId);
+    for (const parentId of ids) await restoreParentStatus(db, ctx.database.dialect, parentType, parentId);
   }
   return doc;
 }
 
 /** A parent whose child went away returns to its previous status (or its default one, if that generated). */
-async function restoreParentStatus(db: DbExecutor, engine: Engine, type: DocumentType, id: number): Promise<void> {
+async function restoreParentStatus(db: DbExecutor, dialect: SqlDialect, type: DocumentType, id: number): Promise<void> {
   const parent = await headerOf(db, type, id);
   if (!parent) return;
   let status = parent.idestado_ant === null || parent.idestado_ant === undefined ? await statusFor(db, type) : await statusFor(db, type, parent.idestado_ant);
   if (status.generadoc) status = await statusFor(db, type);
   await db.updateTable(type.header.table).set({ idestado: status.idestado, editable: status.editable ? 1 : 0 }).where(type.key, '=', id).execute();
-  await applyLineStockMode(db, engine, type, parent, status.actualizastock);
+  await applyLineStockMode(db, dialect, type, parent, status.actualizastock);
 }

@@ -1,4 +1,5 @@
-import type { DbExecutor, Engine } from '../../db/database.ts';
+import type { DbExecutor } from '../../db/database.ts';
+import type { SqlDialect } from '../../db/dialect.ts';
 import type { DocumentType } from './document-types.ts';
 
 /**
@@ -7,7 +8,7 @@ import type { DocumentType } from './document-types.ts';
  * concurrent payments, edits or refunds of one document run one after the other and each sees
  * the other's result. Returns false when the document does not exist.
  */
-export async function lockDocument(db: DbExecutor, engine: Engine, type: DocumentType, id: unknown): Promise<boolean> {
+export async function lockDocument(db: DbExecutor, dialect: SqlDialect, type: DocumentType, id: unknown): Promise<boolean> {
   const query = db.selectFrom(type.header.table).select(type.key).where(type.key, '=', id);
-  return (await (engine === 'sqlite' ? query : query.forUpdate()).executeTakeFirst()) !== undefined;
+  return (await dialect.locking(query).executeTakeFirst()) !== undefined;
 }

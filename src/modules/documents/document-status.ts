@@ -1,12 +1,13 @@
 import type { AppContext } from '../../app-context.ts';
-import type { DbExecutor, Engine } from '../../db/database.ts';
+import type { DbExecutor } from '../../db/database.ts';
+import type { SqlDialect } from '../../db/dialect.ts';
 import { validationError } from '../../errors.ts';
 import type { Values } from '../../models/define-model.ts';
 import { insertDocument, statusFor } from './create-document.ts';
 import { documentType, type DocumentType } from './document-types.ts';
 import { todayOf } from './receipts.ts';
 import { headerOf, linesOf, type Row } from './recalculate.ts';
-import { moveStock } from './stock.ts';
+import { moveStock } from '../catalogue/index.ts';
 import type { Settings } from '../../settings.ts';
 
 /** Header columns a generated document does not copy from its parent (BusinessDocumentGenerator). */
@@ -40,12 +41,12 @@ export function copyLine(sourceType: DocumentType, line: Row, targetType: Docume
 }
 
 /** Sets every line's stock mode to the status' and moves stock accordingly. */
-export async function applyLineStockMode(db: DbExecutor, engine: Engine, type: DocumentType, doc: Row, mode: number): Promise<void> {
+export async function applyLineStockMode(db: DbExecutor, dialect: SqlDialect, type: DocumentType, doc: Row, mode: number): Promise<void> {
   for (const [index, line] of (await linesOf(db, type, doc[type.key])).entries()) {
     const before = { mode: Number(line.actualizastock), cantidad: Number(line.cantidad), servido: Number(line.servido) };
     if (before.mode === mode) continue;
     await db.updateTable(type.line.table).set({ actualizastock: mode }).where('idlinea', '=', line.idlinea).execute();
-    await moveStock(db, engine, String(doc.codalmacen), (line.referencia as string | null) ?? null, before, { ...before, mode }, `lineas[${index}]`);
+    await moveStock(db, dialect, { codalmacen: String(doc.codalmacen), referencia: (line.referencia as string | null) ?? null, before, after: { ...before, mode }, line: `lineas[${index}]` });
   }
 }
 
@@ -67,7 +68,7 @@ export async function changeStatus(ctx: AppContext, db: DbExecutor, type: Docume
   await db.updateTable(type.header.table)
     .set({ idestado: status.idestado, idestado_ant: doc.idestado ?? null, editable: status.editable ? 1 : 0 })
     .where(type.key, '=', id).execute();
-  await applyLineStockMode(db, ctx.database.engine, type, doc, status.actualizastock);
+  await applyLineStockMode(db, ctx.database.dialect, type, doc, status.actualizastock);
   if (!status.generadoc) return { status };
   const generated = await generateFrom(ctx, db, type, { ...doc, idestado: status.idestado }, documentType(status.generadoc), settings);
   return { status, ...(generated ? { generated } : {}) };

@@ -10,7 +10,7 @@ import { buildLine } from './document-lines.ts';
 import { DOCUMENT_TYPES, type DocumentType } from './document-types.ts';
 import { headerOf, recalculate, type Row } from './recalculate.ts';
 import type { Settings } from '../../settings.ts';
-import { moveStock } from './stock.ts';
+import { moveStock } from '../catalogue/index.ts';
 
 const effectOf = (line: Row) => ({ mode: Number(line.actualizastock), cantidad: Number(line.cantidad), servido: Number(line.servido) });
 
@@ -56,12 +56,12 @@ function lineWriter(ctx: AppContext, type: DocumentType): RecordWriter {
     async create(body, source) {
       const values = readInput(type.line, body, source, 'create');
       return write(async (trx, settings, recalc) => {
-        const doc = await editableDocumentOf(trx, ctx.database.engine, type, values[type.key]);
+        const doc = await editableDocumentOf(trx, ctx.database.dialect, type, values[type.key]);
         const defaults = await lineDefaultsOf(trx, type, doc, settings);
         const { [type.key]: docId, ...lineInput } = values;
         const line = await buildLine(trx, type, lineInput, defaults, 0);
         const { record } = await ctx.store.create(type.line, { ...line, [type.key]: docId }, trx);
-        await moveStock(trx, ctx.database.engine, String(doc.codalmacen), (record.referencia as string | null) ?? null, undefined, effectOf(record), `idlinea ${record.idlinea}`);
+        await moveStock(trx, ctx.database.dialect, { codalmacen: String(doc.codalmacen), referencia: (record.referencia as string | null) ?? null, before: undefined, after: effectOf(record), line: `idlinea ${record.idlinea}` });
         await recalc(docId);
         return (await ctx.store.get(type.line, record.idlinea as number, trx))!;
       });
@@ -72,7 +72,7 @@ function lineWriter(ctx: AppContext, type: DocumentType): RecordWriter {
         const found = await ctx.store.get(type.line, id, trx, 'all');
         if (!found) throw new AppError('record-not-found');
         if (values[type.key] !== undefined && values[type.key] !== found[type.key]) throw new AppError('validation-failed', { fields: { [type.key]: 'read-only' } });
-        const doc = await editableDocumentOf(trx, ctx.database.engine, type, found[type.key]);
+        const doc = await editableDocumentOf(trx, ctx.database.dialect, type, found[type.key]);
         // Read again under the document's lock: a concurrent change may have moved it meanwhile.
         const before = await ctx.store.get(type.line, id, trx, 'all');
         if (!before) throw new AppError('record-not-found');
@@ -88,10 +88,10 @@ function lineWriter(ctx: AppContext, type: DocumentType): RecordWriter {
       return write(async (trx, _settings, recalc) => {
         const found = await ctx.store.get(type.line, id, trx, 'all');
         if (!found) throw new AppError('record-not-found');
-        const doc = await editableDocumentOf(trx, ctx.database.engine, type, found[type.key]);
+        const doc = await editableDocumentOf(trx, ctx.database.dialect, type, found[type.key]);
         const line = await ctx.store.get(type.line, id, trx, 'all');
         if (!line) throw new AppError('record-not-found');
-        await moveStock(trx, ctx.database.engine, String(doc.codalmacen), (line.referencia as string | null) ?? null, effectOf(line), undefined, `idlinea ${id}`);
+        await moveStock(trx, ctx.database.dialect, { codalmacen: String(doc.codalmacen), referencia: (line.referencia as string | null) ?? null, before: effectOf(line), after: undefined, line: `idlinea ${id}` });
         await trx.deleteFrom(type.line.table).where('idlinea', '=', id).execute();
         await recalc(line[type.key]);
         return visible(type.line, line);

@@ -1,4 +1,5 @@
-import type { DbExecutor, Engine } from '../../db/database.ts';
+import type { DbExecutor } from '../../db/database.ts';
+import type { SqlDialect } from '../../db/dialect.ts';
 import { AppError } from '../../errors.ts';
 
 /**
@@ -6,9 +7,9 @@ import { AppError } from '../../errors.ts';
  * exercise covering it, or a calendar-year exercise created on the fly; a date inside a closed
  * exercise is refused.
  */
-export async function exerciseFor(db: DbExecutor, engine: Engine, idempresa: number, fecha: string): Promise<string> {
+export async function exerciseFor(db: DbExecutor, dialect: SqlDialect, idempresa: number, fecha: string): Promise<string> {
   // The company's row lock serialises the creation of its missing exercises across transactions.
-  if (engine !== 'sqlite') await db.selectFrom('empresas').select('idempresa').where('idempresa', '=', idempresa).forUpdate().execute();
+  await dialect.locking(db.selectFrom('empresas').select('idempresa').where('idempresa', '=', idempresa)).execute();
   const found = await db
     .selectFrom('ejercicios')
     .select(['codejercicio', 'estado'])

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
-import type { DbExecutor, Engine } from '../../db/database.ts';
+import type { DbExecutor } from '../../db/database.ts';
+import type { SqlDialect } from '../../db/dialect.ts';
 import { AppError } from '../../errors.ts';
 import { expandPattern } from './code-patterns.ts';
 import type { DocumentType } from './document-types.ts';
@@ -26,9 +27,9 @@ export interface Assigned {
  * (SQLite's single writer needs none). Taken first in the document's transaction, so that numbers
  * are read and written under it and a rollback gives the number back.
  */
-export async function lockSerie(db: DbExecutor, engine: Engine, codserie: string): Promise<void> {
+export async function lockSerie(db: DbExecutor, dialect: SqlDialect, codserie: string): Promise<void> {
   const query = db.selectFrom('series').select('codserie').where('codserie', '=', codserie);
-  const row = await (engine === 'sqlite' ? query : query.forUpdate()).executeTakeFirst();
+  const row = await dialect.locking(query).executeTakeFirst();
   if (!row) throw new AppError('validation-failed', { fields: { codserie: 'not-found' } });
 }
 
@@ -87,10 +88,10 @@ async function sequenceFor(db: DbExecutor, type: DocumentType, input: NumberingI
  * the next number of its sequence, or with gap filling (customer invoices) the highest free number
  * below it. Must run under `lockSerie`.
  */
-export async function assignNumber(db: DbExecutor, engine: Engine, type: DocumentType, input: NumberingInput): Promise<Assigned> {
+export async function assignNumber(db: DbExecutor, dialect: SqlDialect, type: DocumentType, input: NumberingInput): Promise<Assigned> {
   const sequence = await sequenceFor(db, type, input);
   const table = type.header.table;
-  const numberSql = engine === 'mysql' ? sql`CAST(numero AS SIGNED)` : sql`CAST(numero AS INTEGER)`;
+  const numberSql = dialect.integer(sql.ref('numero'));
   let query = db
     .selectFrom(table)
     .select([sql<number>`${numberSql}`.as('n'), 'fecha', 'hora', 'codejercicio'])
@@ -162,9 +163,9 @@ function codeOf(sequence: Sequence, input: NumberingInput, numero: number): stri
  * Customer invoices keep date order within a serie and exercise (FacturaCliente::testDate): no
  * lower number with a later date, no higher number with an earlier date.
  */
-export async function checkInvoiceChronology(db: DbExecutor, engine: Engine, type: DocumentType, doc: { idempresa: number; codserie: string; codejercicio: string; numero: number; fecha: string; id?: number }): Promise<void> {
+export async function checkInvoiceChronology(db: DbExecutor, dialect: SqlDialect, type: DocumentType, doc: { idempresa: number; codserie: string; codejercicio: string; numero: number; fecha: string; id?: number }): Promise<void> {
   if (type.name !== 'FacturaCliente') return;
-  const numberSql = engine === 'mysql' ? sql`CAST(numero AS SIGNED)` : sql`CAST(numero AS INTEGER)`;
+  const numberSql = dialect.integer(sql.ref('numero'));
   const base = db.selectFrom(type.header.table).select(type.key)
     .where('idempresa', '=', doc.idempresa).where('codserie', '=', doc.codserie).where('codejercicio', '=', doc.codejercicio);
   const scoped = doc.id === undefined ? base : base.where(type.key, '<>', doc.id);

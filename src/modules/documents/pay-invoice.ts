@@ -41,7 +41,7 @@ export async function payInvoice(ctx: AppContext, type: DocumentType, id: FieldV
   const settings = await ctx.settings();
   const today = todayOf(ctx.clock.now());
   return inTransaction(ctx.database, async (trx) => {
-    if (!(await lockDocument(trx, ctx.database.engine, type, id))) throw new AppError('record-not-found');
+    if (!(await lockDocument(trx, ctx.database.dialect, type, id))) throw new AppError('record-not-found');
     const invoice = (await headerOf(trx, type, id))!;
     if (Boolean(invoice.pagada) === request.pagada) return { ok: 'no-changes', data: visible(type.header, invoice) };
     if (request.codpago && !(await trx.selectFrom('formaspago').select('codpago').where('codpago', '=', request.codpago).executeTakeFirst())) {

@@ -71,7 +71,7 @@ export async function refundInvoice(ctx: AppContext, request: RefundRequest): Pr
   const settings = await ctx.settings();
   const today = todayOf(ctx.clock.now());
   return inTransaction(ctx.database, async (trx) => {
-    if (!(await lockDocument(trx, ctx.database.engine, INVOICE, request.idfactura))) throw new AppError('record-not-found');
+    if (!(await lockDocument(trx, ctx.database.dialect, INVOICE, request.idfactura))) throw new AppError('record-not-found');
     const original = (await headerOf(trx, INVOICE, request.idfactura))!;
     if (original.idfacturarect !== null && original.idfacturarect !== undefined) throw new AppError('cant-refund-a-refund');
     const lines = await linesOf(trx, INVOICE, request.idfactura);
