@@ -3,7 +3,7 @@ import type { Database } from './db/database.ts';
 import type { ModelStore } from './db/model-store.ts';
 import type { EventBus } from './events.ts';
 import type { ModelRegistry } from './models/registry.ts';
-import type { Clock } from './clock.ts';
+import type { BusinessClock } from './clock.ts';
 import type { Model } from './models/define-model.ts';
 import type { FieldValue } from './models/fields.ts';
 import type { InputSource } from './models/coerce.ts';
@@ -35,7 +35,7 @@ export interface AppContext {
   registry: ModelRegistry;
   store: ModelStore;
   events: EventBus;
-  clock: Clock;
+  clock: BusinessClock;
   log: Logger;
   /**
    * The `default` settings group, typed, from the settings module's cache. Read it before a

@@ -4,3 +4,68 @@ export interface Clock {
 }
 
 export const systemClock: Clock = { now: () => Date.now() };
+
+/** A business day and time: `YYYY-MM-DD` and `HH:MM:SS`, on the installation's wall clock. */
+export interface BusinessDay {
+  date: string;
+  time: string;
+}
+
+const formats = new Map<string, Intl.DateTimeFormat>();
+
+function formatIn(zone: string): Intl.DateTimeFormat {
+  let format = formats.get(zone);
+  if (!format) {
+    format = new Intl.DateTimeFormat('en-CA', {
+      timeZone: zone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23',
+    });
+    formats.set(zone, format);
+  }
+  return format;
+}
+
+/** True for a time zone name this runtime knows (`Europe/Madrid`, `UTC` ...). */
+export function isTimeZone(zone: string): boolean {
+  try {
+    formatIn(zone);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The wall-clock day and time at instant `ms` in `zone`. */
+export function dayIn(ms: number, zone: string): BusinessDay {
+  const parts: Record<string, string> = {};
+  for (const part of formatIn(zone).formatToParts(ms)) parts[part.type] = part.value;
+  return { date: `${parts.year}-${parts.month}-${parts.day}`, time: `${parts.hour}:${parts.minute}:${parts.second}` };
+}
+
+/**
+ * The one clock of an app: instants from its source (tests inject one), business dates and times
+ * on the installation's wall clock (`zone`: the `timezone` setting, or TIME_ZONE, which wins), and
+ * technical timestamps (creation dates, activity) in UTC.
+ */
+export class BusinessClock implements Clock {
+  readonly #source: Clock;
+  zone: string;
+
+  constructor(source: Clock = systemClock, zone = 'UTC') {
+    this.#source = source;
+    this.zone = zone;
+  }
+
+  now(): number {
+    return this.#source.now();
+  }
+
+  /** Today's date and the time of day in the installation's zone. */
+  today(): BusinessDay {
+    return dayIn(this.now(), this.zone);
+  }
+
+  /** Now as `YYYY-MM-DD HH:MM:SS` in UTC. */
+  timestamp(): string {
+    return new Date(this.now()).toISOString().slice(0, 19).replace('T', ' ');
+  }
+}

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { isTimeZone } from './clock.ts';
 
 /** The typed, validated configuration of one process (architecture section 2). */
 export interface Config {
@@ -20,6 +21,11 @@ export interface Config {
    * by other instances or the CLI, bans counted elsewhere, and the coalesced key activity writes.
    */
   stateRefreshMs: number;
+  /**
+   * The installation's time zone for business dates (document dates, due dates, fiscal years,
+   * overdue), overriding the `timezone` setting. Unset: the setting decides.
+   */
+  timeZone: string | undefined;
 }
 
 export class ConfigError extends Error {
@@ -62,6 +68,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${env.LOG_LEVEL}"`);
   }
   const apiKey = env.API_KEY === undefined || env.API_KEY === '' ? undefined : env.API_KEY;
+  const timeZone = env.TIME_ZONE || undefined;
+  if (timeZone !== undefined && !isTimeZone(timeZone)) throw new ConfigError(`TIME_ZONE must be a time zone name such as Europe/Madrid or UTC, got "${timeZone}"`);
   if (apiKey !== undefined && apiKey.length < 16) {
     throw new ConfigError('API_KEY must be at least 16 characters long (it grants full access)');
   }
@@ -76,6 +84,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxListLimit: intVar(env, 'MAX_LIST_LIMIT', 1000, 1, 1_000_000),
     bodyLimit: intVar(env, 'BODY_LIMIT', 1_048_576, 1024, 1_073_741_824),
     stateRefreshMs: intVar(env, 'STATE_REFRESH_MS', 1000, 10, 60_000),
+    timeZone,
   };
 }
 

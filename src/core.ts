@@ -1,5 +1,5 @@
 import type { AppContext, Logger } from './app-context.ts';
-import { systemClock, type Clock } from './clock.ts';
+import { BusinessClock, type Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import { codeCounterModel } from './db/code-counter.ts';
 import { createDatabase, type Database } from './db/database.ts';
@@ -20,6 +20,7 @@ export interface CoreOptions {
   /** An open database (tests); otherwise one is opened from config.databaseUrl and closed with the core. */
   database?: Database;
   migrations?: Migration[];
+  /** The instants' source (tests inject one); the business zone comes from TIME_ZONE or the settings. */
   clock?: Clock;
   log: Logger;
 }
@@ -52,14 +53,15 @@ export async function createCore(options: CoreOptions): Promise<Core> {
     const registry = new ModelRegistry([codeCounterModel, stateVersionModel, ...modules.flatMap((module) => module.models ?? [])]);
     registry.check();
     const events = new EventBus((error, event) => options.log.error({ err: error, event }, 'event listener failed'), outsideTransaction);
-    const store = new ModelStore(database, events);
+    const clock = new BusinessClock(options.clock, config.timeZone ?? 'UTC');
+    const store = new ModelStore(database, events, clock);
     const ctx: AppContext = {
       config,
       database,
       registry,
       store,
       events,
-      clock: options.clock ?? systemClock,
+      clock,
       log: options.log,
       settings: () => Promise.reject(new Error('no settings module in this app')),
       shared: new SharedState(database, store),

@@ -19,6 +19,8 @@ export interface Settings {
   updatesupplierprices: boolean;
   validate_iban: boolean;
   ventasinstock: boolean;
+  /** The installation's time zone (business dates); TIME_ZONE overrides it. */
+  timezone: string;
   /** Keys the service does not read (the reference keeps many more: homepage, codrole ...). */
   [other: string]: unknown;
 }

@@ -41,6 +41,11 @@ const TYPES: Record<Engine, Record<FieldDef['type'], (field: FieldDef) => string
   },
 };
 
+/** The SQL type the registry declares for a field on an engine (what a new column gets). */
+export function columnType(engine: Engine, field: FieldDef): string {
+  return TYPES[engine][field.type](field);
+}
+
 export function quoteIdent(engine: Engine, name: string): string {
   if (!/^[a-z_][a-z0-9_]*$/i.test(name)) throw new Error(`unsafe identifier ${name}`);
   return engine === 'mysql' ? `\`${name}\`` : `"${name}"`;
@@ -79,7 +84,7 @@ function fillValue(field: FieldDef): string | number | boolean {
  * existing table: a NOT NULL column without a default then gets a zero default so rows survive.
  */
 export function columnSql(engine: Engine, name: string, field: FieldDef, adding = false): string {
-  const parts = [quoteIdent(engine, name), TYPES[engine][field.type](field)];
+  const parts = [quoteIdent(engine, name), columnType(engine, field)];
   if (field.type === 'serial') {
     if (engine === 'sqlite') parts.push('PRIMARY KEY AUTOINCREMENT');
     else if (engine === 'mysql') parts.push('NOT NULL AUTO_INCREMENT PRIMARY KEY');

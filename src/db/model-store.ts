@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { AppError, validationError } from '../errors.ts';
 import type { EventBus } from '../events.ts';
+import type { BusinessClock } from '../clock.ts';
 import { isRequiredOnCreate, type Model, type SaveContext, type Values } from '../models/define-model.ts';
 import type { FieldValue } from '../models/fields.ts';
 import type { ListQuery } from '../query/list-query.ts';
@@ -27,9 +28,13 @@ export class ModelStore {
   readonly #queries: QueryCache;
   readonly #watchers = new Map<string, WriteWatcher[]>();
 
-  constructor(database: Database, events: EventBus) {
+  /** Fills `initial` values: business dates on the installation's wall clock, timestamps in UTC. */
+  readonly clock: BusinessClock;
+
+  constructor(database: Database, events: EventBus, clock: BusinessClock) {
     this.database = database;
     this.events = events;
+    this.clock = clock;
     this.#queries = new QueryCache(database);
   }
 
@@ -92,7 +97,7 @@ export class ModelStore {
     const { model, values } = ctx;
     if (creating) {
       for (const [name, field] of Object.entries(model.fields)) {
-        if (values[name] === undefined && field.initial) values[name] = field.initial();
+        if (values[name] === undefined && field.initial) values[name] = field.initial(this.clock);
       }
     }
     await model.hooks?.beforeSave?.(ctx);
@@ -150,7 +155,7 @@ export class ModelStore {
   async #insert(model: Model, values: Values, db: DbExecutor) {
     const { engine } = this.database;
     const pk = model.primaryKey;
-    const ctx: SaveContext = { db, dialect: this.database.dialect, model, values, existing: undefined, reveal: {} };
+    const ctx: SaveContext = { db, dialect: this.database.dialect, clock: this.clock, model, values, existing: undefined, reveal: {} };
     await this.#guard('insert', () => this.#prepare(ctx, true));
     const row = toDbValues(engine, model, values);
     const id = await this.#guard('insert', async () => {
@@ -177,7 +182,7 @@ export class ModelStore {
       const existing = await this.get(model, id, trx, 'all');
       if (!existing) throw new AppError('record-not-found');
       const values = { ...input };
-      const ctx: SaveContext = { db: trx, dialect: this.database.dialect, model, values, existing, reveal: {} };
+      const ctx: SaveContext = { db: trx, dialect: this.database.dialect, clock: this.clock, model, values, existing, reveal: {} };
       await this.#guard('update', () => this.#prepare(ctx, false));
       const row = toDbValues(this.database.engine, model, values);
       delete row[model.primaryKey];

@@ -2,6 +2,7 @@ import type { FieldDef, FieldValue } from './fields.ts';
 import { pluralize } from './pluralize.ts';
 import type { DbExecutor } from '../db/database.ts';
 import type { SqlDialect } from '../db/dialect.ts';
+import type { BusinessClock } from '../clock.ts';
 
 export type Values = Record<string, FieldValue | undefined>;
 
@@ -9,6 +10,8 @@ export type Values = Record<string, FieldValue | undefined>;
 export interface SaveContext {
   db: DbExecutor;
   dialect: SqlDialect;
+  /** The app's clock: business dates on the installation's wall clock, timestamps in UTC. */
+  clock: BusinessClock;
   model: Model;
   /** The values about to be written (hooks may change them). */
   values: Values;

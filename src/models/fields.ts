@@ -1,3 +1,4 @@
+import type { BusinessClock } from '../clock.ts';
 /**
  * Field types and the builders models use to declare them. A field declaration is the single
  * source for the column DDL, input validation, JSON output, schema output and filter checks.
@@ -32,7 +33,7 @@ export interface FieldDef {
   /** Database default, written into the DDL and shown by the schema endpoint. */
   default?: string | number | boolean;
   /** Value computed by the application when a record is created without this field. */
-  initial?: () => FieldValue;
+  initial?: (clock: BusinessClock) => FieldValue;
   primary?: boolean;
   /**
    * Filled by the store when absent on create, so not required: the next free number of this
@@ -99,15 +100,20 @@ export function sortedFields(fields: Fields): Fields {
 
 export const zero = () => 0;
 
-/** Today's date as `YYYY-MM-DD` (UTC). */
-export function today(): string {
-  return new Date().toISOString().slice(0, 10);
+/** Today's date as `YYYY-MM-DD` on the installation's wall clock (an `initial` for business dates). */
+export function today(clock: BusinessClock): string {
+  return clock.today().date;
 }
 
-/** Now as `YYYY-MM-DD HH:MM:SS` (UTC). */
-export function now(): string {
-  return new Date().toISOString().slice(0, 19).replace('T', ' ');
+/** The time of day as `HH:MM:SS` on the installation's wall clock, for `hora` columns. */
+export function currentTime(clock: BusinessClock): string {
+  return clock.today().time;
 }
 
-/** The current time as `HH:MM:SS` (UTC), for `hora` columns. */
-export const currentTime = () => now().slice(11);
+/**
+ * Now as `YYYY-MM-DD HH:MM:SS` in UTC (technical timestamps: creation, activity, logs), from the
+ * app's clock; without one (service bookkeeping such as migration records), from the system's.
+ */
+export function now(clock?: BusinessClock): string {
+  return clock ? clock.timestamp() : new Date().toISOString().slice(0, 19).replace('T', ' ');
+}

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { applyPaymentDays } from '../../src/modules/documents/receipts.ts';
+import { applyPaymentDays } from '../../src/modules/payments/index.ts';
 
 it('moves due dates to the customer payment days (reference ReciboClienteTest)', () => {
   const cases: Array<[string, string | null, string]> = [

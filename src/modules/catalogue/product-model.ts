@@ -41,8 +41,8 @@ export const productModel = defineModel({
     return errors;
   },
   hooks: {
-    async beforeSave({ values }) {
-      values.actualizado = now();
+    async beforeSave({ values, clock }) {
+      values.actualizado = now(clock);
       // The reference: a blocked product is neither sold, bought nor public; nostock zeroes stock.
       if (values.bloqueado === true) Object.assign(values, { publico: false, sevende: false, secompra: false });
       if (values.nostock === true) Object.assign(values, { stockfis: 0, ventasinstock: true });

@@ -6,9 +6,10 @@ const INVOICE_TYPES = new Set(['FacturaCliente', 'FacturaProveedor']);
 
 const MONTHS = ['enero', 'febrero', 'marzo', 'abril', 'mayo', 'junio', 'julio', 'agosto', 'septiembre', 'octubre', 'noviembre', 'diciembre'];
 
-/** The code a sequence would give today with its own values (section 3.8 tokens), to check its length. */
+/** The longest code a sequence can give with its own values (section 3.8 tokens), to check its length. */
 function sampleCode(sequence: Record<string, unknown>): string {
-  const [year, month, day] = today().split('-') as [string, string, string];
+  // September has the longest month name, the 30th a two-digit day.
+  const [year, month, day] = ['2000', '09', '30'];
   const exercise = hasText(sequence.codejercicio) ? sequence.codejercicio : year;
   const serie = String(sequence.codserie ?? '');
   const number = String(sequence.numero ?? 1);

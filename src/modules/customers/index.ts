@@ -7,3 +7,4 @@ export { customerModel };
 export function customersModule(): Module {
   return { name: 'customers', models: [customerModel] };
 }
+export { paymentDaysOf } from './customer-reads.ts';

@@ -9,7 +9,7 @@ import { buildLine, lineDefaults } from './document-lines.ts';
 import type { DocumentType } from './document-types.ts';
 import { exerciseFor } from './fiscal-year.ts';
 import { assignNumber, checkInvoiceChronology, lockSerie } from './numbering.ts';
-import { setReceiptsPaid, todayOf } from './receipts.ts';
+import { payInvoiceReceipts } from './invoice-receipts.ts';
 import { headerOf, linesOf, recalculate, type Row } from './recalculate.ts';
 import { moveStock } from '../catalogue/index.ts';
 import { dbBoolean } from '../../db/row-codec.ts';
@@ -120,7 +120,7 @@ export async function insertDocument(ctx: AppContext, trx: DbExecutor, type: Doc
 export async function createDocument(ctx: AppContext, type: DocumentType, input: DocumentInput): Promise<DocumentResult> {
   const subjectCode = input.header[type.subject];
   const settings = await ctx.settings();
-  const today = todayOf(ctx.clock.now());
+  const today = ctx.clock.today();
   return inTransaction(ctx.database, async (trx) => {
     const subject = await trx.selectFrom(type.subjectTable).selectAll().where(type.subject, '=', subjectCode).executeTakeFirst();
     if (!subject) throw new AppError(type.side === 'sales' ? 'customer-not-found' : 'supplier-not-found');
@@ -142,7 +142,7 @@ export async function createDocument(ctx: AppContext, type: DocumentType, input:
     for (const [index, lineInput] of (input.lines ?? []).entries()) lines.push(await buildLine(trx, type, lineInput, defaults, index));
     const { id, payments: recorded } = await insertDocument(ctx, trx, type, { header, lines, fecha: input.fecha ?? today.date, hora: input.hora ?? today.time, settings });
     const paid = type.invoice && input.pagada
-      ? await setReceiptsPaid({ db: trx, type, invoice: (await headerOf(trx, type, id))!, decimals: settings.decimals, today }, true, today.date)
+      ? await payInvoiceReceipts({ db: trx, dialect: ctx.database.dialect, type, invoice: (await headerOf(trx, type, id))!, decimals: settings.decimals, today }, true, today.date)
       : [];
     const payments = recorded + paid.length;
     const result = await documentResult(trx, type, id);

@@ -10,7 +10,8 @@ import { applyLineStockMode, changeStatus, childrenOf, type Status } from './doc
 import { DOCUMENT_TYPES, type DocumentType } from './document-types.ts';
 import { exerciseFor } from './fiscal-year.ts';
 import { assignNumber, checkInvoiceChronology, lockSerie } from './numbering.ts';
-import { setReceiptsPaid, todayOf } from './receipts.ts';
+import { payInvoiceReceipts } from './invoice-receipts.ts';
+import { deleteReceipts, deleteUnpaidReceipts } from '../payments/index.ts';
 import { headerOf, linesOf, recalculate, type Row } from './recalculate.ts';
 import { moveStock } from '../catalogue/index.ts';
 import { lockDocument } from './document-lock.ts';
@@ -137,7 +138,7 @@ export async function changeDocument(ctx: AppContext, db: DbExecutor, type: Docu
   delete values.pagada;
   if (type.invoice && values.codpago !== undefined) {
     // A new payment method replaces the unpaid receipts (they are regenerated with its terms).
-    await db.deleteFrom(type.receipt!.table).where('idfactura', '=', id).where('pagado', '=', ctx.database.dialect.boolean(false)).execute();
+    await deleteUnpaidReceipts(db, ctx.database.dialect, type.side, Number(id));
   }
   if (Object.keys(values).length) await ctx.store.update(type.header, id as number, values, db);
   if (input.lines !== undefined) await syncLines(ctx, db, type, (await headerOf(db, type, id))!, input.lines, settings);
@@ -147,7 +148,7 @@ export async function changeDocument(ctx: AppContext, db: DbExecutor, type: Docu
   let payments = locked ? 0 : await recalculate(ctx, db, type, id, settings);
   if (target && (!target.editable || doc.editable)) await applyStatus(ctx, db, type, id, target, settings);
   if (type.invoice && pagada !== undefined && pagada !== null && (mode === 'generic' || pagada === true)) {
-    const changed = await setReceiptsPaid({ db, type, invoice: (await headerOf(db, type, id))!, decimals: settings.decimals, today: todayOf(ctx.clock.now()) }, pagada === true);
+    const changed = await payInvoiceReceipts({ db, dialect: ctx.database.dialect, type, invoice: (await headerOf(db, type, id))!, decimals: settings.decimals, today: ctx.clock.today() }, pagada === true);
     payments += changed.length;
     afterCommit(db, () => {
       for (const receipt of changed) ctx.events.emit('receipt.paid', { type: type.name, receipt, paid: pagada === true });
@@ -193,11 +194,7 @@ export async function deleteDocument(ctx: AppContext, db: DbExecutor, type: Docu
     if (!doc.editable) throw new AppError('document-not-editable');
     const refunds = await db.selectFrom(type.header.table).select(type.key).where('idfacturarect', '=', id).limit(1).execute();
     if (refunds.length) throw new AppError('document-has-children', { reason: 'refunds' });
-    const receipts = await db.selectFrom(type.receipt!.table).select('idrecibo').where('idfactura', '=', id).execute();
-    if (receipts.length) {
-      await db.deleteFrom(type.payment!.table).where('idrecibo', 'in', receipts.map((r) => r.idrecibo)).execute();
-      await db.deleteFrom(type.receipt!.table).where('idfactura', '=', id).execute();
-    }
+    await deleteReceipts(db, type.side, Number(id));
   }
   for (const line of await linesOf(db, type, id)) {
     await moveStock(db, ctx.database.dialect, { codalmacen: String(doc.codalmacen), referencia: (line.referencia as string | null) ?? null, before: effectOf(line), after: undefined, line: `idlinea ${line.idlinea}` });

@@ -5,7 +5,6 @@ import { validationError } from '../../errors.ts';
 import type { Values } from '../../models/define-model.ts';
 import { insertDocument, statusFor } from './create-document.ts';
 import { documentType, type DocumentType } from './document-types.ts';
-import { todayOf } from './receipts.ts';
 import { headerOf, linesOf, type Row } from './recalculate.ts';
 import { moveStock } from '../catalogue/index.ts';
 import type { Settings } from '../../settings.ts';
@@ -91,7 +90,7 @@ async function generateFrom(ctx: AppContext, db: DbExecutor, parentType: Documen
   const childStatus = await statusFor(db, childType);
   const header = { ...copyHeader(parentType, parent, childType), idestado: childStatus.idestado, editable: childStatus.editable };
   const lines: Values[] = pending.map(({ line, quantity }) => ({ ...copyLine(parentType, line, childType), cantidad: quantity, actualizastock: childStatus.actualizastock }));
-  const today = todayOf(ctx.clock.now());
+  const today = ctx.clock.today();
   const { id } = await insertDocument(ctx, db, childType, { header, lines, fecha: today.date, hora: today.time, settings });
   const childLines = await linesOf(db, childType, id);
   for (const [index, { line, quantity }] of pending.entries()) {

@@ -5,7 +5,8 @@ import { coerceValue, parseDate, type InputSource } from '../../models/coerce.ts
 import type { FieldValue } from '../../models/fields.ts';
 import type { DocumentType } from './document-types.ts';
 import { visible } from './create-document.ts';
-import { setReceiptsPaid, todayOf } from './receipts.ts';
+import { payInvoiceReceipts } from './invoice-receipts.ts';
+import { paymentMethodExists } from '../finance/index.ts';
 import { headerOf } from './recalculate.ts';
 import { lockDocument } from './document-lock.ts';
 
@@ -39,16 +40,14 @@ export function readPaymentRequest(type: DocumentType, body: unknown, source: In
  */
 export async function payInvoice(ctx: AppContext, type: DocumentType, id: FieldValue, request: PaymentRequest): Promise<{ ok: string; data: Record<string, unknown> }> {
   const settings = await ctx.settings();
-  const today = todayOf(ctx.clock.now());
+  const today = ctx.clock.today();
   return inTransaction(ctx.database, async (trx) => {
     if (!(await lockDocument(trx, ctx.database.dialect, type, id))) throw new AppError('record-not-found');
     const invoice = (await headerOf(trx, type, id))!;
     if (Boolean(invoice.pagada) === request.pagada) return { ok: 'no-changes', data: visible(type.header, invoice) };
-    if (request.codpago && !(await trx.selectFrom('formaspago').select('codpago').where('codpago', '=', request.codpago).executeTakeFirst())) {
-      throw validationError({ codpago: 'not-found' });
-    }
-    const changed = await setReceiptsPaid(
-      { db: trx, type, invoice, decimals: settings.decimals, today },
+    if (request.codpago && !(await paymentMethodExists(trx, request.codpago))) throw validationError({ codpago: 'not-found' });
+    const changed = await payInvoiceReceipts(
+      { db: trx, dialect: ctx.database.dialect, type, invoice, decimals: settings.decimals, today },
       request.pagada,
       request.fechapago ?? null,
       request.codpago ?? null,

@@ -6,7 +6,7 @@ import { dec, roundNumber } from '../../models/round.ts';
 import type { CalcContext, CalcLine, TaxInfo, TaxZone } from './calculation/types.ts';
 import type { DocumentType } from './document-types.ts';
 import type { Settings } from '../../settings.ts';
-import { syncReceipts, todayOf } from './receipts.ts';
+import { syncInvoiceReceipts } from './invoice-receipts.ts';
 
 export type Row = Record<string, unknown>;
 
@@ -104,5 +104,5 @@ export async function recalculate(ctx: AppContext, db: DbExecutor, type: Documen
   totals.totaleuros = tasaconv ? roundNumber(dec(result.totals.total).div(dec(tasaconv)), 5) : 0;
   await db.updateTable(type.header.table).set(totals).where(type.key, '=', id).execute();
   if (!type.invoice) return 0;
-  return syncReceipts({ db, type, invoice: { ...doc, ...totals }, decimals: context.decimals, today: todayOf(ctx.clock.now()) });
+  return syncInvoiceReceipts({ db, dialect: ctx.database.dialect, type, invoice: { ...doc, ...totals }, decimals: context.decimals, today: ctx.clock.today() });
 }

@@ -6,7 +6,7 @@ import { coerceValue, parseDate, parseTime, type InputSource } from '../../model
 import { documentResult, insertDocument, statusFor, visible, type DocumentResult } from './create-document.ts';
 import { changeStatus, copyHeader, copyLine } from './document-status.ts';
 import { documentType } from './document-types.ts';
-import { setReceiptsPaid, todayOf } from './receipts.ts';
+import { payInvoiceReceipts } from './invoice-receipts.ts';
 import { headerOf, linesOf } from './recalculate.ts';
 import { lockDocument } from './document-lock.ts';
 
@@ -69,7 +69,7 @@ export function readRefundRequest(body: unknown, source: InputSource): RefundReq
  */
 export async function refundInvoice(ctx: AppContext, request: RefundRequest): Promise<DocumentResult> {
   const settings = await ctx.settings();
-  const today = todayOf(ctx.clock.now());
+  const today = ctx.clock.today();
   return inTransaction(ctx.database, async (trx) => {
     if (!(await lockDocument(trx, ctx.database.dialect, INVOICE, request.idfactura))) throw new AppError('record-not-found');
     const original = (await headerOf(trx, INVOICE, request.idfactura))!;
@@ -117,7 +117,7 @@ export async function refundInvoice(ctx: AppContext, request: RefundRequest): Pr
       }));
     const { id } = await insertDocument(ctx, trx, INVOICE, { header, lines: refundLines, fecha: request.fecha, hora: request.hora ?? today.time, settings });
     const paid = original.pagada
-      ? await setReceiptsPaid({ db: trx, type: INVOICE, invoice: (await headerOf(trx, INVOICE, id))!, decimals: settings.decimals, today }, true, request.fecha)
+      ? await payInvoiceReceipts({ db: trx, dialect: ctx.database.dialect, type: INVOICE, invoice: (await headerOf(trx, INVOICE, id))!, decimals: settings.decimals, today }, true, request.fecha)
       : [];
     const created = await documentResult(trx, INVOICE, id);
     const locked = visible(INVOICE.header, (await headerOf(trx, INVOICE, request.idfactura))!);

@@ -1,5 +1,5 @@
 import { defineModel } from '../../models/define-model.ts';
-import { f, now, today } from '../../models/fields.ts';
+import { currentTime, f, now, today } from '../../models/fields.ts';
 
 /** Uploaded files (`attached_files`); the upload endpoint fills path, mimetype and size. */
 export const attachedFileModel = defineModel({
@@ -8,7 +8,7 @@ export const attachedFileModel = defineModel({
   fields: {
     date: f.date({ notNull: true, initial: today }),
     filename: f.string(100, { notNull: true }),
-    hour: f.time({ initial: () => now().slice(11) }),
+    hour: f.time({ initial: currentTime }),
     idfile: f.serial(),
     mimetype: f.string(100),
     path: f.string(200, { notNull: true }),

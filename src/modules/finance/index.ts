@@ -7,3 +7,4 @@ export { divisaModel, cuentaBancoModel, formaPagoModel };
 export function financeModule(): Module {
   return { name: 'finance', models: [divisaModel, cuentaBancoModel, formaPagoModel] };
 }
+export { conversionRateOf, paymentMethodExists, paymentTermsOf, type PaymentTerms } from './finance-reads.ts';

@@ -31,8 +31,8 @@ export const ejercicioModel = defineModel({
   fields: {
     codejercicio: f.string(4, { primary: true }),
     estado: f.string(15, { notNull: true, initial: () => 'ABIERTO' }),
-    fechafin: f.date({ notNull: true, initial: () => `${today().slice(0, 4)}-12-31` }),
-    fechainicio: f.date({ notNull: true, initial: () => `${today().slice(0, 4)}-01-01` }),
+    fechafin: f.date({ notNull: true, initial: (clock) => `${today(clock).slice(0, 4)}-12-31` }),
+    fechainicio: f.date({ notNull: true, initial: (clock) => `${today(clock).slice(0, 4)}-01-01` }),
     idempresa: f.integer({ references: f.ref('empresas', 'idempresa', 'CASCADE') }),
     longsubcuenta: f.integer({ initial: () => 10 }),
     nombre: f.string(100, { notNull: true }),

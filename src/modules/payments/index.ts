@@ -8,3 +8,7 @@ export { customerPaymentModel, customerReceiptModel, supplierPaymentModel, suppl
 export function paymentsModule(): Module {
   return { name: 'payments', models: [customerReceiptModel, supplierReceiptModel, customerPaymentModel, supplierPaymentModel] };
 }
+export {
+  applyPaymentDays, deleteReceipts, deleteUnpaidReceipts, markOverdueReceipts, overdueInvoiceIds, setReceiptsPaid, syncReceipts,
+  type InvoiceForReceipts, type InvoicePaymentState, type InvoiceSide, type ReceiptTerms,
+} from './receipts.ts';

@@ -24,15 +24,15 @@ function receiptFields(): Fields {
 }
 
 /** The reference's receipt save rules: payment date follows `pagado`, due date not before `fecha`, `vencido` derived. */
-function receiptBeforeSave({ values, existing }: SaveContext): void {
+function receiptBeforeSave({ values, existing, clock }: SaveContext): void {
   const { pagado, fechapago, fecha, vencimiento } = current(values, existing);
   const paid = pagado === true;
   if (!paid) values.fechapago = null;
-  else if (!fechapago) values.fechapago = today();
+  else if (!fechapago) values.fechapago = today(clock);
   let due = vencimiento;
   if (typeof fecha === 'string' && (typeof due !== 'string' || due === '' || due < fecha)) due = values.vencimiento = fecha;
   // Overdue from the day after the due date (the same rule as the invoice flags).
-  values.vencido = !paid && typeof due === 'string' && due < today();
+  values.vencido = !paid && typeof due === 'string' && due < today(clock);
 }
 
 /** The amount of a receipt that was already paid cannot change. */

@@ -19,4 +19,5 @@ export const DEFAULT_SETTINGS: Record<string, unknown> = {
   updatesupplierprices: true,
   validate_iban: true,
   ventasinstock: false,
+  timezone: 'Europe/Madrid',
 };

@@ -17,9 +17,14 @@ export function settingsModule(): Module {
     name: 'settings',
     models: [settingsModel],
     seeds: [settingsSeed],
-    setup(ctx) {
-      const cache = ctx.shared.cache('settings', ['settings'], async () =>
-        readSettings((await ctx.store.get(settingsModel, 'default'))?.properties as Record<string, unknown> | undefined));
+    async setup(ctx) {
+      const cache = ctx.shared.cache('settings', ['settings'], async () => {
+        const settings = readSettings((await ctx.store.get(settingsModel, 'default'))?.properties as Record<string, unknown> | undefined);
+        // The clock follows the setting unless the configuration names the zone.
+        ctx.clock.zone = ctx.config.timeZone ?? settings.timezone;
+        return settings;
+      });
+      await cache.get();
       // Refused inside a transaction even when cached: a use case must take its snapshot before it
       // begins, or it would fail only on the rare request that finds the cache stale.
       ctx.settings = async () => {

@@ -3,6 +3,7 @@ import type { DbExecutor } from '../../db/database.ts';
 import { coerceValue } from '../../models/coerce.ts';
 import { f, type FieldDef, type FieldValue } from '../../models/fields.ts';
 import { DEFAULT_SETTINGS } from './default-settings.ts';
+import { isTimeZone } from '../../clock.ts';
 import type { Settings } from '../../settings.ts';
 
 export type { Settings };
@@ -13,6 +14,8 @@ interface SettingRule {
   oneOf?: readonly string[];
   /** The value must name a row of this table's column. */
   exists?: { table: string; column: string };
+  /** Any other check of the value. */
+  valid?: (value: string | number | boolean) => boolean;
 }
 
 /**
@@ -37,6 +40,7 @@ const RULES: Readonly<Record<string, SettingRule>> = Object.assign(Object.create
   updatesupplierprices: { field: f.boolean({ notNull: true }) },
   validate_iban: { field: f.boolean({ notNull: true }) },
   ventasinstock: { field: f.boolean({ notNull: true }) },
+  timezone: { field: f.string(50, { notNull: true }), valid: (value: string | number | boolean) => isTimeZone(String(value)) },
 });
 
 /**
@@ -56,7 +60,7 @@ export async function checkSettings(db: DbExecutor, incoming: Record<string, unk
       continue;
     }
     if (coerced.value === null) continue;
-    if (rule.oneOf && !rule.oneOf.includes(String(coerced.value))) {
+    if ((rule.oneOf && !rule.oneOf.includes(String(coerced.value))) || (rule.valid && !rule.valid(coerced.value as string))) {
       errors[name] = 'invalid-value';
       continue;
     }
@@ -77,7 +81,8 @@ export function readSettings(stored: Record<string, unknown> | undefined): Setti
   const settings: Record<string, unknown> = { ...DEFAULT_SETTINGS, ...stored };
   for (const [key, rule] of Object.entries(RULES)) {
     const coerced = coerceValue(rule.field, settings[key] ?? null, 'json');
-    const valid = coerced.ok && (coerced.value !== null || rule.field.nullable) && (!rule.oneOf || rule.oneOf.includes(String(coerced.value)));
+    const valid = coerced.ok && (coerced.value !== null || rule.field.nullable) && (!rule.oneOf || rule.oneOf.includes(String(coerced.value)))
+      && (coerced.value === null || !rule.valid || rule.valid(coerced.value as string));
     settings[key] = valid ? coerced.value : DEFAULT_SETTINGS[key] ?? null;
   }
   return Object.freeze(settings) as Settings;

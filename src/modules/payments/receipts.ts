@@ -1,0 +1,233 @@
+import type { Decimal } from 'decimal.js';
+import { sql, type RawBuilder } from 'kysely';
+import type { BusinessDay } from '../../clock.ts';
+import type { DbExecutor } from '../../db/database.ts';
+import type { SqlDialect } from '../../db/dialect.ts';
+import { dbBoolean } from '../../db/row-codec.ts';
+import type { Model } from '../../models/define-model.ts';
+import { dec, roundNumber } from '../../models/round.ts';
+import { paymentDaysOf } from '../customers/index.ts';
+import { paymentTermsOf } from '../finance/index.ts';
+import { customerPaymentModel, supplierPaymentModel } from './payment-models.ts';
+import { customerReceiptModel, supplierReceiptModel } from './receipt-models.ts';
+
+/**
+ * Receipts of invoices and the payments recorded against them (ReceiptGenerator and the payment
+ * models of the reference). The documents module calls these inside its transactions with what
+ * they need to know of an invoice; the receipts and payments tables are this module's alone. Each
+ * call answers the invoice's payment state (`pagada`, `vencida`) for the caller to store.
+ */
+export type InvoiceSide = 'sales' | 'purchase';
+
+/** What receipts need to know of an invoice. */
+export interface InvoiceForReceipts {
+  side: InvoiceSide;
+  idfactura: number;
+  codigo: string;
+  total: number;
+  fecha: string;
+  codpago: string | null;
+  coddivisa: string;
+  idempresa: number;
+  /** The customer's or supplier's code. */
+  subject: string;
+  nick: string | null;
+}
+
+export interface ReceiptTerms {
+  decimals: number;
+  today: BusinessDay;
+}
+
+export interface InvoicePaymentState {
+  pagada: boolean;
+  vencida: boolean;
+}
+
+type Row = Record<string, unknown>;
+
+const TABLES: Record<InvoiceSide, { receipt: Model; payment: Model; subject: string }> = {
+  sales: { receipt: customerReceiptModel, payment: customerPaymentModel, subject: 'codcliente' },
+  purchase: { receipt: supplierReceiptModel, payment: supplierPaymentModel, subject: 'codproveedor' },
+};
+
+function addTerm(date: string, amount: number, unit: string): string {
+  const d = new Date(`${date}T00:00:00Z`);
+  if (unit === 'weeks') d.setUTCDate(d.getUTCDate() + 7 * amount);
+  else if (unit === 'months') d.setUTCMonth(d.getUTCMonth() + amount);
+  else if (unit === 'years') d.setUTCFullYear(d.getUTCFullYear() + amount);
+  else d.setUTCDate(d.getUTCDate() + amount);
+  return d.toISOString().slice(0, 10);
+}
+
+/**
+ * A customer's payment days (`diaspago`, e.g. "1,15"): the earliest of the 30 days from `date`
+ * whose day of month is one of them; a day beyond a month's length means its last day.
+ */
+export function applyPaymentDays(date: string, diaspago: string | null): string {
+  const days = (diaspago ?? '').split(',').map((d) => Number(d.trim())).filter((d) => Number.isInteger(d) && d >= 1 && d <= 31);
+  if (!days.length) return date;
+  const start = new Date(`${date}T00:00:00Z`);
+  for (let offset = 0; offset < 30; offset++) {
+    const d = new Date(start);
+    d.setUTCDate(start.getUTCDate() + offset);
+    const lastDay = new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 0)).getUTCDate();
+    if (days.some((day) => Math.min(day, lastDay) === d.getUTCDate())) return d.toISOString().slice(0, 10);
+  }
+  return date;
+}
+
+interface Call {
+  db: DbExecutor;
+  dialect: SqlDialect;
+  invoice: InvoiceForReceipts;
+  terms: ReceiptTerms;
+}
+
+async function receiptsOf({ db, invoice }: Call): Promise<Row[]> {
+  return db.selectFrom(TABLES[invoice.side].receipt.table).selectAll().where('idfactura', '=', invoice.idfactura)
+    .orderBy('numero', 'asc').orderBy('idrecibo', 'asc').execute();
+}
+
+/** A payment movement: +importe when a receipt becomes paid, -importe when it stops being paid. */
+async function recordPayment(c: Call, receipt: Row, importe: number, fecha: string | null, codpago: unknown): Promise<void> {
+  const { side } = c.invoice;
+  await c.db.insertInto(TABLES[side].payment.table).values({
+    idrecibo: receipt.idrecibo,
+    importe,
+    fecha: fecha ?? c.terms.today.date,
+    hora: c.terms.today.time,
+    codpago: codpago ?? null,
+    nick: c.invoice.nick,
+    ...(side === 'sales' ? { gastos: Number(receipt.gastos ?? 0) } : {}),
+  }).execute();
+}
+
+/**
+ * Brings the receipts in line with the invoice total (ReceiptGenerator, update mode): the first
+ * unpaid receipt absorbs the difference, or a new receipt is created for it. Returns the payments
+ * recorded (a receipt born paid) and the invoice's payment state.
+ */
+export async function syncReceipts(db: DbExecutor, dialect: SqlDialect, invoice: InvoiceForReceipts, terms: ReceiptTerms): Promise<{ payments: number; state: InvoicePaymentState }> {
+  const c: Call = { db, dialect, invoice, terms };
+  const receipts = await receiptsOf(c);
+  const outstanding = roundNumber(dec(invoice.total).minus(receipts.reduce<Decimal>((sum, r) => sum.plus(dec(Number(r.importe))), dec(0))), terms.decimals);
+  let payments = 0;
+  if (outstanding !== 0) {
+    const unpaid = receipts.find((r) => !dbBoolean(r.pagado));
+    if (unpaid) {
+      const importe = roundNumber(dec(Number(unpaid.importe)).plus(dec(outstanding)), terms.decimals);
+      await db.updateTable(TABLES[invoice.side].receipt.table).set({ importe, coddivisa: invoice.coddivisa }).where('idrecibo', '=', unpaid.idrecibo as number).execute();
+      unpaid.importe = importe;
+    } else {
+      const created = await createReceipt(c, outstanding, receipts.reduce((max, r) => Math.max(max, Number(r.numero ?? 0)), 0) + 1);
+      receipts.push(created.receipt);
+      payments += created.paid ? 1 : 0;
+    }
+  }
+  return { payments, state: await settleFlags(c, receipts) };
+}
+
+async function createReceipt(c: Call, importe: number, numero: number): Promise<{ receipt: Row; paid: boolean }> {
+  const { db, invoice } = c;
+  const method = invoice.codpago ? await paymentTermsOf(db, invoice.codpago) : undefined;
+  let vencimiento = addTerm(invoice.fecha, method?.plazovencimiento ?? 0, method?.tipovencimiento ?? 'days');
+  if (invoice.side === 'sales') vencimiento = applyPaymentDays(vencimiento, await paymentDaysOf(db, invoice.subject));
+  const paid = method?.pagado ?? false;
+  const values = {
+    [TABLES[invoice.side].subject]: invoice.subject,
+    coddivisa: invoice.coddivisa,
+    codigofactura: invoice.codigo,
+    codpago: invoice.codpago,
+    fecha: invoice.fecha,
+    fechapago: paid ? invoice.fecha : null,
+    idempresa: invoice.idempresa,
+    idfactura: invoice.idfactura,
+    importe,
+    nick: invoice.nick,
+    numero,
+    pagado: c.dialect.boolean(paid),
+    vencido: c.dialect.boolean(false),
+    vencimiento,
+  };
+  const table = TABLES[invoice.side].receipt.table;
+  await db.insertInto(table).values(values).execute();
+  const receipt = await db.selectFrom(table).selectAll().where('idfactura', '=', invoice.idfactura).where('numero', '=', numero).executeTakeFirstOrThrow();
+  if (paid) await recordPayment(c, receipt, importe, invoice.fecha, invoice.codpago);
+  return { receipt, paid };
+}
+
+/**
+ * Marks every receipt of the invoice paid (with the given payment date and method, else the
+ * receipt's own) or unpaid, recording a payment movement for each receipt that changes.
+ * Returns the receipts that changed and the invoice's payment state.
+ */
+export async function setReceiptsPaid(
+  db: DbExecutor, dialect: SqlDialect, invoice: InvoiceForReceipts, terms: ReceiptTerms, paid: boolean, fechapago?: string | null, codpago?: string | null,
+): Promise<{ changed: Row[]; state: InvoicePaymentState }> {
+  const c: Call = { db, dialect, invoice, terms };
+  const changed: Row[] = [];
+  const receipts = await receiptsOf(c);
+  for (const receipt of receipts) {
+    if (dbBoolean(receipt.pagado) === paid) continue;
+    const date = paid ? (fechapago ?? (receipt.fechapago as string | null) ?? terms.today.date) : null;
+    const method = paid ? (codpago ?? receipt.codpago) : receipt.codpago;
+    // Only a receipt that really changes state records a payment (a concurrent request may have
+    // changed it first).
+    const { numUpdatedRows } = await db.updateTable(TABLES[invoice.side].receipt.table)
+      .set({ pagado: dialect.boolean(paid), fechapago: date, codpago: method, vencido: dialect.boolean(false) })
+      .where('idrecibo', '=', receipt.idrecibo as number).where('pagado', '=', dialect.boolean(!paid)).executeTakeFirst();
+    if (!Number(numUpdatedRows)) continue;
+    const importe = Number(receipt.importe);
+    await recordPayment(c, receipt, paid ? importe : -importe, date ?? terms.today.date, method);
+    Object.assign(receipt, { pagado: paid, fechapago: date, codpago: method, vencido: false });
+    changed.push({ ...receipt });
+  }
+  return { changed, state: await settleFlags(c, receipts) };
+}
+
+/**
+ * The invoice's payment state from its receipts (ReceiptGenerator::update), marking overdue the
+ * unpaid receipts past their due date on the way.
+ */
+async function settleFlags(c: Call, receipts: Row[]): Promise<InvoicePaymentState> {
+  const { db, dialect, invoice, terms } = c;
+  const paidSum = receipts.filter((r) => dbBoolean(r.pagado)).reduce<Decimal>((sum, r) => sum.plus(dec(Number(r.importe))), dec(0));
+  // An invoice without receipts (a zero total) is not paid: there is nothing it was paid with.
+  const pagada = receipts.length > 0 && (roundNumber(dec(invoice.total).minus(paidSum), terms.decimals) === 0 || (invoice.total > 0 && paidSum.greaterThanOrEqualTo(invoice.total)));
+  let vencida = false;
+  for (const receipt of receipts) {
+    const overdue = !dbBoolean(receipt.pagado) && receipt.vencimiento !== null && String(receipt.vencimiento) < terms.today.date;
+    vencida ||= overdue;
+    if (overdue !== dbBoolean(receipt.vencido)) {
+      await db.updateTable(TABLES[invoice.side].receipt.table).set({ vencido: dialect.boolean(overdue) }).where('idrecibo', '=', receipt.idrecibo as number).execute();
+    }
+  }
+  return { pagada, vencida };
+}
+
+/** Deletes the receipts of an invoice and their payments (the invoice goes). */
+export async function deleteReceipts(db: DbExecutor, side: InvoiceSide, idfactura: number): Promise<void> {
+  const { receipt, payment } = TABLES[side];
+  const ids = (await db.selectFrom(receipt.table).select('idrecibo').where('idfactura', '=', idfactura).execute()).map((r) => r.idrecibo as number);
+  if (!ids.length) return;
+  await db.deleteFrom(payment.table).where('idrecibo', 'in', ids).execute();
+  await db.deleteFrom(receipt.table).where('idfactura', '=', idfactura).execute();
+}
+
+/** Deletes the unpaid receipts of an invoice (a new payment method regenerates them with its terms). */
+export async function deleteUnpaidReceipts(db: DbExecutor, dialect: SqlDialect, side: InvoiceSide, idfactura: number): Promise<void> {
+  await db.deleteFrom(TABLES[side].receipt.table).where('idfactura', '=', idfactura).where('pagado', '=', dialect.boolean(false)).execute();
+}
+
+/** Marks overdue every unpaid receipt past its due date (the calendar moved); returns how many. */
+export async function markOverdueReceipts(db: DbExecutor, dialect: SqlDialect, side: InvoiceSide, today: string): Promise<number> {
+  const marked = await db.updateTable(TABLES[side].receipt.table).set({ vencido: dialect.boolean(true) })
+    .where('pagado', '=', dialect.boolean(false)).where('vencido', '=', dialect.boolean(false)).where('vencimiento', '<', today).executeTakeFirst();
+  return Number(marked.numUpdatedRows);
+}
+
+/** The ids of invoices with an overdue unpaid receipt, as a subquery to use in an invoice update. */
+export function overdueInvoiceIds(dialect: SqlDialect, side: InvoiceSide): RawBuilder<unknown> {
+  return sql`(SELECT r.idfactura FROM ${sql.table(TABLES[side].receipt.table)} r WHERE r.vencido = ${dialect.boolean(true)} AND r.pagado = ${dialect.boolean(false)} AND r.idfactura IS NOT NULL)`;
+}
