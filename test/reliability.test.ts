@@ -179,3 +179,14 @@ forEachEngine('reliability: lost database connections', (t) => {
     assert.deepEqual(numbers, Array.from({ length: numbers.length }, (_, i) => numbers[0] + i));
   });
 }, { engines: ['postgres', 'mysql'] });
+
+forEachEngine('reliability: concurrent settings updates', (t) => {
+  it('keeps every key of concurrent updates to one settings group (a locked read-modify-write)', async () => {
+    const keys = Array.from({ length: 12 }, (_, i) => `custom_${i}`);
+    const answers = await Promise.all(keys.map((key, i) => t().call('PUT', '/api/3/settings/default', { properties: { [key]: i } })));
+    assert.deepEqual([...new Set(answers.map((a) => a.status))], [200]);
+    const stored = (await t().call('GET', '/api/3/settings/default')).body.properties;
+    for (const [i, key] of keys.entries()) assert.equal(stored[key], i, key);
+    assert.equal(stored.decimals, 2, 'the defaults stay');
+  });
+});

@@ -61,9 +61,9 @@ export class ModelStore {
   }
 
   /** One record by primary key, without hidden fields unless `scope` is 'all'. */
-  async get(model: Model, id: FieldValue, db: DbExecutor = this.database.kysely, scope: 'all' | 'visible' = 'visible') {
+  async get(model: Model, id: FieldValue, db: DbExecutor = this.database.kysely, scope: 'all' | 'visible' = 'visible', locking = false) {
     const columns = scope === 'all' ? model.fieldNames : model.visibleFields;
-    const prepared = this.#queries.byId(model, columns, scope, id);
+    const prepared = this.#queries.byId(model, columns, scope, id, locking);
     const [row] = await this.#guard('read', () => this.#run(db, prepared));
     if (!row) return undefined;
     const record = this.#reader(model, scope)(row);
@@ -179,7 +179,9 @@ export class ModelStore {
   /** Partial update of the given fields; the primary key cannot change. */
   async update(model: Model, id: FieldValue, input: Values, db?: DbExecutor): Promise<StoredRecord> {
     const record = await this.#within(db, async (trx) => {
-      const existing = await this.get(model, id, trx, 'all');
+      // Locked until the transaction ends: hooks merge into what is stored (settings), and two
+      // concurrent updates must each see the other's result, not overwrite it.
+      const existing = await this.get(model, id, trx, 'all', true);
       if (!existing) throw new AppError('record-not-found');
       const values = { ...input };
       const ctx: SaveContext = { db: trx, dialect: this.database.dialect, clock: this.clock, model, values, existing, reveal: {} };

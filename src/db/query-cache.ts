@@ -30,11 +30,13 @@ export class QueryCache {
     this.#capacity = capacity;
   }
 
-  byId(model: Model, columns: string[], scope: string, id: FieldValue): Prepared {
-    const key = `${model.table}|${scope}`;
+  /** A read by primary key; `locking` also locks the row for the rest of the transaction. */
+  byId(model: Model, columns: string[], scope: string, id: FieldValue, locking = false): Prepared {
+    const key = `${model.table}|${scope}|${locking}`;
     let query = this.#byId.get(key);
     if (!query) {
-      query = this.#database.kysely.selectFrom(model.table).select(columns).where(model.primaryKey, '=', null).compile();
+      const select = this.#database.kysely.selectFrom(model.table).select(columns).where(model.primaryKey, '=', null);
+      query = (locking ? this.#database.dialect.locking(select) : select).compile();
       this.#byId.set(key, query);
     }
     return { query, parameters: [toDbValue(this.#database.engine, model.fields[model.primaryKey]!, id)] };
