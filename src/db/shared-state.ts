@@ -43,6 +43,16 @@ export class SharedCache<T> {
     this.#stale = true;
   }
 
+  /**
+   * The current value: at once when it is known to be current, else after a load. Refused inside a
+   * transaction even when current, so that a misplaced read fails every time, not only on the rare
+   * request that finds the cache stale.
+   */
+  read(): Promise<T> {
+    assertNoTransaction(`the cached ${this.name}`);
+    return this.current() !== undefined ? Promise.resolve(this.#value as T) : this.get();
+  }
+
   /** The value when it is known to be current, without waiting; undefined when a load is due. */
   current(): T | undefined {
     return this.#stale || this.#loading ? undefined : this.#value;
@@ -97,6 +107,13 @@ export class SharedState {
     this.#caches.set(name, cache as SharedCache<unknown>);
     this.#store.watch(resources, (db) => this.bump(db, name));
     return cache;
+  }
+
+  /** The cache declared under `name` (its owning module reads it through its own typed function). */
+  named<T>(name: string): SharedCache<T> {
+    const cache = this.#caches.get(name);
+    if (!cache) throw new Error(`no shared cache "${name}" (is its module part of this app?)`);
+    return cache as SharedCache<T>;
   }
 
   /** Moves the counter of `name` inside the caller's transaction; this instance reloads after commit. */

@@ -12,3 +12,4 @@ export function catalogueModule(): Module {
     models: [tarifaModel, familiaModel, fabricanteModel, productModel, varianteModel, stockModel, productoProveedorModel],
   };
 }
+export { applyRate, productsForLines, rateOf, supplierPricesFor, type LineProduct, type Rate, type SupplierPrice } from './line-products.ts';

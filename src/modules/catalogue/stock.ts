@@ -44,39 +44,79 @@ function deltas(effect: StockEffect): { cantidad: number; reservada: number; pte
 }
 
 /**
- * Moves stock from a line's old effect to its new one in the document's warehouse: reverts the old
- * (mode, quantity, served), applies the new, as a relative update. Lines without a known
- * reference, and products without stock control, do nothing; selling below zero a product that
- * may not be sold without stock is refused.
+ * Moves stock from lines' old effects to their new ones in one warehouse: reverts the old (mode,
+ * quantity, served), applies the new, as relative updates, a few statements for all the lines
+ * together. Lines without a known reference, and products without stock control, do nothing;
+ * selling below zero a product that may not be sold without stock is refused naming the line.
  */
-export async function moveStock(db: DbExecutor, dialect: SqlDialect, move: StockMove): Promise<void> {
-  const from = move.before ?? NONE;
-  const to = move.after ?? NONE;
-  const { codalmacen, referencia } = move;
-  if (!referencia || (from.mode === 0 && to.mode === 0)) return;
-  const product = await db.selectFrom('variantes as v').innerJoin('productos as p', 'p.idproducto', 'v.idproducto')
-    .select(['v.idproducto', 'p.nostock', 'p.ventasinstock']).where('v.referencia', '=', referencia).executeTakeFirst();
-  if (!product || dbBoolean(product.nostock)) return;
-  const [old, next] = [deltas(from), deltas(to)];
-  const change = { cantidad: next.cantidad - old.cantidad, reservada: next.reservada - old.reservada, pterecibir: next.pterecibir - old.pterecibir };
-  if (!change.cantidad && !change.reservada && !change.pterecibir) return;
+export async function moveStock(db: DbExecutor, dialect: SqlDialect, ...moves: StockMove[]): Promise<void> {
+  // The change per warehouse and reference (several lines may move one reference).
+  const changes = new Map<string, { codalmacen: string; referencia: string; cantidad: number; reservada: number; pterecibir: number; sells: string[] }>();
+  for (const move of moves) {
+    const from = move.before ?? NONE;
+    const to = move.after ?? NONE;
+    if (!move.referencia || (from.mode === 0 && to.mode === 0)) continue;
+    const [old, next] = [deltas(from), deltas(to)];
+    const key = `${move.codalmacen}\u0000${move.referencia}`;
+    const change = changes.get(key) ?? { codalmacen: move.codalmacen, referencia: move.referencia, cantidad: 0, reservada: 0, pterecibir: 0, sells: [] };
+    change.cantidad += next.cantidad - old.cantidad;
+    change.reservada += next.reservada - old.reservada;
+    change.pterecibir += next.pterecibir - old.pterecibir;
+    if (to.mode === -1 && next.cantidad - old.cantidad < 0) change.sells.push(move.line);
+    changes.set(key, change);
+  }
+  const pending = [...changes.values()].filter((c) => c.cantidad || c.reservada || c.pterecibir);
+  if (!pending.length) return;
+  const products = new Map((await db.selectFrom('variantes as v').innerJoin('productos as p', 'p.idproducto', 'v.idproducto')
+    .select(['v.referencia', 'v.idproducto', 'p.nostock', 'p.ventasinstock'])
+    .where('v.referencia', 'in', [...new Set(pending.map((c) => c.referencia))]).execute()).map((row) => [String(row.referencia), row]));
+  const moved = pending.filter((c) => products.has(c.referencia) && !dbBoolean(products.get(c.referencia)!.nostock));
+  for (const codalmacen of new Set(moved.map((c) => c.codalmacen))) {
+    const here = moved.filter((c) => c.codalmacen === codalmacen);
+    await applyChanges(db, dialect, codalmacen, here, products);
+  }
+  const references = [...new Set(moved.map((c) => c.referencia))];
+  await settleTotals(db, references, [...new Set(references.map((referencia) => Number(products.get(referencia)!.idproducto)))]);
+}
 
-  const row = { codalmacen, referencia, idproducto: product.idproducto, cantidad: 0, reservada: 0, pterecibir: 0, disponible: 0 };
-  await dialect.insertIgnore(db.insertInto('stocks').values(row), ['codalmacen', 'referencia']).execute();
+type ProductFlags = Record<string, unknown>;
+
+/** One warehouse's changes: the rows created when missing, then one relative update for them all. */
+async function applyChanges(db: DbExecutor, dialect: SqlDialect, codalmacen: string, changes: Array<{ referencia: string; cantidad: number; reservada: number; pterecibir: number; sells: string[] }>, products: Map<string, ProductFlags>): Promise<void> {
+  const references = changes.map((c) => c.referencia);
+  const rows = changes.map((c) => ({ codalmacen, referencia: c.referencia, idproducto: products.get(c.referencia)!.idproducto, cantidad: 0, reservada: 0, pterecibir: 0, disponible: 0 }));
+  await dialect.insertIgnore(db.insertInto('stocks').values(rows), ['codalmacen', 'referencia']).execute();
+  const delta = (pick: (c: (typeof changes)[number]) => number) =>
+    sql`CASE referencia ${sql.join(changes.map((c) => sql`WHEN ${c.referencia} THEN CAST(${pick(c)} AS DECIMAL(20, 6))`), sql` `)} ELSE 0 END`;
+  const [dc, dr, dp] = [delta((c) => c.cantidad), delta((c) => c.reservada), delta((c) => c.pterecibir)];
   await db.updateTable('stocks')
     .set({
-      cantidad: round3(sql`cantidad + ${change.cantidad}`),
-      reservada: round3(sql`reservada + ${change.reservada}`),
-      pterecibir: round3(sql`pterecibir + ${change.pterecibir}`),
+      // First, from the values before this update: MariaDB reads columns already assigned in the same SET.
+      disponible: round3(dialect.greatest(sql`0`, sql`${round3(sql`cantidad + ${dc}`)} - ${round3(sql`reservada + ${dr}`)}`)),
+      cantidad: round3(sql`cantidad + ${dc}`),
+      reservada: round3(sql`reservada + ${dr}`),
+      pterecibir: round3(sql`pterecibir + ${dp}`),
     })
-    .where('codalmacen', '=', codalmacen).where('referencia', '=', referencia)
+    .where('codalmacen', '=', codalmacen).where('referencia', 'in', references)
     .execute();
-  if (to.mode === -1 && change.cantidad < 0 && !dbBoolean(product.ventasinstock)) {
-    // The row is now locked by this transaction: the value read is the one this move produced.
-    const stock = await db.selectFrom('stocks').select(['cantidad']).where('codalmacen', '=', codalmacen).where('referencia', '=', referencia).executeTakeFirstOrThrow();
-    if (Number(stock.cantidad) < 0) throw new AppError('not-enough-stock', { line: move.line, referencia, codalmacen });
-  }
-  await settleStock(db, dialect, codalmacen, referencia, Number(product.idproducto));
+  const checked = changes.filter((c) => c.sells.length && !dbBoolean(products.get(c.referencia)!.ventasinstock));
+  if (!checked.length) return;
+  // The rows are now locked by this transaction: the values read are the ones this move produced.
+  const stock = await db.selectFrom('stocks').select(['referencia', 'cantidad']).where('codalmacen', '=', codalmacen)
+    .where('referencia', 'in', checked.map((c) => c.referencia)).execute();
+  const short = checked.find((c) => Number(stock.find((row) => row.referencia === c.referencia)?.cantidad ?? 0) < 0);
+  if (short) throw new AppError('not-enough-stock', { line: short.sells[0], referencia: short.referencia, codalmacen });
+}
+
+/** Variant and product `stockfis`: the sum of their stock rows over every warehouse. */
+async function settleTotals(db: DbExecutor, references: string[], productIds: number[]): Promise<void> {
+  if (!references.length) return;
+  await db.updateTable('variantes')
+    .set({ stockfis: sql`(SELECT ${round3(sql`COALESCE(SUM(s.cantidad), 0)`)} FROM stocks s WHERE s.referencia = variantes.referencia)` })
+    .where('referencia', 'in', references).execute();
+  await db.updateTable('productos')
+    .set({ stockfis: sql`(SELECT ${round3(sql`COALESCE(SUM(s.cantidad), 0)`)} FROM stocks s WHERE s.idproducto = productos.idproducto)` })
+    .where('idproducto', 'in', productIds).execute();
 }
 
 /**
@@ -87,10 +127,5 @@ export async function settleStock(db: DbExecutor, dialect: SqlDialect, codalmace
   await db.updateTable('stocks')
     .set({ disponible: round3(dialect.greatest(sql`0`, sql`cantidad - reservada`)) })
     .where('codalmacen', '=', codalmacen).where('referencia', '=', referencia).execute();
-  await db.updateTable('variantes')
-    .set({ stockfis: sql`(SELECT ${round3(sql`COALESCE(SUM(s.cantidad), 0)`)} FROM stocks s WHERE s.referencia = ${referencia})` })
-    .where('referencia', '=', referencia).execute();
-  await db.updateTable('productos')
-    .set({ stockfis: sql`(SELECT ${round3(sql`COALESCE(SUM(s.cantidad), 0)`)} FROM stocks s WHERE s.idproducto = ${idproducto})` })
-    .where('idproducto', '=', idproducto).execute();
+  await settleTotals(db, [referencia], [idproducto]);
 }

@@ -7,3 +7,4 @@ export { grupoClientesModel, proveedorModel, contactoModel, agenteModel, agencia
 export function contactsModule(): Module {
   return { name: 'contacts', models: [grupoClientesModel, proveedorModel, contactoModel, agenteModel, agenciaTransporteModel] };
 }
+export { contactOf, groupRateOf, supplierOf } from './contact-reads.ts';

@@ -7,4 +7,4 @@ export { customerModel };
 export function customersModule(): Module {
   return { name: 'customers', models: [customerModel] };
 }
-export { paymentDaysOf } from './customer-reads.ts';
+export { customerOf, paymentDaysOf } from './customer-reads.ts';

@@ -4,13 +4,11 @@ import { coerceValue } from '../../models/coerce.ts';
 import { withinDepth } from '../../models/json-depth.ts';
 import type { Values } from '../../models/define-model.ts';
 import type { FieldValue } from '../../models/fields.ts';
-import { dec, roundNumber } from '../../models/round.ts';
 import type { DocumentType } from './document-types.ts';
-import { dbBoolean } from '../../db/row-codec.ts';
 import type { Settings } from '../../settings.ts';
-
-/** Quantities and prices beyond this are refused: their products would overflow a double's cents. */
-const MAX_AMOUNT = 1e12;
+import { applyRate, productsForLines, rateOf, supplierPricesFor, type Rate, type SupplierPrice } from '../catalogue/index.ts';
+import { groupRateOf } from '../contacts/index.ts';
+import type { TaxReference } from '../taxes/index.ts';
 
 /** Line fields a client may send (the reference's line fields; `idlinea` only when editing). */
 const LINE_INPUT = [
@@ -52,7 +50,6 @@ export function readLine(type: DocumentType, line: Record<string, unknown>, inde
     // `codimpuesto`/`excepcioniva` "null" mean none, as in the reference.
     const coerced = coerceValue(field, raw, name === 'codimpuesto' || name === 'excepcioniva' ? 'form' : 'json');
     if (!coerced.ok) errors[key] = coerced.reason;
-    else if (typeof coerced.value === 'number' && Math.abs(coerced.value) > MAX_AMOUNT) errors[key] = 'out-of-range';
     else values[name] = coerced.value;
   }
   if (Object.keys(errors).length) throw validationError(errors);
@@ -81,87 +78,86 @@ export function lineDefaults(settings: Settings, actualizastock: number, subject
   };
 }
 
-async function taxValues(db: DbExecutor, code: FieldValue | undefined, field = 'codimpuesto'): Promise<Values> {
+/** A tax's code and rates, from the cached taxes; an unknown code is refused naming `field`. */
+function taxValues(taxes: TaxReference, code: FieldValue | undefined, field = 'codimpuesto'): Values {
   if (code === null || code === undefined || code === '') return { codimpuesto: null, iva: 0, recargo: 0 };
-  const tax = await db.selectFrom('impuestos').select(['codimpuesto', 'iva', 'recargo']).where('codimpuesto', '=', code).executeTakeFirst();
+  const tax = taxes.taxes.get(String(code));
   if (!tax) throw validationError({ [field]: 'not-found' });
-  return { codimpuesto: tax.codimpuesto, iva: Number(tax.iva), recargo: Number(tax.recargo) };
-}
-
-/** Price rate formula (Tarifa::apply, facturascripts-model.md 3.3). */
-export function applyRate(rate: Record<string, unknown>, coste: number, precio: number): number {
-  const x = Number(rate.valorx ?? 0);
-  const y = Number(rate.valory ?? 0);
-  let price = rate.aplicar === 'coste'
-    ? dec(coste).plus(dec(coste).times(x).div(100)).plus(y)
-    : dec(precio).minus(dec(precio).times(x).div(100)).minus(y);
-  if (dbBoolean(rate.maxpvp) && price.greaterThan(precio)) price = dec(precio);
-  if (dbBoolean(rate.mincoste) && price.lessThan(coste)) price = dec(coste);
-  return roundNumber(price, 5);
-}
-
-/** The product part of a new line (getNewProductLine): description, tax, cost and price. */
-export async function productLine(db: DbExecutor, type: DocumentType, referencia: string, defaults: LineDefaults): Promise<Values | undefined> {
-  const variant = await db.selectFrom('variantes').selectAll().where((eb) => eb.or([eb('referencia', '=', referencia), eb('codbarras', '=', referencia)])).executeTakeFirst();
-  if (!variant) return undefined;
-  const product = await db.selectFrom('productos').selectAll().where('idproducto', '=', variant.idproducto).executeTakeFirstOrThrow();
-  const coste = Number(variant.coste ?? 0);
-  const precio = Number(variant.precio ?? 0);
-  const values: Values = {
-    idproducto: Number(product.idproducto),
-    referencia: String(variant.referencia),
-    descripcion: (product.descripcion as string | null) ?? '',
-    excepcioniva: (product.excepcioniva as string | null) ?? (defaults.subject.excepcioniva as string | null) ?? null,
-    ...(product.codimpuesto ? await taxValues(db, product.codimpuesto as string) : {}),
-  };
-  if (type.side === 'sales') {
-    values.coste = coste;
-    const customer = defaults.subject;
-    let codtarifa = customer.codtarifa as string | null;
-    if (!codtarifa && customer.codgrupo) {
-      codtarifa = ((await db.selectFrom('gruposclientes').select('codtarifa').where('codgrupo', '=', customer.codgrupo).executeTakeFirst())?.codtarifa as string | null) ?? null;
-    }
-    const rate = codtarifa ? await db.selectFrom('tarifas').selectAll().where('codtarifa', '=', codtarifa).executeTakeFirst() : undefined;
-    values.pvpunitario = rate ? applyRate(rate, coste, precio) : precio;
-  } else {
-    values.pvpunitario = coste;
-    const prices = await db.selectFrom('productosprov').selectAll()
-      .where('codproveedor', '=', defaults.subject.codproveedor).where('referencia', '=', values.referencia).where('precio', '>', 0)
-      .orderBy('coddivisa', 'desc').execute();
-    const price = prices.find((p) => p.coddivisa === null || p.coddivisa === defaults.coddivisa);
-    if (price) Object.assign(values, { pvpunitario: Number(price.precio), dtopor: Number(price.dtopor ?? 0), dtopor2: Number(price.dtopor2 ?? 0) });
-  }
-  return values;
+  return { codimpuesto: tax.codimpuesto, iva: tax.iva, recargo: tax.recargo };
 }
 
 /**
- * A new line from client input (getNewLine + getNewProductLine + the API's field assignment):
- * status stock mode, default tax, inherited IRPF, then the product's data when `referencia` is a
- * known variant or barcode, then the fields the client sent. An unknown reference stays as text.
+ * The product part of new lines (getNewProductLine) for every reference they name, with as few
+ * queries as the document needs: the variants and products at once, the customer's rate once, the
+ * supplier's prices at once. A reference that names no variant has no product part.
  */
-export async function buildLine(db: DbExecutor, type: DocumentType, input: Values, defaults: LineDefaults, index: number): Promise<Values> {
-  const line: Values = {
-    actualizastock: defaults.actualizastock,
-    cantidad: 1,
-    descripcion: '',
-    dtopor: 0,
-    dtopor2: 0,
-    irpf: defaults.irpf,
-    orden: 0,
-    pvpunitario: 0,
-    servido: 0,
-    suplido: false,
-    excepcioniva: (defaults.subject.excepcioniva as string | null) ?? null,
-    ...(await taxValues(db, defaults.codimpuesto)),
-    ...(type.side === 'sales' ? { coste: 0, mostrar_cantidad: true, mostrar_precio: true, salto_pagina: false } : {}),
-  };
-  if (typeof input.referencia === 'string' && input.referencia !== '') {
-    Object.assign(line, (await productLine(db, type, input.referencia, defaults)) ?? { referencia: input.referencia, idproducto: null });
+export async function productParts(db: DbExecutor, taxes: TaxReference, type: DocumentType, codes: string[], defaults: LineDefaults): Promise<Map<string, Values>> {
+  const parts = new Map<string, Values>();
+  const products = await productsForLines(db, [...new Set(codes)]);
+  if (!products.size) return parts;
+  let rate: Rate | undefined;
+  let supplierPrices = new Map<string, SupplierPrice>();
+  if (type.side === 'sales') {
+    const customer = defaults.subject;
+    let codtarifa = customer.codtarifa as string | null;
+    if (!codtarifa && customer.codgrupo) codtarifa = await groupRateOf(db, String(customer.codgrupo));
+    rate = codtarifa ? await rateOf(db, codtarifa) : undefined;
+  } else {
+    supplierPrices = await supplierPricesFor(db, String(defaults.subject.codproveedor), [...new Set([...products.values()].map((p) => p.referencia))], defaults.coddivisa);
   }
-  const { idlinea: _ignored, iva, recargo, codimpuesto, ...rest } = input;
-  if (codimpuesto !== undefined) Object.assign(line, await taxValues(db, codimpuesto, `lineas[${index}].codimpuesto`));
-  Object.assign(line, rest);
-  if (iva !== undefined) line.iva = iva;
-  if (recargo !== undefined) line.recargo = recargo;
-  return line;
+  for (const [code, product] of products) {
+    const values: Values = {
+      idproducto: product.idproducto,
+      referencia: product.referencia,
+      descripcion: product.descripcion,
+      excepcioniva: product.excepcioniva ?? (defaults.subject.excepcioniva as string | null) ?? null,
+      ...(product.codimpuesto ? taxValues(taxes, product.codimpuesto) : {}),
+    };
+    if (type.side === 'sales') {
+      values.coste = product.coste;
+      values.pvpunitario = rate ? applyRate(rate, product.coste, product.precio) : product.precio;
+    } else {
+      values.pvpunitario = product.coste;
+      const price = supplierPrices.get(product.referencia);
+      if (price) Object.assign(values, { pvpunitario: price.precio, dtopor: price.dtopor, dtopor2: price.dtopor2 });
+    }
+    parts.set(code, values);
+  }
+  return parts;
+}
+
+/**
+ * New lines from client input (getNewLine + getNewProductLine + the API's field assignment): status
+ * stock mode, default tax, inherited IRPF, then the product's data when `referencia` is a known
+ * variant or barcode, then the fields the client sent. An unknown reference stays as text.
+ */
+export async function buildLines(db: DbExecutor, taxes: TaxReference, type: DocumentType, inputs: Values[], defaults: LineDefaults, indexes = inputs.map((_, index) => index)): Promise<Values[]> {
+  const codes = inputs.map((input) => input.referencia).filter((code): code is string => typeof code === 'string' && code !== '');
+  const parts = await productParts(db, taxes, type, codes, defaults);
+  return inputs.map((input, offset) => {
+    const line: Values = {
+      actualizastock: defaults.actualizastock,
+      cantidad: 1,
+      descripcion: '',
+      dtopor: 0,
+      dtopor2: 0,
+      irpf: defaults.irpf,
+      orden: 0,
+      pvpunitario: 0,
+      servido: 0,
+      suplido: false,
+      excepcioniva: (defaults.subject.excepcioniva as string | null) ?? null,
+      ...taxValues(taxes, defaults.codimpuesto),
+      ...(type.side === 'sales' ? { coste: 0, mostrar_cantidad: true, mostrar_precio: true, salto_pagina: false } : {}),
+    };
+    if (typeof input.referencia === 'string' && input.referencia !== '') {
+      Object.assign(line, parts.get(input.referencia) ?? { referencia: input.referencia, idproducto: null });
+    }
+    const { idlinea: _ignored, iva, recargo, codimpuesto, ...rest } = input;
+    if (codimpuesto !== undefined) Object.assign(line, taxValues(taxes, codimpuesto, `lineas[${indexes[offset]}].codimpuesto`));
+    Object.assign(line, rest);
+    if (iva !== undefined) line.iva = iva;
+    if (recargo !== undefined) line.recargo = recargo;
+    return line;
+  });
 }

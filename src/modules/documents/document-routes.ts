@@ -7,9 +7,7 @@ import { readDocumentInput } from './document-input.ts';
 import { DOCUMENT_TYPES } from './document-types.ts';
 import { parseId } from '../../http/model-routes.ts';
 import { payInvoice, readPaymentRequest } from './pay-invoice.ts';
-import { inTransaction } from '../../db/transaction.ts';
-import { changeDocument } from './document-changes.ts';
-import { documentResult } from './create-document.ts';
+import { editDocument } from './change-document.ts';
 import { readRefundRequest, refundInvoice } from './refund-invoice.ts';
 
 /**
@@ -38,13 +36,7 @@ export function registerDocumentRoutes(app: FastifyInstance, ctx: AppContext): v
     ctx.customResources.add(edit);
     const editHandler: Handler = async (request) => {
       const { body, source } = bodyOf(request);
-      const input = readDocumentInput(type, body, source, true);
-      const id = parseId(type.header, request);
-      const settings = await ctx.settings();
-      return inTransaction(ctx.database, async (trx) => {
-        await changeDocument(ctx, trx, type, id, input, 'edit', settings);
-        return documentResult(trx, type, id);
-      });
+      return editDocument(ctx, type, parseId(type.header, request), readDocumentInput(type, body, source, true));
     };
     addResourceRoute(app, { resource: edit, urls: [`/api/3/${edit}/:id`], methods: { PUT: { handler: editHandler }, PATCH: { handler: editHandler } } });
 

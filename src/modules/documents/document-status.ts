@@ -3,11 +3,13 @@ import type { DbExecutor } from '../../db/database.ts';
 import type { SqlDialect } from '../../db/dialect.ts';
 import { validationError } from '../../errors.ts';
 import type { Values } from '../../models/define-model.ts';
-import { insertDocument, statusFor } from './create-document.ts';
+import { moveStock, type StockMove } from '../catalogue/index.ts';
+import type { DocumentStatus } from '../company/index.ts';
+import { statusOf, type DocumentReference } from './document-reference.ts';
+import { headerOf, linesOf, type Row } from './document-repository.ts';
 import { documentType, type DocumentType } from './document-types.ts';
-import { headerOf, linesOf, type Row } from './recalculate.ts';
-import { moveStock } from '../catalogue/index.ts';
-import type { Settings } from '../../settings.ts';
+import { effectOf, insertDocument } from './insert-document.ts';
+import { subjectOf } from './subject.ts';
 
 /** Header columns a generated document does not copy from its parent (BusinessDocumentGenerator). */
 const NOT_COPIED = new Set([
@@ -17,7 +19,7 @@ const NOT_COPIED = new Set([
 ]);
 const LINE_NOT_COPIED = new Set(['idlinea', 'orden', 'servido', 'actualizastock', 'pvpsindto', 'pvptotal', 'idlinearect']);
 
-export type Status = Awaited<ReturnType<typeof statusFor>>;
+export type Status = DocumentStatus;
 
 /** The header values a document derived from `source` (generated, or refunded) starts with. */
 export function copyHeader(sourceType: DocumentType, source: Row, targetType: DocumentType): Values {
@@ -41,17 +43,19 @@ export function copyLine(sourceType: DocumentType, line: Row, targetType: Docume
 
 /** Sets every line's stock mode to the status' and moves stock accordingly. */
 export async function applyLineStockMode(db: DbExecutor, dialect: SqlDialect, type: DocumentType, doc: Row, mode: number): Promise<void> {
+  const moves: StockMove[] = [];
   for (const [index, line] of (await linesOf(db, type, doc[type.key])).entries()) {
-    const before = { mode: Number(line.actualizastock), cantidad: Number(line.cantidad), servido: Number(line.servido) };
+    const before = effectOf(line);
     if (before.mode === mode) continue;
-    await db.updateTable(type.line.table).set({ actualizastock: mode }).where('idlinea', '=', line.idlinea).execute();
-    await moveStock(db, dialect, { codalmacen: String(doc.codalmacen), referencia: (line.referencia as string | null) ?? null, before, after: { ...before, mode }, line: `lineas[${index}]` });
+    await db.updateTable(type.line.table).set({ actualizastock: mode }).where('idlinea', '=', line.idlinea as number).execute();
+    moves.push({ codalmacen: String(doc.codalmacen), referencia: (line.referencia as string | null) ?? null, before, after: { ...before, mode }, line: `lineas[${index}]` });
   }
+  await moveStock(db, dialect, ...moves);
 }
 
 /** Documents generated from this one (its `doctransformations` as parent). */
 export async function childrenOf(db: DbExecutor, type: DocumentType, id: unknown): Promise<Row[]> {
-  return db.selectFrom('doctransformations').selectAll().where('model1', '=', type.name).where('iddoc1', '=', id).execute();
+  return db.selectFrom('doctransformations').selectAll().where('model1', '=', type.name).where('iddoc1', '=', id as number).execute();
 }
 
 /**
@@ -60,16 +64,17 @@ export async function childrenOf(db: DbExecutor, type: DocumentType, id: unknown
  * generates the follow-up document for the quantities not yet served. Returns the generated
  * document, if any.
  */
-export async function changeStatus(ctx: AppContext, db: DbExecutor, type: DocumentType, id: unknown, idestado: number, settings: Settings): Promise<{ status: Status; generated?: { type: DocumentType; id: number } }> {
+export async function changeStatus(ctx: AppContext, db: DbExecutor, ref: DocumentReference, type: DocumentType, id: unknown, idestado: number): Promise<{ status: Status; generated?: { type: DocumentType; id: number } }> {
   const doc = (await headerOf(db, type, id))!;
-  const status = await statusFor(db, type, idestado);
+  const status = statusOf(ref, type, idestado);
   if (Number(doc.idestado) === status.idestado) return { status };
+  const { dialect } = ctx.database;
   await db.updateTable(type.header.table)
-    .set({ idestado: status.idestado, idestado_ant: doc.idestado ?? null, editable: status.editable ? 1 : 0 })
-    .where(type.key, '=', id).execute();
-  await applyLineStockMode(db, ctx.database.dialect, type, doc, status.actualizastock);
+    .set({ idestado: status.idestado, idestado_ant: (doc.idestado as number | null) ?? null, editable: dialect.boolean(status.editable) })
+    .where(type.key, '=', id as number).execute();
+  await applyLineStockMode(db, dialect, type, doc, status.actualizastock);
   if (!status.generadoc) return { status };
-  const generated = await generateFrom(ctx, db, type, { ...doc, idestado: status.idestado }, documentType(status.generadoc), settings);
+  const generated = await generateFrom(ctx, db, ref, type, { ...doc, idestado: status.idestado }, documentType(status.generadoc));
   return { status, ...(generated ? { generated } : {}) };
 }
 
@@ -78,7 +83,7 @@ export async function changeStatus(ctx: AppContext, db: DbExecutor, type: Docume
  * the numbering, dates, totals and status; every line still pending (`cantidad - servido`) cloned
  * with that quantity, the parent line marked served, and a `doctransformations` row per line.
  */
-async function generateFrom(ctx: AppContext, db: DbExecutor, parentType: DocumentType, parent: Row, childType: DocumentType, settings: Settings): Promise<{ type: DocumentType; id: number } | undefined> {
+async function generateFrom(ctx: AppContext, db: DbExecutor, ref: DocumentReference, parentType: DocumentType, parent: Row, childType: DocumentType): Promise<{ type: DocumentType; id: number } | undefined> {
   const firstChild = (await childrenOf(db, parentType, parent[parentType.key])).length === 0;
   const parentLines = await linesOf(db, parentType, parent[parentType.key]);
   const pending = parentLines
@@ -87,15 +92,15 @@ async function generateFrom(ctx: AppContext, db: DbExecutor, parentType: Documen
   if (!firstChild && !pending.length) return undefined;
   if (parentType.side !== childType.side) throw validationError({ idestado: 'invalid-generadoc' });
 
-  const childStatus = await statusFor(db, childType);
+  const childStatus = statusOf(ref, childType);
   const header = { ...copyHeader(parentType, parent, childType), idestado: childStatus.idestado, editable: childStatus.editable };
   const lines: Values[] = pending.map(({ line, quantity }) => ({ ...copyLine(parentType, line, childType), cantidad: quantity, actualizastock: childStatus.actualizastock }));
-  const today = ctx.clock.today();
-  const { id } = await insertDocument(ctx, db, childType, { header, lines, fecha: today.date, hora: today.time, settings });
+  const subject = (await subjectOf(db, childType, String(parent[childType.subject]))) ?? {};
+  const { id } = await insertDocument(ctx, db, ref, childType, { header, lines, fecha: ref.today.date, hora: ref.today.time, subject });
   const childLines = await linesOf(db, childType, id);
   for (const [index, { line, quantity }] of pending.entries()) {
     const child = childLines[index]!;
-    await db.updateTable(parentType.line.table).set({ servido: Number(line.servido) + quantity }).where('idlinea', '=', line.idlinea).execute();
+    await db.updateTable(parentType.line.table).set({ servido: Number(line.servido) + quantity }).where('idlinea', '=', line.idlinea as number).execute();
     await db.insertInto('doctransformations').values({
       model1: parentType.name, iddoc1: parent[parentType.key], idlinea1: line.idlinea,
       model2: childType.name, iddoc2: id, idlinea2: child.idlinea, cantidad: quantity,

@@ -3,16 +3,18 @@ import type { DbExecutor } from '../../db/database.ts';
 import { afterCommit, inTransaction } from '../../db/transaction.ts';
 import { AppError } from '../../errors.ts';
 import { readInput } from '../../models/read-input.ts';
-import { createDocument, visible } from './create-document.ts';
-import { changeDocument, deleteDocument, editableDocumentOf, lineDefaultsOf, moveLineStock, productPartIfChanged } from './document-changes.ts';
-import { readDocumentInput } from './document-input.ts';
-import { buildLine } from './document-lines.ts';
-import { DOCUMENT_TYPES, type DocumentType } from './document-types.ts';
-import { headerOf, recalculate, type Row } from './recalculate.ts';
-import type { Settings } from '../../settings.ts';
 import { moveStock } from '../catalogue/index.ts';
-
-const effectOf = (line: Row) => ({ mode: Number(line.actualizastock), cantidad: Number(line.cantidad), servido: Number(line.servido) });
+import { updateDocument } from './change-document.ts';
+import { createDocument } from './create-document.ts';
+import { deleteDocument } from './delete-document.ts';
+import { readDocumentInput } from './document-input.ts';
+import { buildLines } from './document-lines.ts';
+import { loadReference, type DocumentReference } from './document-reference.ts';
+import { headerOf, visible } from './document-repository.ts';
+import { DOCUMENT_TYPES, type DocumentType } from './document-types.ts';
+import { effectOf } from './insert-document.ts';
+import { editableDocumentOf, lineDefaultsOf, lineStockMoves, productPartIfChanged } from './line-changes.ts';
+import { recalculate } from './recalculate.ts';
 
 /** Generic writes to a document header behave as the document endpoints do. */
 function headerWriter(ctx: AppContext, type: DocumentType): RecordWriter {
@@ -20,18 +22,8 @@ function headerWriter(ctx: AppContext, type: DocumentType): RecordWriter {
     async create(body, source) {
       return (await createDocument(ctx, type, readDocumentInput(type, body, source, false))).doc;
     },
-    async update(id, body, source) {
-      const input = readDocumentInput(type, body, source, true);
-      const settings = await ctx.settings();
-      return visible(type.header, await inTransaction(ctx.database, (trx) => changeDocument(ctx, trx, type, id, input, 'generic', settings)));
-    },
-    async remove(id) {
-      return inTransaction(ctx.database, async (trx) => {
-        const doc = visible(type.header, await deleteDocument(ctx, trx, type, id));
-        afterCommit(trx, () => ctx.events.emit('document.deleted', { type: type.name, doc }));
-        return doc;
-      });
-    },
+    update: (id, body, source) => updateDocument(ctx, type, id, readDocumentInput(type, body, source, true)),
+    remove: (id) => deleteDocument(ctx, type, id),
   };
 }
 
@@ -41,58 +33,57 @@ function headerWriter(ctx: AppContext, type: DocumentType): RecordWriter {
  */
 function lineWriter(ctx: AppContext, type: DocumentType): RecordWriter {
   /**
-   * Runs one line write in a transaction with the settings read before it; `recalc` recalculates
+   * Runs one line write in a transaction with the reference read before it; `recalc` recalculates
    * the document, which is announced as updated once the transaction has committed.
    */
-  const write = async <T>(fn: (trx: DbExecutor, settings: Settings, recalc: (id: unknown) => Promise<void>) => Promise<T>): Promise<T> => {
-    const settings = await ctx.settings();
-    return inTransaction(ctx.database, (trx) => fn(trx, settings, async (id) => {
-      await recalculate(ctx, trx, type, id, settings);
+  const write = async <T>(fn: (trx: DbExecutor, ref: DocumentReference, recalc: (id: unknown) => Promise<void>) => Promise<T>): Promise<T> => {
+    const ref = await loadReference(ctx);
+    return inTransaction(ctx.database, (trx) => fn(trx, ref, async (id) => {
+      await recalculate(ctx, trx, ref, type, id);
       const updated = visible(type.header, (await headerOf(trx, type, id))!);
       afterCommit(trx, () => ctx.events.emit('document.updated', { type: type.name, doc: updated }));
     }));
   };
+  const { dialect } = ctx.database;
   return {
     async create(body, source) {
       const values = readInput(type.line, body, source, 'create');
-      return write(async (trx, settings, recalc) => {
-        const doc = await editableDocumentOf(trx, ctx.database.dialect, type, values[type.key]);
-        const defaults = await lineDefaultsOf(trx, type, doc, settings);
+      return write(async (trx, ref, recalc) => {
+        const doc = await editableDocumentOf(trx, dialect, type, values[type.key]);
         const { [type.key]: docId, ...lineInput } = values;
-        const line = await buildLine(trx, type, lineInput, defaults, 0);
+        const [line] = await buildLines(trx, ref.taxes, type, [lineInput], await lineDefaultsOf(trx, ref, type, doc));
         const { record } = await ctx.store.create(type.line, { ...line, [type.key]: docId }, trx);
-        await moveStock(trx, ctx.database.dialect, { codalmacen: String(doc.codalmacen), referencia: (record.referencia as string | null) ?? null, before: undefined, after: effectOf(record), line: `idlinea ${record.idlinea}` });
+        await moveStock(trx, dialect, { codalmacen: String(doc.codalmacen), referencia: (record.referencia as string | null) ?? null, before: undefined, after: effectOf(record), line: `idlinea ${record.idlinea}` });
         await recalc(docId);
         return (await ctx.store.get(type.line, record.idlinea as number, trx))!;
       });
     },
     async update(id, body, source) {
       const values = readInput(type.line, body, source, 'update', id);
-      return write(async (trx, settings, recalc) => {
+      return write(async (trx, ref, recalc) => {
         const found = await ctx.store.get(type.line, id, trx, 'all');
         if (!found) throw new AppError('record-not-found');
         if (values[type.key] !== undefined && values[type.key] !== found[type.key]) throw new AppError('validation-failed', { fields: { [type.key]: 'read-only' } });
-        const doc = await editableDocumentOf(trx, ctx.database.dialect, type, found[type.key]);
+        const doc = await editableDocumentOf(trx, dialect, type, found[type.key]);
         // Read again under the document's lock: a concurrent change may have moved it meanwhile.
         const before = await ctx.store.get(type.line, id, trx, 'all');
         if (!before) throw new AppError('record-not-found');
-        const defaults = await lineDefaultsOf(trx, type, doc, settings);
-        await ctx.store.update(type.line, id, { ...(await productPartIfChanged(trx, type, before, values, defaults)), ...values }, trx);
-        const after = (await ctx.store.get(type.line, id, trx, 'all'))!;
-        await moveLineStock(ctx, trx, doc, before, after, `idlinea ${id}`);
+        const defaults = await lineDefaultsOf(trx, ref, type, doc);
+        const after = await ctx.store.update(type.line, id, { ...(await productPartIfChanged(trx, ref, type, before, values, defaults)), ...values }, trx);
+        await moveStock(trx, dialect, ...lineStockMoves(doc, before, after, `idlinea ${id}`));
         await recalc(before[type.key]);
         return (await ctx.store.get(type.line, id, trx))!;
       });
     },
     async remove(id) {
-      return write(async (trx, _settings, recalc) => {
+      return write(async (trx, _ref, recalc) => {
         const found = await ctx.store.get(type.line, id, trx, 'all');
         if (!found) throw new AppError('record-not-found');
-        const doc = await editableDocumentOf(trx, ctx.database.dialect, type, found[type.key]);
+        const doc = await editableDocumentOf(trx, dialect, type, found[type.key]);
         const line = await ctx.store.get(type.line, id, trx, 'all');
         if (!line) throw new AppError('record-not-found');
-        await moveStock(trx, ctx.database.dialect, { codalmacen: String(doc.codalmacen), referencia: (line.referencia as string | null) ?? null, before: effectOf(line), after: undefined, line: `idlinea ${id}` });
-        await trx.deleteFrom(type.line.table).where('idlinea', '=', id).execute();
+        await moveStock(trx, dialect, { codalmacen: String(doc.codalmacen), referencia: (line.referencia as string | null) ?? null, before: effectOf(line), after: undefined, line: `idlinea ${id}` });
+        await trx.deleteFrom(type.line.table).where('idlinea', '=', id as number).execute();
         await recalc(line[type.key]);
         return visible(type.line, line);
       });

@@ -8,9 +8,7 @@ import { AppError } from '../../errors.ts';
  * exercise is refused.
  */
 export async function exerciseFor(db: DbExecutor, dialect: SqlDialect, idempresa: number, fecha: string): Promise<string> {
-  // The company's row lock serialises the creation of its missing exercises across transactions.
-  await dialect.locking(db.selectFrom('empresas').select('idempresa').where('idempresa', '=', idempresa)).execute();
-  const found = await db
+  const covering = () => db
     .selectFrom('ejercicios')
     .select(['codejercicio', 'estado'])
     .where('idempresa', '=', idempresa)
@@ -18,6 +16,13 @@ export async function exerciseFor(db: DbExecutor, dialect: SqlDialect, idempresa
     .where('fechafin', '>=', fecha)
     .orderBy('codejercicio', 'desc')
     .executeTakeFirst();
+  // The common case, an exercise that exists, needs no lock; creating one does: the company's row
+  // lock serialises the creation of its missing exercises, and under it we look again.
+  let found = await covering();
+  if (!found) {
+    await dialect.locking(db.selectFrom('empresas').select('idempresa').where('idempresa', '=', idempresa)).execute();
+    found = await covering();
+  }
   if (found) {
     if (found.estado !== 'ABIERTO') throw new AppError('exercise-closed', { fecha, codejercicio: found.codejercicio });
     return String(found.codejercicio);

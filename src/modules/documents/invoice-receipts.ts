@@ -3,6 +3,7 @@ import type { DbExecutor } from '../../db/database.ts';
 import type { SqlDialect } from '../../db/dialect.ts';
 import { setReceiptsPaid, syncReceipts, type InvoiceForReceipts, type InvoicePaymentState } from '../payments/index.ts';
 import type { DocumentType } from './document-types.ts';
+import type { PaymentTerms } from '../finance/index.ts';
 
 type Row = Record<string, unknown>;
 
@@ -36,11 +37,16 @@ export interface ReceiptCall {
   invoice: Row;
   decimals: number;
   today: BusinessDay;
+  /** What the payments module may otherwise read itself (see InvoiceForReceipts). */
+  fresh?: boolean;
+  terms?: PaymentTerms;
+  paymentDays?: string | null;
 }
 
 /** The invoice's receipts follow its total; returns the payments recorded. */
 export async function syncInvoiceReceipts(c: ReceiptCall): Promise<number> {
-  const { payments, state } = await syncReceipts(c.db, c.dialect, forReceipts(c.type, c.invoice), { decimals: c.decimals, today: c.today });
+  const invoice = { ...forReceipts(c.type, c.invoice), fresh: c.fresh, terms: c.terms, paymentDays: c.paymentDays };
+  const { payments, state } = await syncReceipts(c.db, c.dialect, invoice, { decimals: c.decimals, today: c.today });
   await storePaymentState(c.db, c.dialect, c.type, c.invoice[c.type.key], state);
   return payments;
 }

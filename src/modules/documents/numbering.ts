@@ -169,8 +169,15 @@ export async function checkInvoiceChronology(db: DbExecutor, dialect: SqlDialect
   const base = db.selectFrom(type.header.table).select(type.key)
     .where('idempresa', '=', doc.idempresa).where('codserie', '=', doc.codserie).where('codejercicio', '=', doc.codejercicio);
   const scoped = doc.id === undefined ? base : base.where(type.key, '<>', doc.id);
-  const before = await scoped.where(sql<boolean>`${numberSql} < ${doc.numero}`).where('fecha', '>', doc.fecha).limit(1).execute();
-  if (before.length) throw new AppError('invoice-date-order', { reason: 'later-invoice-before', fecha: doc.fecha });
-  const after = await scoped.where(sql<boolean>`${numberSql} > ${doc.numero}`).where('fecha', '<', doc.fecha).limit(1).execute();
-  if (after.length) throw new AppError('invoice-date-order', { reason: 'earlier-invoice-after', fecha: doc.fecha });
+  // One look for both breaches: a lower number dated later, or a higher number dated earlier.
+  const [breach] = await scoped.clearSelect().select('fecha')
+    .where((eb) => eb.or([
+      eb.and([eb(numberSql, '<', doc.numero), eb('fecha', '>', doc.fecha)]),
+      eb.and([eb(numberSql, '>', doc.numero), eb('fecha', '<', doc.fecha)]),
+    ]))
+    .limit(1).execute();
+  if (breach) {
+    const reason = String(breach.fecha) > doc.fecha ? 'later-invoice-before' : 'earlier-invoice-after';
+    throw new AppError('invoice-date-order', { reason, fecha: doc.fecha });
+  }
 }

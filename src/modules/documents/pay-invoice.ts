@@ -4,11 +4,10 @@ import { AppError, validationError, fieldErrors } from '../../errors.ts';
 import { coerceValue, parseDate, type InputSource } from '../../models/coerce.ts';
 import type { FieldValue } from '../../models/fields.ts';
 import type { DocumentType } from './document-types.ts';
-import { visible } from './create-document.ts';
 import { payInvoiceReceipts } from './invoice-receipts.ts';
 import { paymentMethodExists } from '../finance/index.ts';
-import { headerOf } from './recalculate.ts';
-import { lockDocument } from './document-lock.ts';
+import { headerOf, lockDocument, visible } from './document-repository.ts';
+import { loadReference } from './document-reference.ts';
 
 export interface PaymentRequest {
   pagada: boolean;
@@ -39,8 +38,7 @@ export function readPaymentRequest(type: DocumentType, body: unknown, source: In
  * Already in the requested state: no change.
  */
 export async function payInvoice(ctx: AppContext, type: DocumentType, id: FieldValue, request: PaymentRequest): Promise<{ ok: string; data: Record<string, unknown> }> {
-  const settings = await ctx.settings();
-  const today = ctx.clock.today();
+  const { settings, today } = await loadReference(ctx);
   return inTransaction(ctx.database, async (trx) => {
     if (!(await lockDocument(trx, ctx.database.dialect, type, id))) throw new AppError('record-not-found');
     const invoice = (await headerOf(trx, type, id))!;

@@ -1,14 +1,14 @@
 import type { AppContext } from '../../app-context.ts';
-import { dbBoolean } from '../../db/row-codec.ts';
 import { afterCommit, inTransaction } from '../../db/transaction.ts';
 import { AppError, validationError, fieldErrors } from '../../errors.ts';
 import { coerceValue, parseDate, parseTime, type InputSource } from '../../models/coerce.ts';
-import { documentResult, insertDocument, statusFor, visible, type DocumentResult } from './create-document.ts';
+import { insertDocument } from './insert-document.ts';
+import { documentResult, headerOf, linesOf, lockDocument, visible, type DocumentResult } from './document-repository.ts';
+import { loadReference, statusOf } from './document-reference.ts';
+import { subjectOf } from './subject.ts';
 import { changeStatus, copyHeader, copyLine } from './document-status.ts';
 import { documentType } from './document-types.ts';
 import { payInvoiceReceipts } from './invoice-receipts.ts';
-import { headerOf, linesOf } from './recalculate.ts';
-import { lockDocument } from './document-lock.ts';
 
 const INVOICE = documentType('FacturaCliente');
 
@@ -68,8 +68,8 @@ export function readRefundRequest(body: unknown, source: InputSource): RefundReq
  * refund. A refund of a refund is refused.
  */
 export async function refundInvoice(ctx: AppContext, request: RefundRequest): Promise<DocumentResult> {
-  const settings = await ctx.settings();
-  const today = ctx.clock.today();
+  const ref = await loadReference(ctx);
+  const { settings, today } = ref;
   return inTransaction(ctx.database, async (trx) => {
     if (!(await lockDocument(trx, ctx.database.dialect, INVOICE, request.idfactura))) throw new AppError('record-not-found');
     const original = (await headerOf(trx, INVOICE, request.idfactura))!;
@@ -92,11 +92,10 @@ export async function refundInvoice(ctx: AppContext, request: RefundRequest): Pr
     if (Object.keys(errors).length) throw validationError(errors);
 
     if (original.editable) {
-      const statuses = await trx.selectFrom('estados_documentos').selectAll().where('tipodoc', '=', INVOICE.name).orderBy('idestado', 'asc').execute();
-      const lock = statuses.find((s) => !dbBoolean(s.editable) && dbBoolean(s.activo) && !s.generadoc);
-      if (lock) await changeStatus(ctx, trx, INVOICE, request.idfactura, Number(lock.idestado), settings);
+      const lock = ref.company.statuses.find((s) => s.tipodoc === INVOICE.name && !s.editable && s.activo && !s.generadoc);
+      if (lock) await changeStatus(ctx, trx, ref, INVOICE, request.idfactura, lock.idestado);
     }
-    const status = await statusFor(trx, INVOICE, request.idestado);
+    const status = statusOf(ref, INVOICE, request.idestado);
     if (status.generadoc) throw validationError({ idestado: 'generates-document' });
     const header = {
       ...copyHeader(INVOICE, original, INVOICE),
@@ -115,7 +114,8 @@ export async function refundInvoice(ctx: AppContext, request: RefundRequest): Pr
         idlinearect: Number(line.idlinea),
         actualizastock: status.actualizastock,
       }));
-    const { id } = await insertDocument(ctx, trx, INVOICE, { header, lines: refundLines, fecha: request.fecha, hora: request.hora ?? today.time, settings });
+    const subject = (await subjectOf(trx, INVOICE, String(original.codcliente))) ?? {};
+    const { id } = await insertDocument(ctx, trx, ref, INVOICE, { header, lines: refundLines, fecha: request.fecha, hora: request.hora ?? today.time, subject });
     const paid = original.pagada
       ? await payInvoiceReceipts({ db: trx, dialect: ctx.database.dialect, type: INVOICE, invoice: (await headerOf(trx, INVOICE, id))!, decimals: settings.decimals, today }, true, request.fecha)
       : [];

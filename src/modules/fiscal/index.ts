@@ -1,9 +1,11 @@
 import type { Module } from '../../module.ts';
+import { declareSerieReference } from './serie-reference.ts';
 import { serieModel, ejercicioModel } from './fiscal-models.ts';
 
 export { serieModel, ejercicioModel };
 
 /** Series and fiscal years. */
 export function fiscalModule(): Module {
-  return { name: 'fiscal', models: [serieModel, ejercicioModel] };
+  return { name: 'fiscal', models: [serieModel, ejercicioModel], setup: declareSerieReference };
 }
+export { serieReference, type SerieInfo } from './serie-reference.ts';

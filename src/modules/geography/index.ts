@@ -7,3 +7,4 @@ export { paisModel, provinciaModel };
 export function geographyModule(): Module {
   return { name: 'geography', models: [paisModel, provinciaModel] };
 }
+export { provinceNames } from './province-names.ts';

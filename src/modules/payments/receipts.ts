@@ -7,7 +7,7 @@ import { dbBoolean } from '../../db/row-codec.ts';
 import type { Model } from '../../models/define-model.ts';
 import { dec, roundNumber } from '../../models/round.ts';
 import { paymentDaysOf } from '../customers/index.ts';
-import { paymentTermsOf } from '../finance/index.ts';
+import { paymentTermsOf, type PaymentTerms } from '../finance/index.ts';
 import { customerPaymentModel, supplierPaymentModel } from './payment-models.ts';
 import { customerReceiptModel, supplierReceiptModel } from './receipt-models.ts';
 
@@ -32,6 +32,11 @@ export interface InvoiceForReceipts {
   /** The customer's or supplier's code. */
   subject: string;
   nick: string | null;
+  /** A new invoice: it has no receipts yet (spares reading them). */
+  fresh?: boolean;
+  /** The payment method's terms and the customer's payment days, when the caller has them at hand. */
+  terms?: PaymentTerms;
+  paymentDays?: string | null;
 }
 
 export interface ReceiptTerms {
@@ -110,7 +115,7 @@ async function recordPayment(c: Call, receipt: Row, importe: number, fecha: stri
  */
 export async function syncReceipts(db: DbExecutor, dialect: SqlDialect, invoice: InvoiceForReceipts, terms: ReceiptTerms): Promise<{ payments: number; state: InvoicePaymentState }> {
   const c: Call = { db, dialect, invoice, terms };
-  const receipts = await receiptsOf(c);
+  const receipts = invoice.fresh ? [] : await receiptsOf(c);
   const outstanding = roundNumber(dec(invoice.total).minus(receipts.reduce<Decimal>((sum, r) => sum.plus(dec(Number(r.importe))), dec(0))), terms.decimals);
   let payments = 0;
   if (outstanding !== 0) {
@@ -130,9 +135,9 @@ export async function syncReceipts(db: DbExecutor, dialect: SqlDialect, invoice:
 
 async function createReceipt(c: Call, importe: number, numero: number): Promise<{ receipt: Row; paid: boolean }> {
   const { db, invoice } = c;
-  const method = invoice.codpago ? await paymentTermsOf(db, invoice.codpago) : undefined;
+  const method = invoice.terms ?? (invoice.codpago ? await paymentTermsOf(db, invoice.codpago) : undefined);
   let vencimiento = addTerm(invoice.fecha, method?.plazovencimiento ?? 0, method?.tipovencimiento ?? 'days');
-  if (invoice.side === 'sales') vencimiento = applyPaymentDays(vencimiento, await paymentDaysOf(db, invoice.subject));
+  if (invoice.side === 'sales') vencimiento = applyPaymentDays(vencimiento, invoice.paymentDays !== undefined ? invoice.paymentDays : await paymentDaysOf(db, invoice.subject));
   const paid = method?.pagado ?? false;
   const values = {
     [TABLES[invoice.side].subject]: invoice.subject,
@@ -152,8 +157,10 @@ async function createReceipt(c: Call, importe: number, numero: number): Promise<
   };
   const table = TABLES[invoice.side].receipt.table;
   await db.insertInto(table).values(values).execute();
+  if (!paid) return { receipt: { ...values, pagado: false, vencido: false }, paid };
+  // Its id is needed for the payment movement.
   const receipt = await db.selectFrom(table).selectAll().where('idfactura', '=', invoice.idfactura).where('numero', '=', numero).executeTakeFirstOrThrow();
-  if (paid) await recordPayment(c, receipt, importe, invoice.fecha, invoice.codpago);
+  await recordPayment(c, receipt, importe, invoice.fecha, invoice.codpago);
   return { receipt, paid };
 }
 
@@ -200,7 +207,9 @@ async function settleFlags(c: Call, receipts: Row[]): Promise<InvoicePaymentStat
     const overdue = !dbBoolean(receipt.pagado) && receipt.vencimiento !== null && String(receipt.vencimiento) < terms.today.date;
     vencida ||= overdue;
     if (overdue !== dbBoolean(receipt.vencido)) {
-      await db.updateTable(TABLES[invoice.side].receipt.table).set({ vencido: dialect.boolean(overdue) }).where('idrecibo', '=', receipt.idrecibo as number).execute();
+      // A receipt just created is known by its invoice and number (its id was not read back).
+      await db.updateTable(TABLES[invoice.side].receipt.table).set({ vencido: dialect.boolean(overdue) })
+        .where('idfactura', '=', invoice.idfactura).where('numero', '=', receipt.numero as number).execute();
     }
   }
   return { pagada, vencida };

@@ -1,4 +1,3 @@
-import { assertNoTransaction } from '../../db/transaction.ts';
 import type { Module } from '../../module.ts';
 import { settingsModel } from './settings-model.ts';
 import { settingsSeed } from './seed-settings.ts';
@@ -25,12 +24,7 @@ export function settingsModule(): Module {
         return settings;
       });
       await cache.get();
-      // Refused inside a transaction even when cached: a use case must take its snapshot before it
-      // begins, or it would fail only on the rare request that finds the cache stale.
-      ctx.settings = async () => {
-        assertNoTransaction('the settings');
-        return cache.current() ?? cache.get();
-      };
+      ctx.settings = () => cache.read();
     },
   };
 }

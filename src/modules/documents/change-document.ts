@@ -1,0 +1,130 @@
+import type { AppContext } from '../../app-context.ts';
+import type { DbExecutor } from '../../db/database.ts';
+import { afterCommit, inTransaction } from '../../db/transaction.ts';
+import { AppError } from '../../errors.ts';
+import type { FieldValue } from '../../models/fields.ts';
+import type { Values } from '../../models/define-model.ts';
+import { deleteUnpaidReceipts } from '../payments/index.ts';
+import { conversionRate } from './create-document.ts';
+import type { DocumentInput } from './document-input.ts';
+import { loadReference, statusOf, type DocumentReference } from './document-reference.ts';
+import { documentResult, headerOf, linesOf, lockDocument, visible, type DocumentResult, type Row } from './document-repository.ts';
+import { changeStatus, type Status } from './document-status.ts';
+import type { DocumentType } from './document-types.ts';
+import { exerciseFor } from './fiscal-year.ts';
+import { payInvoiceReceipts } from './invoice-receipts.ts';
+import { syncLines } from './line-changes.ts';
+import { assignNumber, checkInvoiceChronology, lockSerie } from './numbering.ts';
+import { recalculate } from './recalculate.ts';
+
+/** What a locked (non-editable) document still accepts (TransformerDocument unlocked fields). */
+const UNLOCKED = new Set(['femail', 'idestado', 'idestado_ant', 'numdocs', 'pagada']);
+
+const sameValue = (a: unknown, b: unknown) => a === b || (a !== null && b !== null && a !== undefined && String(a) === String(b));
+
+/**
+ * `editar<Doc>/{id}` (ApiEditDocument): the change below, where `pagada` can only pay (the
+ * reference's editing endpoint never unpays). Answers the document and its lines.
+ */
+export async function editDocument(ctx: AppContext, type: DocumentType, id: FieldValue, input: DocumentInput): Promise<DocumentResult> {
+  const ref = await loadReference(ctx);
+  const change = input.pagada === false ? { ...input, pagada: undefined } : input;
+  return inTransaction(ctx.database, async (trx) => {
+    await changeDocument(ctx, trx, ref, type, id, change);
+    return documentResult(trx, type, id);
+  });
+}
+
+/** A generic `PUT`/`PATCH` of a document header: the change below. Answers the header. */
+export async function updateDocument(ctx: AppContext, type: DocumentType, id: FieldValue, input: DocumentInput): Promise<Row> {
+  const ref = await loadReference(ctx);
+  return visible(type.header, await inTransaction(ctx.database, (trx) => changeDocument(ctx, trx, ref, type, id, input)));
+}
+
+/**
+ * Changes a document. A non-editable document takes only the unlocked fields (unless the change
+ * moves it to an editable status); the subject, company and warehouse never change; date and serie
+ * changes renumber; `idestado` applies the status; lines are synchronised when sent; totals,
+ * receipts and stock follow; `pagada` pays or unpays the receipts. Its events are emitted once the
+ * transaction commits.
+ */
+async function changeDocument(ctx: AppContext, db: DbExecutor, ref: DocumentReference, type: DocumentType, id: unknown, input: DocumentInput): Promise<Row> {
+  const { dialect } = ctx.database;
+  if (!(await lockDocument(db, dialect, type, id))) throw new AppError('record-not-found');
+  const doc = (await headerOf(db, type, id))!;
+  // Announced first, before what the change caused (approval, generated document, payments).
+  let saved: Row = doc;
+  afterCommit(db, () => ctx.events.emit('document.updated', { type: type.name, doc: visible(type.header, saved) }));
+  const header = { ...input.header };
+  const requestedStatus = header.idestado !== undefined && header.idestado !== null && !sameValue(header.idestado, doc.idestado) ? Number(header.idestado) : undefined;
+  delete header.idestado;
+  delete header.idestado_ant;
+  const target: Status | undefined = requestedStatus === undefined ? undefined : statusOf(ref, type, requestedStatus);
+
+  const changedFields = Object.keys(header).filter((name) => !sameValue(header[name], doc[name]));
+  const locked = !doc.editable && !(target?.editable ?? false);
+  if (locked && (input.lines !== undefined || changedFields.some((name) => !UNLOCKED.has(name)) || input.fecha || input.hora)) {
+    throw new AppError('document-not-editable');
+  }
+  const fixed: Array<[string, 'cannot-change-subject' | 'cannot-change-company' | 'cannot-change-warehouse']> = [
+    [type.subject, 'cannot-change-subject'], ['idempresa', 'cannot-change-company'], ['codalmacen', 'cannot-change-warehouse'],
+  ];
+  for (const [field, code] of fixed) if (changedFields.includes(field)) throw new AppError(code);
+
+  // Moving back to an editable status first, so that the rest of the change applies unlocked.
+  if (target?.editable && !doc.editable) await applyStatus(ctx, db, ref, type, id, target);
+
+  const values: Values = {};
+  for (const name of changedFields) values[name] = header[name];
+  if (values.coddivisa !== undefined) values.tasaconv = await conversionRate(db, ref, type, String(values.coddivisa));
+  const fecha = input.fecha ?? (doc.fecha as string);
+  const hora = input.hora ?? (doc.hora as string);
+  const codserie = (values.codserie as string | undefined) ?? (doc.codserie as string);
+  if (input.fecha !== undefined || input.hora !== undefined || values.codserie !== undefined) {
+    await lockSerie(db, dialect, codserie);
+    const codejercicio = await exerciseFor(db, dialect, Number(doc.idempresa), fecha);
+    Object.assign(values, { fecha, hora });
+    if (codejercicio !== doc.codejercicio || codserie !== doc.codserie) {
+      const assigned = await assignNumber(db, dialect, type, { codserie, idempresa: Number(doc.idempresa), codejercicio, fecha, hora });
+      Object.assign(values, { codejercicio, numero: String(assigned.numero), codigo: assigned.codigo });
+    }
+    await checkInvoiceChronology(db, dialect, type, {
+      idempresa: Number(doc.idempresa), codserie, codejercicio: String(values.codejercicio ?? doc.codejercicio),
+      numero: Number(values.numero ?? doc.numero), fecha, id: Number(id),
+    });
+  }
+  const pagada = values.pagada ?? input.pagada;
+  delete values.pagada;
+  // A new payment method replaces the unpaid receipts (they are regenerated with its terms).
+  if (type.invoice && values.codpago !== undefined) await deleteUnpaidReceipts(db, dialect, type.side, Number(id));
+  if (Object.keys(values).length) await ctx.store.update(type.header, id as number, values, db);
+  if (input.lines !== undefined) await syncLines(ctx, db, ref, type, (await headerOf(db, type, id))!, input.lines);
+
+  // A document that was locked and stays locked keeps its totals: later changes of taxes, regimes
+  // or settings never rewrite an issued invoice.
+  let payments = locked ? 0 : await recalculate(ctx, db, ref, type, id);
+  if (target && (!target.editable || doc.editable)) await applyStatus(ctx, db, ref, type, id, target);
+  if (type.invoice && pagada !== undefined && pagada !== null) {
+    const changed = await payInvoiceReceipts({ db, dialect, type, invoice: (await headerOf(db, type, id))!, decimals: ref.settings.decimals, today: ref.today }, pagada === true);
+    payments += changed.length;
+    afterCommit(db, () => {
+      for (const receipt of changed) ctx.events.emit('receipt.paid', { type: type.name, receipt, paid: pagada === true });
+    });
+  }
+  if (payments) afterCommit(db, () => ctx.events.emit('payment.recorded', { type: type.name, idfactura: id, count: payments }));
+  saved = (await headerOf(db, type, id))!;
+  return saved;
+}
+
+async function applyStatus(ctx: AppContext, db: DbExecutor, ref: DocumentReference, type: DocumentType, id: unknown, status: Status): Promise<void> {
+  const { generated } = await changeStatus(ctx, db, ref, type, id, status.idestado);
+  if (status.generadoc || !status.editable) {
+    const doc = (await headerOf(db, type, id))!;
+    afterCommit(db, () => ctx.events.emit('document.approved', { type: type.name, doc: visible(type.header, doc), idestado: status.idestado }));
+  }
+  if (generated) {
+    const child = (await headerOf(db, generated.type, generated.id))!;
+    const lines = (await linesOf(db, generated.type, generated.id)).map((line) => visible(generated.type.line, line));
+    afterCommit(db, () => ctx.events.emit('document.created', { type: generated.type.name, doc: visible(generated.type.header, child), lines }));
+  }
+}

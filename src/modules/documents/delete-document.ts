@@ -1,0 +1,73 @@
+import type { AppContext } from '../../app-context.ts';
+import type { DbExecutor } from '../../db/database.ts';
+import type { SqlDialect } from '../../db/dialect.ts';
+import { afterCommit, inTransaction } from '../../db/transaction.ts';
+import { AppError } from '../../errors.ts';
+import type { FieldValue } from '../../models/fields.ts';
+import { moveStock } from '../catalogue/index.ts';
+import { deleteReceipts } from '../payments/index.ts';
+import { loadReference, statusOf, type DocumentReference } from './document-reference.ts';
+import { headerOf, linesOf, lockDocument, visible, type Row } from './document-repository.ts';
+import { applyLineStockMode, childrenOf } from './document-status.ts';
+import { documentType, type DocumentType } from './document-types.ts';
+import { effectOf } from './insert-document.ts';
+
+/**
+ * Deletes a document (TransformerDocument::delete, InvoiceTrait::delete): refused while documents
+ * generated from it exist, for a locked invoice, or an invoice with refunds; its lines' stock is
+ * given back, its receipts and payments go, and the documents it was generated from get their
+ * served quantities and previous status back. One transaction; `document.deleted` after commit.
+ */
+export async function deleteDocument(ctx: AppContext, type: DocumentType, id: FieldValue): Promise<Row> {
+  const ref = await loadReference(ctx);
+  return inTransaction(ctx.database, async (db) => {
+    const doc = visible(type.header, await removeDocument(ctx, db, ref, type, id));
+    afterCommit(db, () => ctx.events.emit('document.deleted', { type: type.name, doc }));
+    return doc;
+  });
+}
+
+async function removeDocument(ctx: AppContext, db: DbExecutor, ref: DocumentReference, type: DocumentType, id: FieldValue): Promise<Row> {
+  const { dialect } = ctx.database;
+  if (!(await lockDocument(db, dialect, type, id))) throw new AppError('record-not-found');
+  const doc = (await headerOf(db, type, id))!;
+  if ((await childrenOf(db, type, id)).length) throw new AppError('document-has-children');
+  if (type.invoice) {
+    if (!doc.editable) throw new AppError('document-not-editable');
+    const refunds = await db.selectFrom(type.header.table).select(type.key).where('idfacturarect', '=', id as number).limit(1).execute();
+    if (refunds.length) throw new AppError('document-has-children', { reason: 'refunds' });
+    await deleteReceipts(db, type.side, Number(id));
+  }
+  const lines = await linesOf(db, type, id);
+  await moveStock(db, dialect, ...lines.map((line) => ({
+    codalmacen: String(doc.codalmacen), referencia: (line.referencia as string | null) ?? null, before: effectOf(line), after: undefined, line: `idlinea ${line.idlinea}`,
+  })));
+  await db.deleteFrom(type.line.table).where(type.key, '=', id as number).execute();
+  const links = await db.selectFrom('doctransformations').selectAll().where('model2', '=', type.name).where('iddoc2', '=', id as number).execute();
+  await db.deleteFrom('doctransformations').where('model2', '=', type.name).where('iddoc2', '=', id as number).execute();
+  await db.deleteFrom(type.header.table).where(type.key, '=', id as number).execute();
+  const parents = new Map<string, Set<number>>();
+  for (const link of links) {
+    const parentType = documentType(String(link.model1));
+    const parentLine = await db.selectFrom(parentType.line.table).select(['idlinea', 'servido']).where('idlinea', '=', link.idlinea1 as number).executeTakeFirst();
+    if (parentLine) {
+      await db.updateTable(parentType.line.table).set({ servido: Math.max(0, Number(parentLine.servido) - Number(link.cantidad)) }).where('idlinea', '=', link.idlinea1 as number).execute();
+    }
+    if (!parents.has(parentType.name)) parents.set(parentType.name, new Set());
+    parents.get(parentType.name)!.add(Number(link.iddoc1));
+  }
+  for (const [name, ids] of parents) {
+    for (const parentId of ids) await restoreParentStatus(db, dialect, ref, documentType(name), parentId);
+  }
+  return doc;
+}
+
+/** A parent whose child went away returns to its previous status (or its default one, if that generated). */
+async function restoreParentStatus(db: DbExecutor, dialect: SqlDialect, ref: DocumentReference, type: DocumentType, id: number): Promise<void> {
+  const parent = await headerOf(db, type, id);
+  if (!parent) return;
+  let status = parent.idestado_ant === null || parent.idestado_ant === undefined ? statusOf(ref, type) : statusOf(ref, type, parent.idestado_ant);
+  if (status.generadoc) status = statusOf(ref, type);
+  await db.updateTable(type.header.table).set({ idestado: status.idestado, editable: dialect.boolean(status.editable) }).where(type.key, '=', id).execute();
+  await applyLineStockMode(db, dialect, type, parent, status.actualizastock);
+}

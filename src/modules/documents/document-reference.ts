@@ -1,0 +1,60 @@
+import type { AppContext } from '../../app-context.ts';
+import type { BusinessDay } from '../../clock.ts';
+import { validationError } from '../../errors.ts';
+import type { Settings } from '../../settings.ts';
+import { companyReference, type CompanyReference, type DocumentStatus } from '../company/index.ts';
+import { financeReference, type FinanceReference } from '../finance/index.ts';
+import { serieReference, type SerieInfo } from '../fiscal/index.ts';
+import { taxReference, type TaxReference } from '../taxes/index.ts';
+import type { CalcContext } from './calculation/types.ts';
+import type { DocumentType } from './document-types.ts';
+
+type Row = Record<string, unknown>;
+
+/**
+ * Everything a document use case reads besides its own rows, taken once before its transaction:
+ * settings, the business day, and the reference data other modules keep cached (taxes, companies,
+ * warehouses, statuses, series, currencies, payment methods). Inside the transaction nothing waits
+ * for another connection, and a document costs no query for any of it.
+ */
+export interface DocumentReference {
+  settings: Settings;
+  today: BusinessDay;
+  taxes: TaxReference;
+  company: CompanyReference;
+  series: ReadonlyMap<string, SerieInfo>;
+  finance: FinanceReference;
+}
+
+export async function loadReference(ctx: AppContext): Promise<DocumentReference> {
+  const [settings, taxes, company, series, finance] = await Promise.all([
+    ctx.settings(), taxReference(ctx), companyReference(ctx), serieReference(ctx), financeReference(ctx),
+  ]);
+  // After the settings: the clock's zone follows them.
+  return { settings, today: ctx.clock.today(), taxes, company, series, finance };
+}
+
+/** A status of the document type: the requested one, or the default (first `predeterminado`). */
+export function statusOf(ref: DocumentReference, type: DocumentType, idestado?: unknown): DocumentStatus {
+  const statuses = ref.company.statuses.filter((status) => status.tipodoc === type.name);
+  const status = idestado !== undefined && idestado !== null
+    ? statuses.find((candidate) => candidate.idestado === Number(idestado))
+    : statuses.find((candidate) => candidate.predeterminado);
+  if (!status) throw validationError({ idestado: idestado === undefined || idestado === null ? 'no-default-status' : 'not-found' });
+  return status;
+}
+
+/** What the tax rules read besides the document and its lines. */
+export function calcContextOf(ref: DocumentReference, doc: Row, subject: { regimeniva?: unknown; excepcioniva?: unknown }): CalcContext {
+  const serie = ref.series.get(String(doc.codserie));
+  const company = ref.company.companies.get(Number(doc.idempresa));
+  return {
+    decimals: ref.settings.decimals,
+    method: ref.settings.taxcalculationmethod,
+    serie: { siniva: serie?.siniva ?? false, tipo: serie?.tipo ?? null },
+    company: { codpais: company?.codpais ?? null, regimeniva: company?.regimeniva ?? null },
+    subject: { regimeniva: (subject.regimeniva as string | null) ?? null, excepcioniva: (subject.excepcioniva as string | null) ?? null },
+    taxes: ref.taxes.taxes,
+    zones: ref.taxes.zones,
+  };
+}

@@ -1,0 +1,49 @@
+import type { DbExecutor } from '../../db/database.ts';
+import type { SqlDialect } from '../../db/dialect.ts';
+import { rowReader } from '../../db/row-codec.ts';
+import type { Model } from '../../models/define-model.ts';
+import type { DocumentType } from './document-types.ts';
+
+/** Reads of documents and their lines, typed as the models declare them. */
+export type Row = Record<string, unknown>;
+
+export interface DocumentResult {
+  doc: Row;
+  lines: Row[];
+}
+
+export async function headerOf(db: DbExecutor, type: DocumentType, id: unknown): Promise<Row | undefined> {
+  const row = await db.selectFrom(type.header.table).selectAll().where(type.key, '=', id as number).executeTakeFirst();
+  return row ? rowReader(type.header)(row) : undefined;
+}
+
+/** The stored lines of a document, in their order of creation. */
+export async function linesOf(db: DbExecutor, type: DocumentType, id: unknown): Promise<Row[]> {
+  const read = rowReader(type.line);
+  const rows = await db.selectFrom(type.line.table).selectAll().where(type.key, '=', id as number).orderBy('idlinea', 'asc').execute();
+  return rows.map(read);
+}
+
+/** Visible fields only: what the API shows of a record. */
+export function visible(model: Model, row: Row): Row {
+  const out: Row = {};
+  for (const name of model.visibleFields) out[name] = row[name];
+  return out;
+}
+
+/** What the document endpoints answer: the header and its lines as stored. */
+export async function documentResult(db: DbExecutor, type: DocumentType, id: unknown): Promise<DocumentResult> {
+  const doc = (await headerOf(db, type, id))!;
+  return { doc: visible(type.header, doc), lines: (await linesOf(db, type, id)).map((line) => visible(type.line, line)) };
+}
+
+/**
+ * Takes the document's row lock for the rest of the transaction (PostgreSQL, MariaDB; SQLite has
+ * one writer). Every use case that changes an existing document takes it first, so that two
+ * concurrent payments, edits or refunds of one document run one after the other and each sees
+ * the other's result. Returns false when the document does not exist.
+ */
+export async function lockDocument(db: DbExecutor, dialect: SqlDialect, type: DocumentType, id: unknown): Promise<boolean> {
+  const query = db.selectFrom(type.header.table).select(type.key).where(type.key, '=', id as number);
+  return (await dialect.locking(query).executeTakeFirst()) !== undefined;
+}

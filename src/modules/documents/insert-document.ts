@@ -1,0 +1,64 @@
+import type { AppContext } from '../../app-context.ts';
+import type { DbExecutor } from '../../db/database.ts';
+import type { Values } from '../../models/define-model.ts';
+import { moveStock, type StockEffect } from '../catalogue/index.ts';
+import type { DocumentReference } from './document-reference.ts';
+import type { Row } from './document-repository.ts';
+import type { DocumentType } from './document-types.ts';
+import { exerciseFor } from './fiscal-year.ts';
+import { syncInvoiceReceipts } from './invoice-receipts.ts';
+import { assignNumber, checkInvoiceChronology, lockSerie } from './numbering.ts';
+import { calculate, productTypesOf, totalsOf } from './recalculate.ts';
+
+export interface NewDocument {
+  /** Header values: subject, serie, warehouse, currency, status ... (numbering fields are assigned here). */
+  header: Values;
+  /** Complete line values, without the link to the header. */
+  lines: Values[];
+  fecha: string;
+  hora: string;
+  /** The customer or supplier: its regime and exception drive the taxes, its payment days the receipts. */
+  subject: Row;
+  /** The `tipo` of the lines' products, when the caller knows them (spares reading them). */
+  productTypes?: Map<number, string | null>;
+}
+
+/** A stored line's stock effect: mode (`actualizastock`), quantity and served quantity. */
+export const effectOf = (line: Row): StockEffect => ({ mode: Number(line.actualizastock), cantidad: Number(line.cantidad), servido: Number(line.servido ?? 0) });
+
+/**
+ * Writes a new document in the caller's transaction: serie lock, fiscal year, number and code,
+ * then the amounts, computed before anything is written, so that the header goes in with its
+ * totals and the lines with theirs, in one statement; then the lines' stock, and an invoice's
+ * receipts. Shared by creation, generation from a status and refunds. Returns the new id and the
+ * payments recorded (a receipt born paid).
+ */
+export async function insertDocument(ctx: AppContext, db: DbExecutor, ref: DocumentReference, type: DocumentType, doc: NewDocument): Promise<{ id: number; payments: number }> {
+  const { dialect } = ctx.database;
+  const { header } = doc;
+  await lockSerie(db, dialect, String(header.codserie));
+  const codejercicio = await exerciseFor(db, dialect, Number(header.idempresa), doc.fecha);
+  const assigned = await assignNumber(db, dialect, type, { codserie: String(header.codserie), idempresa: Number(header.idempresa), codejercicio, fecha: doc.fecha, hora: doc.hora });
+  Object.assign(header, { fecha: assigned.fecha ?? doc.fecha, hora: assigned.hora ?? doc.hora, codejercicio, numero: String(assigned.numero), codigo: assigned.codigo });
+  await checkInvoiceChronology(db, dialect, type, { idempresa: Number(header.idempresa), codserie: String(header.codserie), codejercicio, numero: assigned.numero, fecha: String(header.fecha) });
+
+  // The lines as they will be stored (defaults and the model's own rules), then their amounts.
+  const lines = await Promise.all(doc.lines.map((line) => ctx.store.prepareNew(type.line, { ...line, [type.key]: 0 }, db)));
+  const result = calculate(ref, type, header as Row, lines, doc.subject, doc.productTypes ?? (await productTypesOf(db, lines)));
+  Object.assign(header, totalsOf(type, result, header.tasaconv), type.invoice ? { pagada: false, vencida: false } : {});
+  const { record } = await ctx.store.create(type.header, header, db);
+  const id = Number(record[type.key]);
+  const stored: Values[] = lines.map((line, index) => ({ ...line, ...result.lines[index], [type.key]: id }));
+  await ctx.store.insertMany(type.line, stored, db);
+  const codalmacen = String(header.codalmacen);
+  await moveStock(db, dialect, ...stored.map((line, index) => ({
+    codalmacen, referencia: (line.referencia as string | null) ?? null, before: undefined, after: effectOf(line), line: `lineas[${index}]`,
+  })));
+  if (!type.invoice) return { id, payments: 0 };
+  const payments = await syncInvoiceReceipts({
+    db, dialect, type, invoice: record, decimals: ref.settings.decimals, today: ref.today, fresh: true,
+    terms: record.codpago ? ref.finance.paymentMethods.get(String(record.codpago)) : undefined,
+    paymentDays: type.side === 'sales' ? ((doc.subject.diaspago as string | null | undefined) ?? null) : undefined,
+  });
+  return { id, payments };
+}

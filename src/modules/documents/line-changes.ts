@@ -1,0 +1,82 @@
+import type { AppContext } from '../../app-context.ts';
+import type { DbExecutor } from '../../db/database.ts';
+import type { SqlDialect } from '../../db/dialect.ts';
+import { AppError, validationError } from '../../errors.ts';
+import type { Values } from '../../models/define-model.ts';
+import { moveStock, type StockMove } from '../catalogue/index.ts';
+import { buildLines, lineDefaults, productParts, type LineDefaults } from './document-lines.ts';
+import { statusOf, type DocumentReference } from './document-reference.ts';
+import { headerOf, linesOf, lockDocument, type Row } from './document-repository.ts';
+import type { DocumentType } from './document-types.ts';
+import { effectOf } from './insert-document.ts';
+import { subjectOf } from './subject.ts';
+
+/** What a new line of this stored document starts with: status stock mode, default tax, document IRPF, subject. */
+export async function lineDefaultsOf(db: DbExecutor, ref: DocumentReference, type: DocumentType, doc: Row): Promise<LineDefaults> {
+  const status = statusOf(ref, type, doc.idestado);
+  const subject = (await subjectOf(db, type, String(doc[type.subject]))) ?? {};
+  return lineDefaults(ref.settings, status.actualizastock, subject, doc);
+}
+
+/** When a line's reference changes, the product's description, tax, cost and price come with it. */
+export async function productPartIfChanged(db: DbExecutor, ref: DocumentReference, type: DocumentType, current: Row, changes: Values, defaults: LineDefaults): Promise<Values> {
+  if (changes.referencia === undefined || changes.referencia === current.referencia) return {};
+  if (typeof changes.referencia !== 'string' || changes.referencia === '') return { idproducto: null };
+  return (await productParts(db, ref.taxes, type, [changes.referencia], defaults)).get(changes.referencia) ?? { idproducto: null };
+}
+
+/** Stock moves of a changed line: the old reference gives its effect back, the new one takes the new effect. */
+export function lineStockMoves(doc: Row, before: Row, after: Row, line: string): StockMove[] {
+  const codalmacen = String(doc.codalmacen);
+  const [oldRef, newRef] = [(before.referencia as string | null) ?? null, (after.referencia as string | null) ?? null];
+  if (oldRef === newRef) return [{ codalmacen, referencia: newRef, before: effectOf(before), after: effectOf(after), line }];
+  return [
+    { codalmacen, referencia: oldRef, before: effectOf(before), after: undefined, line },
+    { codalmacen, referencia: newRef, before: undefined, after: effectOf(after), line },
+  ];
+}
+
+/**
+ * Full line synchronisation (ApiEditDocument): an element with the `idlinea` of an existing line
+ * updates it (fields not sent keep their values), any other element is a new line, and existing
+ * lines missing from the list are deleted. Stock follows every change.
+ */
+export async function syncLines(ctx: AppContext, db: DbExecutor, ref: DocumentReference, type: DocumentType, doc: Row, inputs: Values[]): Promise<void> {
+  const existing = new Map((await linesOf(db, type, doc[type.key])).map((line) => [Number(line.idlinea), line]));
+  const kept = new Set<number>();
+  const defaults = await lineDefaultsOf(db, ref, type, doc);
+  const moves: StockMove[] = [];
+  const added: Array<{ input: Values; index: number }> = [];
+  for (const [index, input] of inputs.entries()) {
+    const current = input.idlinea === undefined || input.idlinea === null ? undefined : existing.get(Number(input.idlinea));
+    if (!current || kept.has(Number(current.idlinea))) {
+      added.push({ input, index });
+      continue;
+    }
+    kept.add(Number(current.idlinea));
+    const { idlinea: _id, ...changes } = input;
+    const update = { ...(await productPartIfChanged(db, ref, type, current, changes, defaults)), ...changes };
+    const after = Object.keys(update).length ? await ctx.store.update(type.line, current.idlinea as number, update, db) : current;
+    moves.push(...lineStockMoves(doc, current, { ...current, ...after }, `lineas[${index}]`));
+  }
+  if (added.length) {
+    const built = await buildLines(db, ref.taxes, type, added.map(({ input }) => input), defaults, added.map(({ index }) => index));
+    const rows = built.map((line) => ({ ...line, [type.key]: doc[type.key] as number }));
+    await ctx.store.insertMany(type.line, rows, db);
+    for (const [offset, row] of rows.entries()) {
+      moves.push({ codalmacen: String(doc.codalmacen), referencia: (row.referencia as string | null) ?? null, before: undefined, after: effectOf(row), line: `lineas[${added[offset]!.index}]` });
+    }
+  }
+  const removed = [...existing].filter(([id]) => !kept.has(id));
+  for (const [id, line] of removed) moves.push({ codalmacen: String(doc.codalmacen), referencia: (line.referencia as string | null) ?? null, before: effectOf(line), after: undefined, line: `idlinea ${id}` });
+  if (removed.length) await db.deleteFrom(type.line.table).where('idlinea', 'in', removed.map(([id]) => id)).execute();
+  await moveStock(db, ctx.database.dialect, ...moves);
+}
+
+/** A line change through the generic resources: allowed while the document is editable (locked for the change). */
+export async function editableDocumentOf(db: DbExecutor, dialect: SqlDialect, type: DocumentType, id: unknown): Promise<Row> {
+  if (!(await lockDocument(db, dialect, type, id))) throw validationError({ [type.key]: 'not-found' });
+  const doc = (await headerOf(db, type, id))!;
+  if (!doc.editable) throw new AppError('document-not-editable');
+  return doc;
+}
