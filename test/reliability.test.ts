@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { afterCommit, inTransaction, NestedConnectionError } from '../src/db/transaction.ts';
 import pg from 'pg';
+import { sql } from 'kysely';
 import mysql from 'mysql2/promise';
 import { forEachEngine, type TestApp } from './helpers/test-app.ts';
 
@@ -190,3 +191,15 @@ forEachEngine('reliability: concurrent settings updates', (t) => {
     assert.equal(stored.decimals, 2, 'the defaults stay');
   });
 });
+
+forEachEngine('reliability: isolation level', (t) => {
+  it('runs every transaction at READ COMMITTED, whatever the server default', async () => {
+    const { database } = t().app.ctx;
+    const read = async () => {
+      const query = t().engine === 'postgres' ? sql<{ level: string }>`SHOW transaction_isolation` : sql<{ level: string }>`SELECT @@SESSION.tx_isolation AS level`;
+      return inTransaction(database, async (trx) => String((await query.execute(trx)).rows[0]!.level ?? Object.values((await query.execute(trx)).rows[0]!)[0]));
+    };
+    const levels = await Promise.all(Array.from({ length: 12 }, read));
+    for (const level of levels) assert.match(level.toLowerCase().replace('-', ' '), /^read committed$/);
+  });
+}, { engines: ['postgres', 'mysql'] });

@@ -53,8 +53,7 @@ export async function runCommand(core: Core, argv: string[], print: Print): Prom
     return values.help ? 0 : 1;
   }
   if (group === 'migrate') {
-    const { createdTables, addedColumns, rebuiltTables, appliedMigrations } = core.schema;
-    print(JSON.stringify({ createdTables, addedColumns, rebuiltTables, appliedMigrations }));
+    print(JSON.stringify(core.schema));
     return 0;
   }
   if (group === 'apikey' && action === 'create') {

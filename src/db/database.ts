@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { CompiledQuery, Kysely, MysqlDialect, PostgresDialect, type Dialect } from 'kysely';
+import { Kysely, MysqlDialect, PostgresDialect, type Dialect } from 'kysely';
 import { QueuedSqliteDialect } from './sqlite-queued-dialect.ts';
 import pg from 'pg';
 import { createPool as createMysqlPool } from 'mysql2';
@@ -73,14 +73,16 @@ export function createDatabase(url: string, options: DatabaseOptions = {}): Data
   }
   if (engine === 'postgres') {
     // A bounded wait for a connection: a database that is down answers 503 instead of holding requests forever.
-    const pool = new pg.Pool({ connectionString: url, max: poolSize, types: pgTypes, connectionTimeoutMillis: 10_000 });
-    const database = open(engine, new PostgresDialect({
-      pool,
-      // The server's default, stated: numbering and code counters rely on it (see MariaDB below).
-      onCreateConnection: async (connection) => {
-        await connection.executeQuery(CompiledQuery.raw('SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL READ COMMITTED'));
-      },
-    }));
+    const pool = new pg.Pool({
+      connectionString: url,
+      max: poolSize,
+      types: pgTypes,
+      connectionTimeoutMillis: 10_000,
+      // The server's default, stated in the startup message (no statement that could fail on a new
+      // connection): numbering and code counters rely on it (see MariaDB below).
+      options: '-c default_transaction_isolation=read\\ committed',
+    });
+    const database = open(engine, new PostgresDialect({ pool }));
     // An idle client whose backend went away (restart, pg_terminate_backend, network) is dropped by
     // the pool after this event; without a listener Node would end the process on it.
     pool.on('error', (error) => database.reportError(error, 'idle PostgreSQL connection lost'));
@@ -98,13 +100,15 @@ export function createDatabase(url: string, options: DatabaseOptions = {}): Data
     timezone: 'Z',
     charset: 'utf8mb4',
   });
-  return open(engine, new MysqlDialect({
-    pool,
-    // READ COMMITTED as on PostgreSQL: a transaction that waited for a row lock then sees what the
-    // holder committed (numbering, code counters), and InnoDB takes no gap locks, which were the
-    // source of deadlocks between concurrent document creations.
-    onCreateConnection: async (connection) => {
-      await connection.executeQuery(CompiledQuery.raw('SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED'));
-    },
-  }));
+  const database = open(engine, new MysqlDialect({ pool }));
+  // READ COMMITTED as on PostgreSQL: a transaction that waited for a row lock then sees what the
+  // holder committed (numbering, code counters), and InnoDB takes no gap locks, which were the
+  // source of deadlocks between concurrent document creations. Queued on each new connection ahead
+  // of any other statement; a failure is reported, never a connection left checked out.
+  pool.on('connection', (connection) => {
+    connection.query('SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED', (error) => {
+      if (error) database.reportError(error, 'could not set READ COMMITTED on a new MariaDB connection');
+    });
+  });
+  return database;
 }

@@ -192,7 +192,7 @@ export class ModelStore {
    * hooks or generated codes use `create`). Nothing is read back: the caller reads what it needs.
    * `model.save` is emitted for each once the transaction commits.
    */
-  async insertMany(model: Model, inputs: Values[], db: DbExecutor): Promise<void> {
+  async insertMany(model: Model, inputs: Values[], db: DbExecutor, options: { prepared?: boolean } = {}): Promise<void> {
     if (!inputs.length) return;
     if (model.hooks?.afterSave || Object.values(model.fields).some((field) => field.generatedCode)) {
       throw new Error(`${model.name} needs create(): it has an afterSave hook or generated codes`);
@@ -200,8 +200,8 @@ export class ModelStore {
     const rows: Array<Record<string, unknown>> = [];
     const saved: StoredRecord[] = [];
     for (const input of inputs) {
-      const values = { ...input };
-      await this.#guard('insert', () => this.#prepare({ db, dialect: this.database.dialect, clock: this.clock, model, values, existing: undefined, reveal: {} }, true));
+      // Values that went through `prepareNew` already are not prepared twice.
+      const values = options.prepared ? input : await this.prepareNew(model, input, db);
       rows.push(toDbValues(this.database.engine, model, values));
       saved.push(values as StoredRecord);
     }

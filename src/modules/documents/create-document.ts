@@ -54,8 +54,12 @@ export async function createDocument(ctx: AppContext, type: DocumentType, input:
     if (status.generadoc) throw validationError({ idestado: 'generates-document' });
     Object.assign(header, { idestado: status.idestado, editable: status.editable });
 
-    const lines = await buildLines(trx, ref.taxes, type, input.lines ?? [], lineDefaults(settings, status.actualizastock, subject, header));
-    const { id, payments: recorded } = await insertDocument(ctx, trx, ref, type, { header, lines, fecha: input.fecha ?? today.date, hora: input.hora ?? today.time, subject });
+    const { lines, productTypes } = await buildLines(trx, ref.taxes, type, input.lines ?? [], lineDefaults(settings, status.actualizastock, subject, header));
+    // Lines that name an id themselves (no reference) still need their product's type read.
+    const known = lines.every((line) => line.idproducto === undefined || line.idproducto === null || productTypes.has(Number(line.idproducto)));
+    const { id, payments: recorded } = await insertDocument(ctx, trx, ref, type, {
+      header, lines, fecha: input.fecha ?? today.date, hora: input.hora ?? today.time, subject, ...(known ? { productTypes } : {}),
+    });
     const paid = type.invoice && input.pagada
       ? await payInvoiceReceipts({ db: trx, dialect: ctx.database.dialect, type, invoice: (await headerOf(trx, type, id))!, decimals: settings.decimals, today }, true, today.date)
       : [];

@@ -91,9 +91,10 @@ function taxValues(taxes: TaxReference, code: FieldValue | undefined, field = 'c
  * queries as the document needs: the variants and products at once, the customer's rate once, the
  * supplier's prices at once. A reference that names no variant has no product part.
  */
-export async function productParts(db: DbExecutor, taxes: TaxReference, type: DocumentType, codes: string[], defaults: LineDefaults): Promise<Map<string, Values>> {
+export async function productParts(db: DbExecutor, taxes: TaxReference, type: DocumentType, codes: string[], defaults: LineDefaults, productTypes?: Map<number, string | null>): Promise<Map<string, Values>> {
   const parts = new Map<string, Values>();
   const products = await productsForLines(db, [...new Set(codes)]);
+  for (const product of products.values()) productTypes?.set(product.idproducto, product.tipo);
   if (!products.size) return parts;
   let rate: Rate | undefined;
   let supplierPrices = new Map<string, SupplierPrice>();
@@ -129,12 +130,16 @@ export async function productParts(db: DbExecutor, taxes: TaxReference, type: Do
 /**
  * New lines from client input (getNewLine + getNewProductLine + the API's field assignment): status
  * stock mode, default tax, inherited IRPF, then the product's data when `referencia` is a known
- * variant or barcode, then the fields the client sent. An unknown reference stays as text.
+ * variant or barcode, then the fields the client sent. An unknown reference stays as text. The
+ * products' `tipo` comes along (the calculation reads it).
  */
-export async function buildLines(db: DbExecutor, taxes: TaxReference, type: DocumentType, inputs: Values[], defaults: LineDefaults, indexes = inputs.map((_, index) => index)): Promise<Values[]> {
+export async function buildLines(
+  db: DbExecutor, taxes: TaxReference, type: DocumentType, inputs: Values[], defaults: LineDefaults, indexes = inputs.map((_, index) => index),
+): Promise<{ lines: Values[]; productTypes: Map<number, string | null> }> {
   const codes = inputs.map((input) => input.referencia).filter((code): code is string => typeof code === 'string' && code !== '');
-  const parts = await productParts(db, taxes, type, codes, defaults);
-  return inputs.map((input, offset) => {
+  const productTypes = new Map<number, string | null>();
+  const parts = await productParts(db, taxes, type, codes, defaults, productTypes);
+  const lines = inputs.map((input, offset) => {
     const line: Values = {
       actualizastock: defaults.actualizastock,
       cantidad: 1,
@@ -160,4 +165,5 @@ export async function buildLines(db: DbExecutor, taxes: TaxReference, type: Docu
     if (recargo !== undefined) line.recargo = recargo;
     return line;
   });
+  return { lines, productTypes };
 }

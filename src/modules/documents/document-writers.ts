@@ -51,7 +51,7 @@ function lineWriter(ctx: AppContext, type: DocumentType): RecordWriter {
       return write(async (trx, ref, recalc) => {
         const doc = await editableDocumentOf(trx, dialect, type, values[type.key]);
         const { [type.key]: docId, ...lineInput } = values;
-        const [line] = await buildLines(trx, ref.taxes, type, [lineInput], await lineDefaultsOf(trx, ref, type, doc));
+        const { lines: [line] } = await buildLines(trx, ref.taxes, type, [lineInput], await lineDefaultsOf(trx, ref, type, doc));
         const { record } = await ctx.store.create(type.line, { ...line, [type.key]: docId }, trx);
         await moveStock(trx, dialect, { codalmacen: String(doc.codalmacen), referencia: (record.referencia as string | null) ?? null, before: undefined, after: effectOf(record), line: `idlinea ${record.idlinea}` });
         await recalc(docId);

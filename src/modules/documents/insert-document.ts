@@ -40,7 +40,7 @@ export async function insertDocument(ctx: AppContext, db: DbExecutor, ref: Docum
   const codejercicio = await exerciseFor(db, dialect, Number(header.idempresa), doc.fecha);
   const assigned = await assignNumber(db, dialect, type, { codserie: String(header.codserie), idempresa: Number(header.idempresa), codejercicio, fecha: doc.fecha, hora: doc.hora });
   Object.assign(header, { fecha: assigned.fecha ?? doc.fecha, hora: assigned.hora ?? doc.hora, codejercicio, numero: String(assigned.numero), codigo: assigned.codigo });
-  await checkInvoiceChronology(db, dialect, type, { idempresa: Number(header.idempresa), codserie: String(header.codserie), codejercicio, numero: assigned.numero, fecha: String(header.fecha) });
+  await checkInvoiceChronology(db, dialect, type, { idempresa: Number(header.idempresa), codserie: String(header.codserie), codejercicio, numero: assigned.numero, fecha: String(header.fecha), highest: assigned.highest });
 
   // The lines as they will be stored (defaults and the model's own rules), then their amounts.
   const lines = await Promise.all(doc.lines.map((line) => ctx.store.prepareNew(type.line, { ...line, [type.key]: 0 }, db)));
@@ -49,7 +49,7 @@ export async function insertDocument(ctx: AppContext, db: DbExecutor, ref: Docum
   const { record } = await ctx.store.create(type.header, header, db);
   const id = Number(record[type.key]);
   const stored: Values[] = lines.map((line, index) => ({ ...line, ...result.lines[index], [type.key]: id }));
-  await ctx.store.insertMany(type.line, stored, db);
+  await ctx.store.insertMany(type.line, stored, db, { prepared: true });
   const codalmacen = String(header.codalmacen);
   await moveStock(db, dialect, ...stored.map((line, index) => ({
     codalmacen, referencia: (line.referencia as string | null) ?? null, before: undefined, after: effectOf(line), line: `lineas[${index}]`,

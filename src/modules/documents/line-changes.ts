@@ -60,7 +60,7 @@ export async function syncLines(ctx: AppContext, db: DbExecutor, ref: DocumentRe
     moves.push(...lineStockMoves(doc, current, { ...current, ...after }, `lineas[${index}]`));
   }
   if (added.length) {
-    const built = await buildLines(db, ref.taxes, type, added.map(({ input }) => input), defaults, added.map(({ index }) => index));
+    const { lines: built } = await buildLines(db, ref.taxes, type, added.map(({ input }) => input), defaults, added.map(({ index }) => index));
     const rows = built.map((line) => ({ ...line, [type.key]: doc[type.key] as number }));
     await ctx.store.insertMany(type.line, rows, db);
     for (const [offset, row] of rows.entries()) {

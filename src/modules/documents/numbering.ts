@@ -17,6 +17,8 @@ export interface NumberingInput {
 export interface Assigned {
   numero: number;
   codigo: string;
+  /** Above every number the serie has (no gap was filled): every other document comes before it. */
+  highest: boolean;
   /** Set when a gap was filled: the document takes the date of the next-higher one (invoices). */
   fecha?: string;
   hora?: string;
@@ -113,7 +115,7 @@ export async function assignNumber(db: DbExecutor, dialect: SqlDialect, type: Do
     let numero = sequence.numero;
     if (max >= numero || sequence.usarhuecos) numero = count === 0 && sequence.usarhuecos ? sequence.inicio : max + 1;
     await db.updateTable('secuencias_documentos').set({ numero: numero + 1 }).where('idsecuencia', '=', sequence.idsecuencia).execute();
-    return { numero, codigo: codeOf(sequence, input, numero) };
+    return { numero, codigo: codeOf(sequence, input, numero), highest: numero > max };
   }
   const previous = (await query.orderBy(sql`${numberSql}`, 'desc').limit(1000).execute()).map((row) => ({
     n: Number(row.n),
@@ -127,7 +129,7 @@ export async function assignNumber(db: DbExecutor, dialect: SqlDialect, type: Do
   let result: Assigned | undefined;
   if (sequence.usarhuecos) {
     if (!previous.length) {
-      result = { numero: sequence.inicio, codigo: '' };
+      result = { numero: sequence.inicio, codigo: '', highest: true };
       next = sequence.inicio + 1;
     } else {
       const used = new Set(previous.map((row) => row.n));
@@ -139,13 +141,13 @@ export async function assignNumber(db: DbExecutor, dialect: SqlDialect, type: Do
         // of that next invoice, so dates stay in number order.
         const after = previous.filter((row) => row.n > candidate).sort((a, b) => a.n - b.n)[0];
         if (after && after.codejercicio !== input.codejercicio) break;
-        result = { numero: candidate, codigo: '', ...(after && !sequence.mantenerfecha ? { fecha: after.fecha, hora: after.hora ?? input.hora } : {}) };
+        result = { numero: candidate, codigo: '', highest: !after, ...(after && !sequence.mantenerfecha ? { fecha: after.fecha, hora: after.hora ?? input.hora } : {}) };
         break;
       }
     }
   }
   if (!result) {
-    result = { numero: next, codigo: '' };
+    result = { numero: next, codigo: '', highest: next > highest };
     next += 1;
   }
   await db.updateTable('secuencias_documentos').set({ numero: Math.max(next, sequence.numero) }).where('idsecuencia', '=', sequence.idsecuencia).execute();
@@ -163,12 +165,21 @@ function codeOf(sequence: Sequence, input: NumberingInput, numero: number): stri
  * Customer invoices keep date order within a serie and exercise (FacturaCliente::testDate): no
  * lower number with a later date, no higher number with an earlier date.
  */
-export async function checkInvoiceChronology(db: DbExecutor, dialect: SqlDialect, type: DocumentType, doc: { idempresa: number; codserie: string; codejercicio: string; numero: number; fecha: string; id?: number }): Promise<void> {
+export async function checkInvoiceChronology(
+  db: DbExecutor, dialect: SqlDialect, type: DocumentType,
+  doc: { idempresa: number; codserie: string; codejercicio: string; numero: number; fecha: string; id?: number; highest?: boolean },
+): Promise<void> {
   if (type.name !== 'FacturaCliente') return;
   const numberSql = dialect.integer(sql.ref('numero'));
   const base = db.selectFrom(type.header.table).select(type.key)
     .where('idempresa', '=', doc.idempresa).where('codserie', '=', doc.codserie).where('codejercicio', '=', doc.codejercicio);
   const scoped = doc.id === undefined ? base : base.where(type.key, '<>', doc.id);
+  if (doc.highest) {
+    // The highest number: only a document dated later can break the order (an indexed look).
+    const later = await scoped.where('fecha', '>', doc.fecha).limit(1).execute();
+    if (later.length) throw new AppError('invoice-date-order', { reason: 'later-invoice-before', fecha: doc.fecha });
+    return;
+  }
   // One look for both breaches: a lower number dated later, or a higher number dated earlier.
   const [breach] = await scoped.clearSelect().select('fecha')
     .where((eb) => eb.or([
