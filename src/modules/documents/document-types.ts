@@ -1,5 +1,4 @@
 import type { Model } from '../../models/define-model.ts';
-import { customerPaymentModel, customerReceiptModel, supplierPaymentModel, supplierReceiptModel } from '../payments/index.ts';
 import { purchaseDeliveryNoteModel, purchaseInvoiceModel, purchaseOrderModel, purchaseQuoteModel } from './purchase-document-models.ts';
 import { salesDeliveryNoteModel, salesInvoiceModel, salesOrderModel, salesQuoteModel } from './sales-document-models.ts';
 import { defineDocumentLine } from './define-document.ts';
@@ -23,8 +22,6 @@ export interface DocumentType {
   invoice: boolean;
   /** Default numbering pattern (facturascripts-model.md 3.8). */
   pattern: string;
-  receipt?: Model;
-  payment?: Model;
 }
 
 function type(side: Side, header: Model, prefix: string, invoice = false): DocumentType {
@@ -40,7 +37,6 @@ function type(side: Side, header: Model, prefix: string, invoice = false): Docum
     subjectName: sales ? 'nombrecliente' : 'nombre',
     invoice,
     pattern: `${prefix}{EJE}{SERIE}{NUM}`,
-    ...(invoice ? { receipt: sales ? customerReceiptModel : supplierReceiptModel, payment: sales ? customerPaymentModel : supplierPaymentModel } : {}),
   };
 }
 

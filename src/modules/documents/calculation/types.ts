@@ -1,24 +1,11 @@
 /** Inputs and outputs of the calculation core (facturascripts-model.md 3.4 and 3.5). */
+import type { TaxRate, TaxZoneRule } from '../../taxes/index.ts';
 
 export type Side = 'sales' | 'purchase';
 
-export interface TaxInfo {
-  codimpuesto: string;
-  iva: number;
-  recargo: number;
-  /** 1 = percentage, 2 = fixed amount per unit. */
-  tipo: number;
-}
-
-export interface TaxZone {
-  codimpuesto: string;
-  codimpuestosel: string | null;
-  codpais: string | null;
-  /** Province name the zone is for (the reference stores the province id; resolved by the caller). */
-  provincia: string | null;
-  excepcioniva: string | null;
-  prioridad: number;
-}
+/** A tax (`tipo` 1 a percentage, 2 a fixed amount per unit) and a tax zone rule, as the taxes module keeps them. */
+export type TaxInfo = TaxRate;
+export type TaxZone = TaxZoneRule;
 
 export interface CalcLine {
   cantidad: number;
