@@ -67,7 +67,7 @@ forEachEngine('document creation', (t) => {
       const stored = await t().call('GET', `/api/3/${type.header.resource}/${doc[type.key]}`);
       assert.deepEqual(stored.body, doc);
       if (type.invoice) {
-        const receipts = (await t().call('GET', `/api/3/${type.receipt!.resource}?filter[idfactura]=${doc.idfactura}`)).body;
+        const receipts = (await t().call('GET', `/api/3/${type.side === 'sales' ? 'recibocliente' : 'reciboproveedor'}?filter[idfactura]=${doc.idfactura}`)).body;
         assert.deepEqual(receipts.map((r: any) => [r.importe, r.pagado, r.codigofactura]), [[expected.total, false, doc.codigo]]);
       }
     });
