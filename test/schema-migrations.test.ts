@@ -314,6 +314,11 @@ for (const engine of enabledEngines()) {
           assert.deepEqual(await recorded(scratch.url), engine === 'mysql' ? ['0001-noop'] : []);
           // MariaDB/MySQL too: conversions come before any other DDL, so nothing else was done.
           assert.deepEqual(await liveTypes(scratch.url, 't_narrow'), before);
+          // A double whose fractions were not taken care of is not rounded into an integer either.
+          const keepsFractions: Migration = { id: '0001-zz-keeps-fractions', phase: 'before-sync', converts: ['t_narrow.amount'], up: async () => {} };
+          const onlyAmount = defineModel({ ...narrowV2, fields: { ...narrowV2.fields, label: narrowV1.fields.label! } });
+          await assert.rejects(sync(scratch.url, [onlyAmount], [keepsFractions]), SchemaChangeRefusedError);
+          assert.deepEqual(await readRows(), rows);
         }
 
         const report = await sync(scratch.url, [narrowV2], [shorten]);

@@ -127,6 +127,15 @@ async function mysqlModify(db: DbExecutor, table: string, changes: TypeChange[])
 /** Applies one table's type changes in one ALTER TABLE (PostgreSQL and MariaDB/MySQL only). */
 export async function alterColumnTypes(db: DbExecutor, engine: Engine, table: string, changes: TypeChange[]): Promise<void> {
   if (engine === 'sqlite') throw new Error('SQLite changes column types by rebuilding the table');
+  // Both engines round a fraction into an integer without complaint: a value that does not fit
+  // fails the sync instead, as for text that would not fit.
+  const rounded = [];
+  for (const change of changes.filter((c) => /DOUBLE|REAL|NUMERIC|DECIMAL/i.test(c.from) && /INT/i.test(c.to))) {
+    const column = sql.ref(change.column);
+    const { rows } = await sql`SELECT 1 AS found FROM ${sql.table(table)} WHERE ${column} <> ROUND(${column}) LIMIT 1`.execute(db);
+    if (rows.length) rounded.push(change);
+  }
+  if (rounded.length) throw new SchemaChangeRefusedError(rounded);
   const clauses = engine === 'postgres' ? changes.map(pgAlter) : await mysqlModify(db, table, changes);
   await sql.raw(`ALTER TABLE ${quoteIdent(engine, table)} ${clauses.join(', ')}`).execute(db);
 }

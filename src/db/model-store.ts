@@ -187,13 +187,14 @@ export class ModelStore {
   }
 
   /**
-   * Inserts several new records of one model in one statement, in the caller's transaction, with
-   * the same defaults, hooks before saving and validation as `create` (models with `afterSave`
-   * hooks or generated codes use `create`). Nothing is read back: the caller reads what it needs.
-   * `model.save` is emitted for each once the transaction commits.
+   * Inserts several new records of one model with few statements (as many rows each as the
+   * engines' limits on bound values allow), in the caller's transaction, with the same defaults,
+   * hooks before saving and validation as `create` (models with `afterSave` hooks or generated
+   * codes use `create`). Returns the new serial ids, in input order; `model.save` is emitted for
+   * each record once the transaction commits.
    */
-  async insertMany(model: Model, inputs: Values[], db: DbExecutor, options: { prepared?: boolean } = {}): Promise<void> {
-    if (!inputs.length) return;
+  async insertMany(model: Model, inputs: Values[], db: DbExecutor, options: { prepared?: boolean } = {}): Promise<number[]> {
+    if (!inputs.length) return [];
     if (model.hooks?.afterSave || Object.values(model.fields).some((field) => field.generatedCode)) {
       throw new Error(`${model.name} needs create(): it has an afterSave hook or generated codes`);
     }
@@ -210,13 +211,34 @@ export class ModelStore {
     const columns = [...new Set(rows.flatMap((row) => Object.keys(row)))];
     const fallback = (column: string) => toDbValue(this.database.engine, model.fields[column]!, model.fields[column]!.default ?? null);
     const aligned = rows.map((row) => Object.fromEntries(columns.map((column) => [column, column in row ? row[column] : fallback(column)])));
-    await this.#guard('insert', () => db.insertInto(model.table).values(aligned).execute());
+    const pk = model.primaryKey;
+    const serial = model.fields[pk]!.type === 'serial' && !columns.includes(pk);
+    const ids: number[] = [];
+    // SQLite binds at most 32766 values per statement, PostgreSQL 65535: stay well below both.
+    const perStatement = Math.max(1, Math.floor(30_000 / columns.length));
+    for (let start = 0; start < aligned.length; start += perStatement) {
+      const batch = aligned.slice(start, start + perStatement);
+      const insert = db.insertInto(model.table).values(batch);
+      await this.#guard('insert', async () => {
+        if (!serial) await insert.execute();
+        else if (this.database.engine === 'mysql') {
+          // InnoDB gives a multi-row insert consecutive ids (auto-increment lock modes 0 and 1, the default).
+          const first = Number((await insert.executeTakeFirstOrThrow()).insertId);
+          for (let i = 0; i < batch.length; i++) ids.push(first + i);
+        } else {
+          // Ids are drawn in VALUES order; RETURNING need not keep it, so they are sorted back.
+          ids.push(...(await insert.returning(pk).execute()).map((row) => Number(row[pk])).sort((a, b) => a - b));
+        }
+      });
+    }
+    if (serial) saved.forEach((record, index) => (record[pk] = ids[index]!));
     await this.#written(model, db);
     if (this.events.has('model.save')) {
       afterCommit(db, () => {
         for (const record of saved) this.events.emit('model.save', { model: model.resource, record: this.#visible(model, record), created: true });
       });
     }
+    return ids;
   }
 
   /** Partial update of the given fields; the primary key cannot change. */

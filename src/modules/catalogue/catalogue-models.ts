@@ -1,4 +1,5 @@
 import { defineModel } from '../../models/define-model.ts';
+import { validationError } from '../../errors.ts';
 import { f, now } from '../../models/fields.ts';
 import { refuseMainVariantDelete, syncProduct } from './product-variants.ts';
 import { checkCode, checkFilled, codeOf, current, hasText, num, type Errors } from '../../models/record-rules.ts';
@@ -172,12 +173,9 @@ export const productoProveedorModel = defineModel({
     stock: f.double({ default: 0 }),
   },
   unique: [['codproveedor', 'refproveedor', 'referencia', 'coddivisa']],
-  validate(values) {
-    if (typeof values.actualizado === 'string' && values.actualizado > now()) return { actualizado: 'out-of-range' };
-    return undefined;
-  },
   hooks: {
-    beforeSave({ values, existing }) {
+    beforeSave({ values, existing, clock }) {
+      if (typeof values.actualizado === 'string' && values.actualizado > now(clock)) throw validationError({ actualizado: 'out-of-range' });
       // The reference: refproveedor defaults to referencia; neto applies both discounts to precio.
       const price = current(values, existing);
       if (!hasText(price.refproveedor) && hasText(price.referencia)) values.refproveedor = price.referencia;

@@ -105,7 +105,8 @@ async function applyChanges(db: DbExecutor, dialect: SqlDialect, codalmacen: str
   const stock = await db.selectFrom('stocks').select(['referencia', 'cantidad']).where('codalmacen', '=', codalmacen)
     .where('referencia', 'in', checked.map((c) => c.referencia)).execute();
   const short = checked.find((c) => Number(stock.find((row) => row.referencia === c.referencia)?.cantidad ?? 0) < 0);
-  if (short) throw new AppError('not-enough-stock', { line: short.sells[0], referencia: short.referencia, codalmacen });
+  // The line that took the stock below zero: the last of those selling the reference.
+  if (short) throw new AppError('not-enough-stock', { line: short.sells[short.sells.length - 1], referencia: short.referencia, codalmacen });
 }
 
 /** Variant and product `stockfis`: the sum of their stock rows over every warehouse. */

@@ -9,7 +9,7 @@ import { deleteReceipts } from '../payments/index.ts';
 import { loadReference, statusOf, type DocumentReference } from './document-reference.ts';
 import { headerOf, linesOf, lockDocument, visible, type Row } from './document-repository.ts';
 import { applyLineStockMode, childrenOf } from './document-status.ts';
-import { documentType, type DocumentType } from './document-types.ts';
+import { DOCUMENT_TYPES, documentType, type DocumentType } from './document-types.ts';
 import { effectOf } from './insert-document.ts';
 
 /**
@@ -48,7 +48,9 @@ async function removeDocument(ctx: AppContext, db: DbExecutor, ref: DocumentRefe
   await db.deleteFrom(type.header.table).where(type.key, '=', id as number).execute();
   const parents = new Map<string, Set<number>>();
   for (const link of links) {
-    const parentType = documentType(String(link.model1));
+    // A link to a type this installation does not know (a plugin's, since removed) is left alone.
+    const parentType = DOCUMENT_TYPES.find((candidate) => candidate.name === link.model1);
+    if (!parentType) continue;
     const parentLine = await db.selectFrom(parentType.line.table).select(['idlinea', 'servido']).where('idlinea', '=', link.idlinea1 as number).executeTakeFirst();
     if (parentLine) {
       await db.updateTable(parentType.line.table).set({ servido: Math.max(0, Number(parentLine.servido) - Number(link.cantidad)) }).where('idlinea', '=', link.idlinea1 as number).execute();

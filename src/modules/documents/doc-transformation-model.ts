@@ -17,4 +17,6 @@ export const docTransformationModel = defineModel({
     model1: f.string(30, { notNull: true }),
     model2: f.string(30, { notNull: true }),
   },
+  // A document's children (status generation, delete checks) and its parents (delete restores them).
+  indexes: [['model1', 'iddoc1'], ['model2', 'iddoc2']],
 });

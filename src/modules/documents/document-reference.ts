@@ -1,4 +1,6 @@
 import type { AppContext } from '../../app-context.ts';
+import type { DbExecutor } from '../../db/database.ts';
+import { dbBoolean } from '../../db/row-codec.ts';
 import type { BusinessDay } from '../../clock.ts';
 import { validationError } from '../../errors.ts';
 import type { Settings } from '../../settings.ts';
@@ -44,15 +46,26 @@ export function statusOf(ref: DocumentReference, type: DocumentType, idestado?: 
   return status;
 }
 
-/** What the tax rules read besides the document and its lines. */
-export function calcContextOf(ref: DocumentReference, doc: Row, subject: { regimeniva?: unknown; excepcioniva?: unknown }): CalcContext {
-  const serie = ref.series.get(String(doc.codserie));
-  const company = ref.company.companies.get(Number(doc.idempresa));
+/**
+ * What the tax rules read besides the document and its lines. A serie or company missing from the
+ * snapshot (created a moment ago on another instance) is read from its table, never assumed.
+ */
+export async function calcContextFor(db: DbExecutor, ref: DocumentReference, doc: Row, subject: { regimeniva?: unknown; excepcioniva?: unknown }): Promise<CalcContext> {
+  let serie = ref.series.get(String(doc.codserie));
+  if (!serie) {
+    const row = await db.selectFrom('series').select(['siniva', 'tipo']).where('codserie', '=', String(doc.codserie)).executeTakeFirst();
+    serie = { siniva: dbBoolean(row?.siniva), tipo: (row?.tipo as string | null | undefined) ?? null };
+  }
+  let company = ref.company.companies.get(Number(doc.idempresa));
+  if (!company) {
+    const row = await db.selectFrom('empresas').select(['codpais', 'regimeniva']).where('idempresa', '=', Number(doc.idempresa)).executeTakeFirst();
+    company = { codpais: (row?.codpais as string | null | undefined) ?? null, regimeniva: (row?.regimeniva as string | null | undefined) ?? null, nombrecorto: null };
+  }
   return {
     decimals: ref.settings.decimals,
     method: ref.settings.taxcalculationmethod,
-    serie: { siniva: serie?.siniva ?? false, tipo: serie?.tipo ?? null },
-    company: { codpais: company?.codpais ?? null, regimeniva: company?.regimeniva ?? null },
+    serie: { siniva: serie.siniva, tipo: serie.tipo },
+    company: { codpais: company.codpais, regimeniva: company.regimeniva },
     subject: { regimeniva: (subject.regimeniva as string | null) ?? null, excepcioniva: (subject.excepcioniva as string | null) ?? null },
     taxes: ref.taxes.taxes,
     zones: ref.taxes.zones,

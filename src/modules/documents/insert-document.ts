@@ -2,7 +2,7 @@ import type { AppContext } from '../../app-context.ts';
 import type { DbExecutor } from '../../db/database.ts';
 import type { Values } from '../../models/define-model.ts';
 import { moveStock, type StockEffect } from '../catalogue/index.ts';
-import type { DocumentReference } from './document-reference.ts';
+import { calcContextFor, type DocumentReference } from './document-reference.ts';
 import type { Row } from './document-repository.ts';
 import type { DocumentType } from './document-types.ts';
 import { exerciseFor } from './fiscal-year.ts';
@@ -44,7 +44,8 @@ export async function insertDocument(ctx: AppContext, db: DbExecutor, ref: Docum
 
   // The lines as they will be stored (defaults and the model's own rules), then their amounts.
   const lines = await Promise.all(doc.lines.map((line) => ctx.store.prepareNew(type.line, { ...line, [type.key]: 0 }, db)));
-  const result = calculate(ref, type, header as Row, lines, doc.subject, doc.productTypes ?? (await productTypesOf(db, lines)));
+  const context = await calcContextFor(db, ref, header as Row, doc.subject);
+  const result = calculate(type, header as Row, lines, context, doc.productTypes ?? (await productTypesOf(db, lines)));
   Object.assign(header, totalsOf(type, result, header.tasaconv), type.invoice ? { pagada: false, vencida: false } : {});
   const { record } = await ctx.store.create(type.header, header, db);
   const id = Number(record[type.key]);

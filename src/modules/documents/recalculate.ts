@@ -3,7 +3,8 @@ import type { DbExecutor } from '../../db/database.ts';
 import { dec, roundNumber } from '../../models/round.ts';
 import { calculateDocument } from './calculation/calculate.ts';
 import type { CalcLine, Calculation } from './calculation/types.ts';
-import { calcContextOf, type DocumentReference } from './document-reference.ts';
+import { calcContextFor, type DocumentReference } from './document-reference.ts';
+import type { CalcContext } from './calculation/types.ts';
 import { headerOf, linesOf, type Row } from './document-repository.ts';
 import type { DocumentType } from './document-types.ts';
 import { subjectOf } from './subject.ts';
@@ -19,11 +20,8 @@ export async function productTypesOf(db: DbExecutor, lines: Row[]): Promise<Map<
   return new Map(rows.map((p) => [Number(p.idproducto), (p.tipo as string | null) ?? null]));
 }
 
-/**
- * The calculation of a document from its header and lines as values (stored or about to be):
- * pure, from the reference snapshot; the subject's regime and exception drive the taxes.
- */
-export function calculate(ref: DocumentReference, type: DocumentType, doc: Row, lines: Row[], subject: Row, productTypes: Map<number, string | null>): Calculation {
+/** The calculation of a document from its header and lines as values (stored or about to be): pure. */
+export function calculate(type: DocumentType, doc: Row, lines: Row[], context: CalcContext, productTypes: Map<number, string | null>): Calculation {
   const input: CalcLine[] = lines.map((line) => ({
     cantidad: Number(line.cantidad),
     pvpunitario: Number(line.pvpunitario),
@@ -41,7 +39,7 @@ export function calculate(ref: DocumentReference, type: DocumentType, doc: Row, 
   return calculateDocument(
     { side: type.side, dtopor1: Number(doc.dtopor1 ?? 0), dtopor2: Number(doc.dtopor2 ?? 0), operacion: (doc.operacion as string | null) ?? null, codpais: (doc.codpais as string | null) ?? null, provincia: (doc.provincia as string | null) ?? null },
     input,
-    calcContextOf(ref, doc, subject),
+    context,
   );
 }
 
@@ -64,7 +62,7 @@ export async function recalculate(ctx: AppContext, db: DbExecutor, ref: Document
   const doc = (await headerOf(db, type, id))!;
   const lines = await linesOf(db, type, id);
   const subject = (await subjectOf(db, type, String(doc[type.subject]))) ?? {};
-  const result = calculate(ref, type, doc, lines, subject, await productTypesOf(db, lines));
+  const result = calculate(type, doc, lines, await calcContextFor(db, ref, doc, subject), await productTypesOf(db, lines));
   for (const [index, line] of lines.entries()) {
     const computed = result.lines[index]!;
     const changed = (Object.keys(computed) as Array<keyof typeof computed>).some((key) => line[key] !== computed[key]);

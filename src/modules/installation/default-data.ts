@@ -18,7 +18,8 @@ function insertAll(resource: string, rows: Values[]) {
   };
 }
 
-const year = () => new Date().getUTCFullYear();
+/** The installation's current year (on its wall clock). */
+const year = (ctx: AppContext) => Number(ctx.clock.today().date.slice(0, 4));
 
 const tax = (codimpuesto: string, iva: number, recargo: number, operacion: string, label: string): Values => ({
   codimpuesto,
@@ -91,7 +92,7 @@ export const DEFAULT_DATA: DataSeed[] = [
       ])(ctx, trx);
       await insertAll('almacen', [{ codalmacen: 'ALG', nombre: 'ALMACEN GENERAL', idempresa: 1, codpais: 'ESP', activo: true }])(ctx, trx);
       await insertAll('ejercicio', [
-        { codejercicio: String(year()), nombre: String(year()), fechainicio: `${year()}-01-01`, fechafin: `${year()}-12-31`, estado: 'ABIERTO', longsubcuenta: 10, idempresa: 1 },
+        { codejercicio: String(year(ctx)), nombre: String(year(ctx)), fechainicio: `${year(ctx)}-01-01`, fechafin: `${year(ctx)}-12-31`, estado: 'ABIERTO', longsubcuenta: 10, idempresa: 1 },
       ])(ctx, trx);
       await insertAll('serie', [
         { codserie: 'A', descripcion: 'General', siniva: false },

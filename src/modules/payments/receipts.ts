@@ -157,10 +157,12 @@ async function createReceipt(c: Call, importe: number, numero: number): Promise<
   };
   const table = TABLES[invoice.side].receipt.table;
   await db.insertInto(table).values(values).execute();
-  if (!paid) return { receipt: { ...values, pagado: false, vencido: false }, paid };
-  // Its id is needed for the payment movement.
-  const receipt = await db.selectFrom(table).selectAll().where('idfactura', '=', invoice.idfactura).where('numero', '=', numero).executeTakeFirstOrThrow();
-  await recordPayment(c, receipt, importe, invoice.fecha, invoice.codpago);
+  // A new invoice's first receipt is its only one (settleFlags finds it by the invoice); any other
+  // is read back for its id (the payment movement, the overdue flag).
+  if (!paid && invoice.fresh) return { receipt: { ...values, pagado: false, vencido: false }, paid };
+  const receipt = await db.selectFrom(table).selectAll().where('idfactura', '=', invoice.idfactura).where('numero', '=', numero)
+    .orderBy('idrecibo', 'desc').executeTakeFirstOrThrow();
+  if (paid) await recordPayment(c, receipt, importe, invoice.fecha, invoice.codpago);
   return { receipt, paid };
 }
 
@@ -207,9 +209,9 @@ async function settleFlags(c: Call, receipts: Row[]): Promise<InvoicePaymentStat
     const overdue = !dbBoolean(receipt.pagado) && receipt.vencimiento !== null && String(receipt.vencimiento) < terms.today.date;
     vencida ||= overdue;
     if (overdue !== dbBoolean(receipt.vencido)) {
-      // A receipt just created is known by its invoice and number (its id was not read back).
-      await db.updateTable(TABLES[invoice.side].receipt.table).set({ vencido: dialect.boolean(overdue) })
-        .where('idfactura', '=', invoice.idfactura).where('numero', '=', receipt.numero as number).execute();
+      const update = db.updateTable(TABLES[invoice.side].receipt.table).set({ vencido: dialect.boolean(overdue) });
+      // A receipt created by this call has no id read back: it is the invoice's only one.
+      await (receipt.idrecibo === undefined ? update.where('idfactura', '=', invoice.idfactura) : update.where('idrecibo', '=', receipt.idrecibo as number)).execute();
     }
   }
   return { pagada, vencida };

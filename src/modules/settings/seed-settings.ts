@@ -17,6 +17,8 @@ export const settingsSeed: DataSeed = {
     if (existing) return false;
     const properties = toDbValue(ctx.database.engine, settingsModel.fields.properties!, { ...DEFAULT_SETTINGS });
     await trx.insertInto('settings').values({ name: 'default', properties }).execute();
+    // The default data that follows is dated on the new installation's wall clock.
+    ctx.clock.zone = ctx.config.timeZone ?? String(DEFAULT_SETTINGS.timezone);
     return true;
   },
 };

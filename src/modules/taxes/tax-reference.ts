@@ -32,7 +32,8 @@ export const TAX_CACHE = 'taxes';
 
 /** Declares the cache (the taxes module's setup); writes to taxes, zones or retentions reload it. */
 export function declareTaxReference(ctx: AppContext): void {
-  ctx.shared.cache<TaxReference>(TAX_CACHE, ['impuesto', 'impuestozona', 'retencion'], async () => {
+  // Provinces too: a zone names its province by id and the cache keeps the name.
+  ctx.shared.cache<TaxReference>(TAX_CACHE, ['impuesto', 'impuestozona', 'retencion', 'provincia'], async () => {
     const db = ctx.database.kysely;
     const [taxes, zones, retentions] = await Promise.all([
       db.selectFrom('impuestos').select(['codimpuesto', 'iva', 'recargo', 'tipo']).execute(),
