@@ -6,6 +6,7 @@ import { registerErrorHandler } from './http/error-handler.ts';
 import { clientErrorHandler, frameworkErrors } from './http/framework-errors.ts';
 import { registerModelRoutes } from './http/model-routes.ts';
 import { registerPipeline } from './http/pipeline.ts';
+import { registerProfileSerializer } from './http/profile-serializer.ts';
 import { registerRootRoute } from './http/root-route.ts';
 import { startJobs, type Jobs } from './jobs.ts';
 import type { Job } from './module.ts';
@@ -50,6 +51,7 @@ export async function createApp(options: CreateAppOptions): Promise<App> {
     registerErrorHandler(server);
     await registerBodyParsers(server, { bodyLimit: config.bodyLimit });
     await registerPipeline(server, ctx.pipeline);
+    registerProfileSerializer(server);
     registerRootRoute(server, ctx);
     for (const model of ctx.registry.resources()) registerModelRoutes(server, ctx, model);
     for (const module of core.modules) await module.register?.(server, ctx);

@@ -86,14 +86,16 @@ function expectClientError(error: unknown): true {
 describe('properties of the list-query parser', () => {
   it('answers a checked query or a 400, and compiles to SQL naming only the model and binding every value', () => {
     const value = fc.oneof({ weight: 12, arbitrary: anyValue }, { weight: 1, arbitrary: fc.array(anyValue, { maxLength: 2 }) });
-    fc.assert(fc.property(fc.dictionary(queryKey, value, { maxKeys: 5 }), (query) => {
+    fc.assert(fc.property(fc.dictionary(queryKey, value, { maxKeys: 5 }), fc.boolean(), (query, lenient) => {
       let parsed;
       try {
-        parsed = parseListQuery(model, query, { defaultLimit: 50, maxLimit: 1000 });
+        parsed = parseListQuery(model, query, { defaultLimit: 50, maxLimit: 1000, lenient });
       } catch (error) {
         return expectClientError(error) && (error as AppError).status === 400;
       }
-      assert.ok(Number.isInteger(parsed.limit) && parsed.limit >= 1 && parsed.limit <= 1000);
+      // The lenient (facturascripts) reading has no maximum and may ask for every row.
+      if (lenient) assert.ok(parsed.limit === null || (Number.isSafeInteger(parsed.limit) && parsed.limit >= 1));
+      else assert.ok(parsed.limit !== null && Number.isInteger(parsed.limit) && parsed.limit >= 1 && parsed.limit <= 1000);
       assert.ok(Number.isSafeInteger(parsed.offset) && parsed.offset >= 0);
       const allowed = new Set([...model.visibleFields, model.table, 'total']);
       for (const condition of parsed.where.flat()) {

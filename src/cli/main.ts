@@ -9,8 +9,9 @@ import type { FieldValue } from '../models/fields.ts';
 const USAGE = `Usage: npm run cli -- <command>
 
   migrate                                   create or upgrade the database schema
-  apikey create [--description D] [--nick N] [--full-access]
+  apikey create [--description D] [--nick N] [--full-access] [--profile spec|facturascripts]
                                             create a key and print its token (shown once)
+  apikey profile <id> <spec|facturascripts> how the API answers the key (docs/compatibility.md)
   apikey list                               list keys (never their tokens)
   apikey disable <id> | apikey enable <id>  switch a key off or on
   apikey allow <id> <resource> <methods>    grant methods (comma list of get,post,put,delete;
@@ -40,6 +41,7 @@ export async function runCommand(core: Core, argv: string[], print: Print): Prom
       description: { type: 'string' },
       nick: { type: 'string' },
       'full-access': { type: 'boolean' },
+      profile: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -61,8 +63,9 @@ export async function runCommand(core: Core, argv: string[], print: Print): Prom
       description: values.description ?? 'Created from the command line',
       nick: values.nick ?? null,
       fullaccess: values['full-access'] ?? false,
+      ...(values.profile ? { profile: values.profile } : {}),
     });
-    print(`id ${record.id}${record.fullaccess ? ' (full access)' : ''}`);
+    print(`id ${record.id}${record.fullaccess ? ' (full access)' : ''}${record.profile !== 'spec' ? ` (profile ${record.profile})` : ''}`);
     print(`token ${reveal.apikey}`);
     return 0;
   }
@@ -71,6 +74,11 @@ export async function runCommand(core: Core, argv: string[], print: Print): Prom
     for (const row of rows) {
       print(`${row.id}\t${row.enabled ? 'enabled ' : 'disabled'}\t${row.fullaccess ? 'full' : 'rules'}\t${row.lastactivity ?? '-'}\t${row.description}`);
     }
+    return 0;
+  }
+  if (group === 'apikey' && action === 'profile' && rest.length === 2) {
+    await store.update(apikey, Number(rest[0]), { profile: rest[1]! });
+    print(`key ${rest[0]} answers with the ${rest[1]} profile`);
     return 0;
   }
   if (group === 'apikey' && (action === 'disable' || action === 'enable') && rest[0]) {

@@ -46,7 +46,9 @@ export class ModelStore {
   #reader(model: Model, scope: 'all' | 'visible'): RowReader {
     let readers = this.#readers.get(model);
     if (!readers) {
-      readers = { all: rowReader(model), visible: rowReader(model, model.visibleFields) };
+      const visible = rowReader(model, model.visibleFields);
+      const { redact } = model;
+      readers = { all: rowReader(model), visible: redact ? (row) => redact(visible(row)) : visible };
       this.#readers.set(model, readers);
     }
     return readers[scope];
@@ -71,14 +73,30 @@ export class ModelStore {
     return record;
   }
 
+  /** How many records match a list query's filters. */
+  async count(model: Model, query: ListQuery): Promise<number> {
+    const { count } = this.#queries.list(model, query);
+    const rows = await this.#guard('read', () => this.#run(this.database.kysely, count));
+    return Number(rows[0]?.total ?? 0);
+  }
+
   async list(model: Model, query: ListQuery): Promise<{ rows: StoredRecord[]; total: number }> {
     const { kysely } = this.database;
     const { select, count } = this.#queries.list(model, query);
     const [rows, counted] = await this.#guard('read', () => Promise.all([this.#run(kysely, select), this.#run(kysely, count)]));
-    const read = this.#reader(model, 'visible');
-    const records = rows.map(read);
+    return { rows: this.#loaded(model, rows), total: Number(counted[0]?.total ?? 0) };
+  }
+
+  /** One page of a list query, without the count (a list read in chunks). */
+  async page(model: Model, query: ListQuery & { limit: number }): Promise<StoredRecord[]> {
+    const { select } = this.#queries.list(model, query);
+    return this.#loaded(model, await this.#guard('read', () => this.#run(this.database.kysely, select)));
+  }
+
+  #loaded(model: Model, rows: Array<Record<string, unknown>>): StoredRecord[] {
+    const records = rows.map(this.#reader(model, 'visible'));
     if (this.events.has('model.load')) for (const record of records) this.events.emit('model.load', { model: model.resource, record });
-    return { rows: records, total: Number(counted[0]?.total ?? 0) };
+    return records;
   }
 
   /**
@@ -288,9 +306,9 @@ export class ModelStore {
   }
 
   #visible(model: Model, record: StoredRecord): StoredRecord {
-    if (!model.hidden.size) return record;
+    if (!model.hidden.size) return model.redact ? model.redact(record) : record;
     const copy: StoredRecord = {};
     for (const name of model.visibleFields) copy[name] = record[name]!;
-    return copy;
+    return model.redact ? model.redact(copy) : copy;
   }
 }

@@ -1,4 +1,4 @@
-import type { CompiledQuery } from 'kysely';
+import { sql, type CompiledQuery } from 'kysely';
 import type { Model } from '../models/define-model.ts';
 import type { FieldValue } from '../models/fields.ts';
 import { conditionParameters, whereOf } from '../query/apply-list-query.ts';
@@ -48,18 +48,20 @@ export class QueryCache {
     const key = [
       model.table,
       query.where.map((group) => group.map((c) => `${c.field}:${c.op}`).join('&')).join('|'),
-      query.sort.map((s) => `${s.field}:${s.direction}`).join(','),
+      query.sort.map((s) => `${s.transform ?? ''}${s.field}:${s.direction}`).join(','),
+      query.limit === null ? 'all' : 'page',
     ].join('#');
+    const paging = query.limit === null ? [] : [query.limit, query.offset];
     const cached = this.#lists.get(key);
     if (cached) {
       return {
-        select: { query: cached.select, parameters: [...where, query.limit, query.offset] },
+        select: { query: cached.select, parameters: [...where, ...paging] },
         count: { query: cached.count, parameters: where },
       };
     }
     const built = this.#build(model, query);
     const matches =
-      JSON.stringify(built.select.parameters) === JSON.stringify([...where, query.limit, query.offset]) &&
+      JSON.stringify(built.select.parameters) === JSON.stringify([...where, ...paging]) &&
       JSON.stringify(built.count.parameters) === JSON.stringify(where);
     if (cached === undefined) {
       if (this.#lists.size >= this.#capacity) this.#lists.delete(this.#lists.keys().next().value!);
@@ -73,9 +75,14 @@ export class QueryCache {
     const from = kysely.selectFrom(model.table);
     const filtered = query.where.length ? from.where(whereOf(engine, model, query)) : from;
     let select = filtered.select(model.visibleFields);
-    for (const { field, direction } of query.sort) select = select.orderBy(field, direction);
+    const { dialect } = this.#database;
+    for (const { field, direction, transform } of query.sort) {
+      const column = sql.ref(field);
+      const key = transform === 'integer' ? dialect.integer(column) : transform ? sql`${sql.raw(transform.toUpperCase())}(${column})` : column;
+      select = select.orderBy(key, direction);
+    }
     return {
-      select: select.limit(query.limit).offset(query.offset).compile(),
+      select: (query.limit === null ? select : select.limit(query.limit).offset(query.offset)).compile(),
       count: filtered.select((eb) => eb.fn.countAll().as('total')).compile(),
     };
   }

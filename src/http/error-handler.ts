@@ -1,6 +1,8 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { AppError, type ErrorCode } from '../errors.ts';
 import { translateDbError } from '../db/translate-error.ts';
+import { isLegacy } from './profile.ts';
+import { legacyModelError } from './profile-serializer.ts';
 
 /** Fastify's own request errors, by code, in our vocabulary. */
 const FRAMEWORK_ERRORS: Record<string, ErrorCode> = {
@@ -40,6 +42,9 @@ export function registerErrorHandler(app: FastifyInstance): void {
       return reply.code(internal.status).send(internal.body());
     }
     if (appError.status >= 500) request.log.error({ err: appError.cause ?? appError }, appError.code);
+    // Model resources answer `facturascripts` keys as the established system does.
+    const legacy = isLegacy(request) && request.routeOptions.config?.family === 'model' ? legacyModelError(appError) : undefined;
+    if (legacy) return reply.code(legacy.status).send(legacy.body);
     if (appError.details?.retryAfter !== undefined) reply.header('Retry-After', String(appError.details.retryAfter));
     // The rest of an oversized body is not worth receiving: end the connection with the answer.
     if (appError.status === 413) reply.header('Connection', 'close');

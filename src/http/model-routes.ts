@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.ts';
 import type { Model } from '../models/define-model.ts';
 import { coerceValue } from '../models/coerce.ts';
@@ -8,6 +8,8 @@ import { recordJsonSchema, schemaOutput } from '../models/schema-output.ts';
 import { parseListQuery } from '../query/list-query.ts';
 import type { AppContext } from '../app-context.ts';
 import { bodyOf } from './body.ts';
+import { streamList } from './list-stream.ts';
+import { isLegacy } from './profile.ts';
 import { addResourceRoute } from './resource-route.ts';
 
 /** The `{id}` path segment typed as the model's primary key; an impossible key is simply not found. */
@@ -20,43 +22,52 @@ export function parseId(model: Model, request: FastifyRequest): FieldValue {
 
 /**
  * The generic resource of a model (spec "Model resources"), generated once from the registry
- * under the canonical name and the reference's plural alias.
+ * under the canonical name and the reference's plural alias. Handlers answer in the `spec`
+ * profile's terms; the route's `write` and `shape` let the profile serializer reshape them for
+ * `facturascripts` keys (profile-serializer.ts), and lenient reading follows the request's profile.
  */
 export function registerModelRoutes(app: FastifyInstance, ctx: AppContext, model: Model): void {
   const { store, config } = ctx;
   const names = [...new Set([model.resource, model.alias])];
   const record = recordJsonSchema(model);
   const schema = schemaOutput(model);
-  const listOptions = { defaultLimit: 50, maxLimit: config.maxListLimit };
   const writer = ctx.writers.get(model);
   const ensure = async (id: FieldValue) => {
     const found = await store.get(model, id);
     if (!found) throw new AppError('record-not-found');
     return found;
   };
+  const list = async (request: FastifyRequest, reply: FastifyReply) => {
+    const legacy = isLegacy(request);
+    const query = parseListQuery(model, request.query as Record<string, unknown>, { defaultLimit: 50, maxLimit: legacy ? Number.MAX_SAFE_INTEGER : config.maxListLimit, lenient: legacy });
+    if (query.limit === null) return streamList(ctx, model, query, reply);
+    const { rows, total } = await store.list(model, query);
+    reply.header('X-Total-Count', String(total));
+    return rows;
+  };
+  const create = async (request: FastifyRequest, reply: FastifyReply) => {
+    const { body, source } = bodyOf(request);
+    reply.code(201);
+    if (writer) return writer.create(body, source);
+    const { record: created, reveal } = await store.create(model, readInput(model, body, source, 'create', undefined, { ignoreUnknown: isLegacy(request) }));
+    return { ...created, ...reveal };
+  };
+  const update = async (request: FastifyRequest) => {
+    const id = parseId(model, request);
+    const { body, source } = bodyOf(request);
+    if (writer) return writer.update(id, body, source);
+    return store.update(model, id, readInput(model, body, source, 'update', id, { ignoreUnknown: isLegacy(request) }));
+  };
 
   addResourceRoute(app, {
     resource: model.resource,
     urls: names.map((name) => `/api/3/${name}`),
+    shape: model,
+    family: 'model',
     methods: {
-      GET: {
-        schema: { response: { 200: { type: 'array', items: record } } },
-        handler: async (request, reply) => {
-          const query = parseListQuery(model, request.query as Record<string, unknown>, listOptions);
-          const { rows, total } = await store.list(model, query);
-          reply.header('X-Total-Count', String(total));
-          return rows;
-        },
-      },
-      POST: model.readOnlyResource ? undefined : {
-        handler: async (request, reply) => {
-          const { body, source } = bodyOf(request);
-          reply.code(201);
-          if (writer) return writer.create(body, source);
-          const { record: created, reveal } = await store.create(model, readInput(model, body, source, 'create'));
-          return { ...created, ...reveal };
-        },
-      },
+      // A streamed list (every row) bypasses the schema; a page is serialised by it.
+      GET: { schema: { response: { 200: { type: 'array', items: record } } }, handler: list },
+      POST: model.readOnlyResource ? undefined : { handler: create, write: 'create' },
     },
   });
   addResourceRoute(app, {
@@ -64,22 +75,19 @@ export function registerModelRoutes(app: FastifyInstance, ctx: AppContext, model
     urls: names.map((name) => `/api/3/${name}/schema`),
     methods: { GET: { handler: async () => schema } },
   });
-  const update = async (request: FastifyRequest) => {
-    const id = parseId(model, request);
-    const { body, source } = bodyOf(request);
-    if (writer) return writer.update(id, body, source);
-    return store.update(model, id, readInput(model, body, source, 'update', id));
-  };
   addResourceRoute(app, {
     resource: model.resource,
     urls: names.map((name) => `/api/3/${name}/:id`),
+    shape: model,
+    family: 'model',
     methods: {
       GET: {
         schema: { response: { 200: record } },
         handler: async (request) => ensure(parseId(model, request)),
       },
-      ...(model.readOnlyResource ? {} : { PUT: { handler: update }, PATCH: { handler: update } }),
+      ...(model.readOnlyResource ? {} : { PUT: { handler: update, write: 'update' as const }, PATCH: { handler: update, write: 'update' as const } }),
       DELETE: model.readOnlyResource ? undefined : {
+        write: 'delete',
         handler: async (request) => {
           const id = parseId(model, request);
           return { ok: 'record-deleted', data: await (writer ? writer.remove(id) : store.remove(model, id)) };

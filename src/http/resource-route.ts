@@ -1,15 +1,30 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema, HTTPMethods } from 'fastify';
 import { AppError } from '../errors.ts';
+import type { Model } from '../models/define-model.ts';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type Handler = (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
 
 const ALL_METHODS: Method[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 
+/** What a write answers, so that a profile can reshape it (the established system wraps writes). */
+export type WriteKind = 'create' | 'update' | 'delete';
+
+/**
+ * Where the records of a response are: the model of the whole body (a record or a list of them),
+ * or per property (`{ doc: header, lines: line }`, `{ data: header }`). The profile serializer
+ * formats their dates; anything not described is left as it is.
+ */
+export type ResponseShape = Model | { readonly [property: string]: ResponseShape };
+
 declare module 'fastify' {
   interface FastifyContextConfig {
     /** Canonical resource name the access rules are checked against. */
     resource?: string;
+    write?: WriteKind;
+    shape?: ResponseShape;
+    /** `model`: a generic model resource (its errors follow the request's profile). */
+    family?: 'model';
   }
 }
 
@@ -18,7 +33,10 @@ export interface ResourceRoute {
   resource: string;
   /** Every URL of this route (canonical name and alias). */
   urls: string[];
-  methods: Partial<Record<Method, { handler: Handler; schema?: FastifySchema }>>;
+  /** The records its answers carry (see ResponseShape). */
+  shape?: ResponseShape;
+  family?: 'model';
+  methods: Partial<Record<Method, { handler: Handler; schema?: FastifySchema; write?: WriteKind; shape?: ResponseShape }>>;
 }
 
 /**
@@ -33,8 +51,8 @@ export function addResourceRoute(app: FastifyInstance, route: ResourceRoute): vo
   const config = { resource: route.resource };
   for (const url of route.urls) {
     for (const method of supported) {
-      const { handler, schema } = route.methods[method]!;
-      app.route({ method, url, config, schema, handler });
+      const { handler, schema, write, shape } = route.methods[method]!;
+      app.route({ method, url, config: { ...config, write, shape: shape ?? route.shape, family: route.family }, schema, handler });
     }
     if (unsupported.length) {
       app.route({

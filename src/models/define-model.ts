@@ -58,6 +58,11 @@ export interface ModelDefinition {
   internal?: boolean;
   /** A resource clients may read but not write (the service keeps it: e.g. document links). */
   readOnlyResource?: boolean;
+  /**
+   * Removes secrets kept inside a visible field from what the API shows (a password key inside a
+   * JSON column); hidden fields are dropped already. Returns a copy.
+   */
+  redact?(record: Record<string, FieldValue>): Record<string, FieldValue>;
   /** Record-level rules after type checks: returns field -> reason for each failure. */
   validate?(values: Values, existing: Record<string, unknown> | undefined): Record<string, string> | undefined;
   hooks?: ModelHooks;

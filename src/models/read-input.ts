@@ -2,12 +2,20 @@ import { AppError, validationError, fieldErrors } from '../errors.ts';
 import { coerceValue, type InputSource } from './coerce.ts';
 import type { Model, Values } from './define-model.ts';
 
+export interface ReadOptions {
+  /** Fields that are not columns are skipped instead of refused (the established system's reading). */
+  ignoreUnknown?: boolean;
+}
+
+/** Why a field that is not a column is refused: the client can choose the lenient profile. */
+export const UNKNOWN_FIELD_HINT = 'fields that are not columns of the model are refused; keys with the facturascripts profile have them ignored';
+
 /**
  * Turns a request body into typed model values, or fails with 422 naming every offending field
  * (unknown, read-only, wrong type, too long). Required fields are checked later, at save time,
  * after generated values and hooks have had their say.
  */
-export function readInput(model: Model, body: unknown, source: InputSource, mode: 'create' | 'update', id?: unknown): Values {
+export function readInput(model: Model, body: unknown, source: InputSource, mode: 'create' | 'update', id?: unknown, options: ReadOptions = {}): Values {
   if (body === undefined || body === null) throw new AppError('no-data');
   if (typeof body !== 'object' || Array.isArray(body)) throw new AppError('invalid-body');
   const entries = Object.entries(body as Record<string, unknown>);
@@ -17,7 +25,7 @@ export function readInput(model: Model, body: unknown, source: InputSource, mode
   for (const [name, raw] of entries) {
     const field = Object.hasOwn(model.fields, name) ? model.fields[name] : undefined;
     if (!field) {
-      errors[name] = 'unknown-field';
+      if (!options.ignoreUnknown) errors[name] = 'unknown-field';
       continue;
     }
     // Hidden fields may be written when the model allows it (a password, stored hashed); never read.
@@ -36,6 +44,7 @@ export function readInput(model: Model, body: unknown, source: InputSource, mode
     }
     values[name] = coerced.value;
   }
+  if (Object.values(errors).includes('unknown-field')) throw new AppError('validation-failed', { fields: errors, hint: UNKNOWN_FIELD_HINT });
   if (Object.keys(errors).length) throw validationError(errors);
   return values;
 }

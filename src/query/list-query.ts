@@ -30,18 +30,33 @@ export interface Condition {
   value: FieldValue;
 }
 
+/** A sort key may read the column through a function: `sort[integer:numero]`, `lower:`, `upper:`. */
+export type SortTransform = 'integer' | 'lower' | 'upper';
+
 export interface ListQuery {
   /** Disjunction of conjunctions: `operation[key]=OR` starts a new group (AND binds tighter). */
   where: Condition[][];
-  sort: Array<{ field: string; direction: 'asc' | 'desc' }>;
-  limit: number;
+  sort: Array<{ field: string; direction: 'asc' | 'desc'; transform?: SortTransform }>;
+  /** Rows wanted; null: every row (the lenient reading only). */
+  limit: number | null;
   offset: number;
+  /** `_like` values may hold `%` and `_` wildcards (the established system's reading). */
+  likeWildcards?: boolean;
 }
 
 export interface ListQueryOptions {
   defaultLimit: number;
   maxLimit: number;
+  /**
+   * The established system's reading (the `facturascripts` profile): no maximum `limit`, a `limit`
+   * that is not a positive integer means every row (and `offset` is then ignored), an `offset`
+   * that is not a non-negative integer means 0, a sort direction other than DESC means ASC, and
+   * `%`/`_` in `_like` values are wildcards.
+   */
+  lenient?: boolean;
 }
+
+const TRANSFORMS = new Set<string>(['integer', 'lower', 'upper']);
 
 type Query = Record<string, unknown>;
 
@@ -109,10 +124,16 @@ export function parseListQuery(model: Model, query: Query, options: ListQueryOpt
       const { field, op } = parseFilterKey(model, key, parameter);
       filters.push({ key, condition: { field, op, value: parseFilterValue(model, field, op, raw, parameter) } });
     } else if (kind === 'sort') {
-      if (!Object.hasOwn(model.fields, key) || model.hidden.has(key)) throw new AppError('invalid-sort-field', { parameter });
-      const direction = raw.toLowerCase();
-      if (direction !== 'asc' && direction !== 'desc') throw new AppError('invalid-sort-direction', { parameter });
-      sort.push({ field: key, direction });
+      const colon = key.indexOf(':');
+      const transform = colon > 0 && TRANSFORMS.has(key.slice(0, colon)) ? (key.slice(0, colon) as SortTransform) : undefined;
+      const field = transform ? key.slice(colon + 1) : key;
+      if (!Object.hasOwn(model.fields, field) || model.hidden.has(field)) throw new AppError('invalid-sort-field', { parameter });
+      let direction = raw.toLowerCase();
+      if (direction !== 'asc' && direction !== 'desc') {
+        if (!options.lenient) throw new AppError('invalid-sort-direction', { parameter });
+        direction = 'asc';
+      }
+      sort.push({ field, direction: direction as 'asc' | 'desc', ...(transform ? { transform } : {}) });
     } else {
       const connector = raw.toLowerCase();
       if (connector !== 'and' && connector !== 'or') throw new AppError('invalid-operation', { parameter });
@@ -133,6 +154,11 @@ export function parseListQuery(model: Model, query: Query, options: ListQueryOpt
 
   const limitRaw = single(query, 'limit');
   const offsetRaw = single(query, 'offset');
+  if (options.lenient) {
+    const limit = limitRaw === '' ? options.defaultLimit : /^\d+$/.test(limitRaw) && Number(limitRaw) > 0 && Number.isSafeInteger(Number(limitRaw)) ? Number(limitRaw) : null;
+    const offset = limit !== null && /^\d+$/.test(offsetRaw) && Number.isSafeInteger(Number(offsetRaw)) ? Number(offsetRaw) : 0;
+    return { where, sort, limit, offset, likeWildcards: true };
+  }
   return {
     where,
     sort,

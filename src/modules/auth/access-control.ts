@@ -14,6 +14,7 @@ interface CachedKey {
   id: number;
   digest: Buffer;
   fullaccess: boolean;
+  profile: string;
   rules: Map<string, Record<Permission, boolean>>;
 }
 
@@ -22,6 +23,8 @@ export interface Caller {
   keyId: number | undefined;
   fullaccess: boolean;
   rules: Map<string, Record<Permission, boolean>> | undefined;
+  /** The key's response profile; undefined for the global key (the settings decide). */
+  profile: string | undefined;
 }
 
 const METHOD_PERMISSION: Readonly<Record<string, Permission | undefined>> = Object.assign(Object.create(null) as Record<string, Permission>, {
@@ -74,7 +77,7 @@ export class AccessControl {
     const db = this.#ctx.database.kysely;
     const { registry } = this.#ctx;
     const [keys, rules] = await Promise.all([
-      db.selectFrom('api_keys').select(['id', 'apikey', 'fullaccess', 'enabled']).execute(),
+      db.selectFrom('api_keys').select(['id', 'apikey', 'fullaccess', 'enabled', 'profile']).execute(),
       db.selectFrom('api_access').select(['idapikey', 'resource', 'allowget', 'allowpost', 'allowput', 'allowdelete']).execute(),
     ]);
     const byId = new Map<number, CachedKey>();
@@ -86,6 +89,7 @@ export class AccessControl {
         id: Number(key.id),
         digest: Buffer.from(String(key.apikey), 'hex'),
         fullaccess: dbBoolean(key.fullaccess),
+        profile: String(key.profile ?? 'spec'),
         rules: new Map(),
       };
       byId.set(cached.id, cached);
@@ -159,12 +163,12 @@ export class AccessControl {
     const keys = this.#keys.current() ?? (await this.#keys.get());
     const digest = Buffer.from(hashToken(token), 'hex');
     if (this.#globalDigest && timingSafeEqual(digest, this.#globalDigest)) {
-      return { keyId: undefined, fullaccess: true, rules: undefined };
+      return { keyId: undefined, fullaccess: true, rules: undefined, profile: undefined };
     }
     const key = keys.get(digest.toString('hex'));
     if (!key || !timingSafeEqual(digest, key.digest)) return undefined;
     this.#activity.set(key.id, { time: this.#ctx.clock.now(), ip });
-    return { keyId: key.id, fullaccess: key.fullaccess, rules: key.rules };
+    return { keyId: key.id, fullaccess: key.fullaccess, rules: key.rules, profile: key.profile };
   }
 
   /** Whether the caller may use `resource` with `method`; the root listing ('') is open to every key. */

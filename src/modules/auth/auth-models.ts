@@ -2,6 +2,9 @@ import { createHash, randomInt } from 'node:crypto';
 import { defineModel } from '../../models/define-model.ts';
 import { f, today } from '../../models/fields.ts';
 
+/** The response profiles a key may have (the HTTP layer's `Profile`). */
+export const PROFILE_NAMES = ['spec', 'facturascripts'] as const;
+
 const TOKEN_ALPHABET = '0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ';
 
 /** A 20-character token from a CSPRNG (spec "Limits": the key token length is 20 characters). */
@@ -30,6 +33,12 @@ export const apiKeyModel = defineModel({
     creationdate: f.date({ notNull: true, initial: today }),
     lastactivity: f.timestamp({ readOnly: true }),
     lastip: f.string(45, { readOnly: true }),
+    /** How the API answers this key: `spec` (default) or `facturascripts` (docs/compatibility.md). */
+    profile: f.string(20, { notNull: true, default: 'spec' }),
+  },
+  validate(values) {
+    if (values.profile !== undefined && !(PROFILE_NAMES as readonly unknown[]).includes(values.profile)) return { profile: 'invalid-value' };
+    return undefined;
   },
   hooks: {
     beforeSave(ctx) {

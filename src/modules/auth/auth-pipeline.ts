@@ -32,6 +32,7 @@ export function authPipeline(access: AccessControl, ctx: AppContext): PipelineSt
         throw new AppError('auth-token-invalid');
       }
       request.caller = caller;
+      request.profile = (caller.profile ?? (await ctx.settings()).api_profile) === 'facturascripts' ? 'facturascripts' : 'spec';
     },
     async authorize(request) {
       const resource = request.routeOptions.config.resource ?? '';

@@ -20,7 +20,11 @@ export function registerDocumentRoutes(app: FastifyInstance, ctx: AppContext): v
     return refundInvoice(ctx, readRefundRequest(body, source));
   };
   ctx.customResources.add('crearFacturaRectificativaCliente');
-  addResourceRoute(app, { resource: 'crearFacturaRectificativaCliente', urls: ['/api/3/crearFacturaRectificativaCliente'], methods: { POST: { handler: refund }, PUT: { handler: refund } } });
+  const invoice = DOCUMENT_TYPES.find((type) => type.name === 'FacturaCliente')!;
+  addResourceRoute(app, {
+    resource: 'crearFacturaRectificativaCliente', urls: ['/api/3/crearFacturaRectificativaCliente'], shape: { doc: invoice.header, lines: invoice.line },
+    methods: { POST: { handler: refund }, PUT: { handler: refund } },
+  });
 
   for (const type of DOCUMENT_TYPES) {
     const resource = `crear${type.name}`;
@@ -30,7 +34,9 @@ export function registerDocumentRoutes(app: FastifyInstance, ctx: AppContext): v
       const { body, source } = bodyOf(request);
       return createDocument(ctx, type, readDocumentInput(type, body, source, false));
     };
-    addResourceRoute(app, { resource, urls: [`/api/3/${resource}`], methods: { POST: { handler: create }, PUT: { handler: create } } });
+    // The records of each answer, so that a profile can format their dates.
+    const shape = { doc: type.header, lines: type.line };
+    addResourceRoute(app, { resource, urls: [`/api/3/${resource}`], shape, methods: { POST: { handler: create }, PUT: { handler: create } } });
 
     const edit = `editar${type.name}`;
     ctx.customResources.add(edit);
@@ -38,7 +44,7 @@ export function registerDocumentRoutes(app: FastifyInstance, ctx: AppContext): v
       const { body, source } = bodyOf(request);
       return editDocument(ctx, type, parseId(type.header, request), readDocumentInput(type, body, source, true));
     };
-    addResourceRoute(app, { resource: edit, urls: [`/api/3/${edit}/:id`], methods: { PUT: { handler: editHandler }, PATCH: { handler: editHandler } } });
+    addResourceRoute(app, { resource: edit, urls: [`/api/3/${edit}/:id`], shape, methods: { PUT: { handler: editHandler }, PATCH: { handler: editHandler } } });
 
     if (type.invoice) {
       const pay = `pagar${type.name}`;
@@ -47,7 +53,7 @@ export function registerDocumentRoutes(app: FastifyInstance, ctx: AppContext): v
         const { body, source } = bodyOf(request);
         return payInvoice(ctx, type, parseId(type.header, request), readPaymentRequest(type, body, source));
       };
-      addResourceRoute(app, { resource: pay, urls: [`/api/3/${pay}/:id`], methods: { POST: { handler }, PUT: { handler } } });
+      addResourceRoute(app, { resource: pay, urls: [`/api/3/${pay}/:id`], shape: { data: type.header }, methods: { POST: { handler }, PUT: { handler } } });
     }
   }
 }

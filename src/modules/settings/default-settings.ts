@@ -20,4 +20,5 @@ export const DEFAULT_SETTINGS: Record<string, unknown> = {
   validate_iban: true,
   ventasinstock: false,
   timezone: 'Europe/Madrid',
+  api_profile: 'spec',
 };

@@ -15,6 +15,13 @@ export const settingsModel = defineModel({
     name: f.string(50, { primary: true }),
     properties: f.json(),
   },
+  // A group's `password` key (the e-mail group's SMTP password) is written, never shown.
+  redact(record) {
+    const properties = record.properties;
+    if (!properties || typeof properties !== 'object' || Array.isArray(properties) || !('password' in properties)) return record;
+    const { password: _secret, ...shown } = properties as Record<string, unknown>;
+    return { ...record, properties: shown };
+  },
   hooks: {
     async beforeSave({ db, values, existing }) {
       const incoming = values.properties;

@@ -40,6 +40,7 @@ const RULES: Readonly<Record<string, SettingRule>> = Object.assign(Object.create
   updatesupplierprices: { field: f.boolean({ notNull: true }) },
   validate_iban: { field: f.boolean({ notNull: true }) },
   ventasinstock: { field: f.boolean({ notNull: true }) },
+  api_profile: { field: f.string(20, { notNull: true }), oneOf: ['spec', 'facturascripts'] },
   timezone: { field: f.string(50, { notNull: true }), valid: (value: string | number | boolean) => isTimeZone(String(value)) },
 });
 
