@@ -14,6 +14,8 @@ export interface Settings {
   codpago: string;
   codserie: string;
   codserierec: string;
+  /** Retention new customers and suppliers get (none by default). */
+  codretencion: string | null;
   tipoidfiscal: string;
   regimeniva: string;
   updatesupplierprices: boolean;

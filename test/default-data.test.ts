@@ -35,7 +35,10 @@ for (const engine of enabledEngines()) {
           ['IRPF15', 15], ['IRPF19', 19], ['IRPF2', 2], ['IRPF21', 21], ['IRPF7', 7],
         ]);
         const currencies = Object.fromEntries((await all(first, 'divisa')).map((d) => [d.coddivisa, d.tasaconv]));
-        assert.deepEqual(currencies, { EUR: 1, GBP: 0.865, USD: 1.129 });
+        // The original's Spanish installation: 25 currencies, rates against the euro.
+        assert.equal(Object.keys(currencies).length, 25);
+        assert.deepEqual({ EUR: currencies.EUR, GBP: currencies.GBP, USD: currencies.USD }, { EUR: 1, GBP: 0.865, USD: 1.129 });
+        for (const rate of Object.values(currencies)) assert.ok(typeof rate === 'number' && rate > 0, `rate ${rate}`);
         assert.deepEqual((await all(first, 'serie')).map((s) => [s.codserie, s.tipo, s.siniva]), [['A', null, false], ['R', 'R', false], ['S', 'S', false]]);
         const payments = Object.fromEntries((await all(first, 'formapago')).map((p) => [p.codpago, [p.plazovencimiento, p.tipovencimiento]]));
         assert.deepEqual(payments, { CONT: [0, 'days'], PAYPAL: [0, 'days'], TARJETA: [0, 'days'], TRANS: [1, 'months'] });

@@ -2,13 +2,26 @@ import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
 import { coreModules } from '../src/modules/index.ts';
 import type { Values } from '../src/models/define-model.ts';
-import { buildRecord, UPDATED_TEXT, updatableField } from './helpers/record-factory.ts';
+import { buildRecord, UPDATED_TEXT, updatableField, type Fix } from './helpers/record-factory.ts';
 import { forEachEngine } from './helpers/test-app.ts';
 
 /** Values that a model's own rules pin down (enumerations); everything else comes from the declarations. */
-const FIXES: Record<string, Record<string, unknown>> = {
+let subaccounts = 0;
+const FIXES: Record<string, Fix> = {
   // file names are stored lower-cased (reference AttachedFile)
   attachedfile: { filename: 'report.pdf', path: 'MyFiles/2026/11/report.pdf' },
+  // a fiscal year may not overlap another of its company (the default data has the current one)
+  ejercicio: { fechainicio: '1990-01-01', fechafin: '1990-12-31' },
+  // the reference requires these texts although their columns are nullable
+  asiento: { concepto: 'Sample entry' },
+  cuenta: { descripcion: 'Sample account' },
+  partida: { concepto: 'Sample line' },
+  // a sub-account code is digits, as long as its year's longsubcuenta (10 by default), and the
+  // account code is its account's
+  async subcuenta(record, t) {
+    const account = await t.call('GET', `/api/3/cuenta/${record.idcuenta}`);
+    return { ...record, codcuenta: account.body.codcuenta, codsubcuenta: String(4_300_000_000 + ++subaccounts) };
+  },
 };
 // A line without a tax code carries no tax (reference BusinessDocumentLine); a document needs its
 // customer or supplier (created in `before`).

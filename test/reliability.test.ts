@@ -84,7 +84,7 @@ forEachEngine('reliability: state changes during document writes', (t) => {
       events.on('document.created', (e) => void seen.push(`created:${e.type}`)),
     ];
     try {
-      await t().call('POST', '/api/3/producto', { referencia: 'NOSTOCK1', precio: 5 });
+      await t().call('POST', '/api/3/producto', { referencia: 'NOSTOCK1', precio: 5, ventasinstock: false });
       seen.length = 0;
       // The second line has no stock and the product refuses to sell without: the whole note rolls back.
       const failed = await t().call('POST', '/api/3/crearAlbaranCliente', { codcliente: 'REL', lineas: [{ descripcion: 'free text' }, { referencia: 'NOSTOCK1', cantidad: 3 }] });

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { AppError, validationError } from '../errors.ts';
 import type { EventBus } from '../events.ts';
 import type { BusinessClock } from '../clock.ts';
-import { isRequiredOnCreate, type Model, type SaveContext, type Values } from '../models/define-model.ts';
+import { isRequiredOnCreate, type DeleteContext, type Model, type SaveContext, type Values } from '../models/define-model.ts';
 import type { FieldValue } from '../models/fields.ts';
 import type { ListQuery } from '../query/list-query.ts';
 import type { Database, DbExecutor } from './database.ts';
@@ -16,6 +16,8 @@ export type StoredRecord = Record<string, FieldValue>;
 
 /** Work that must happen in the same transaction as any write to some models (e.g. a cache version bump). */
 export type WriteWatcher = (db: DbExecutor, model: Model) => Promise<void>;
+/** A later module's veto on deleting another module's records (throws AppError to refuse). */
+export type DeleteGuard = (ctx: DeleteContext) => Promise<void>;
 
 /**
  * Generic persistence of registry models: the one place where records are read and written, so
@@ -27,6 +29,7 @@ export class ModelStore {
   #readers = new WeakMap<Model, { all: RowReader; visible: RowReader }>();
   readonly #queries: QueryCache;
   readonly #watchers = new Map<string, WriteWatcher[]>();
+  readonly #deleteGuards = new Map<string, DeleteGuard[]>();
 
   /** Fills `initial` values: business dates on the installation's wall clock, timestamps in UTC. */
   readonly clock: BusinessClock;
@@ -105,6 +108,16 @@ export class ModelStore {
    */
   watch(resources: string[], watcher: WriteWatcher): void {
     for (const resource of resources) this.#watchers.set(resource, [...(this.#watchers.get(resource) ?? []), watcher]);
+  }
+
+  /**
+   * Runs `guard` before every delete of these models (by resource name), after the model's own
+   * `beforeDelete`, in the delete's transaction: how a module refuses deleting records an earlier
+   * module owns but it uses (a product sold in document lines) without that module reading its
+   * tables.
+   */
+  guardDelete(resources: string[], guard: DeleteGuard): void {
+    for (const resource of resources) this.#deleteGuards.set(resource, [...(this.#deleteGuards.get(resource) ?? []), guard]);
   }
 
   async #written(model: Model, db: DbExecutor): Promise<void> {
@@ -291,6 +304,7 @@ export class ModelStore {
       if (!existing) throw new AppError('record-not-found');
       const hook = { db: trx, dialect: this.database.dialect, model, existing };
       await this.#guard('delete', async () => model.hooks?.beforeDelete?.(hook));
+      for (const guard of this.#deleteGuards.get(model.resource) ?? []) await this.#guard('delete', () => guard(hook));
       const pkValue = toDbValue(this.database.engine, model.fields[model.primaryKey]!, id);
       await this.#guard('delete', () => trx.deleteFrom(model.table).where(model.primaryKey, '=', pkValue).execute());
       await this.#guard('delete', async () => model.hooks?.afterDelete?.(hook));

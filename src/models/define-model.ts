@@ -112,6 +112,7 @@ export function isRequiredOnCreate(field: FieldDef): boolean {
     field.initial === undefined &&
     field.type !== 'serial' &&
     !field.generatedCode &&
+    !field.derivedCode &&
     !field.readOnly
   );
 }

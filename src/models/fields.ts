@@ -41,6 +41,11 @@ export interface FieldDef {
    * `referencia` over all variants). See db/code-counter.ts.
    */
   generatedCode?: true | { table: string; column: string };
+  /**
+   * Filled by the model's own `beforeSave` hook when absent on create (a code the reference derives
+   * from the description: see models/derived-code.ts), so not required of the client.
+   */
+  derivedCode?: true;
   unique?: boolean;
   references?: Reference;
   /** Never returned, never filterable or sortable (e.g. secrets). */

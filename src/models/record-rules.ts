@@ -47,3 +47,35 @@ export function checkFilled(errors: Errors, values: Values, ...fields: string[])
     if (typeof value === 'string' && value.trim() === '') errors[field] = 'required';
   }
 }
+
+/** An IBAN as the check reads it: without spaces, upper case. */
+export const compactIban = (iban: string): string => iban.replace(/\s+/g, '').toUpperCase();
+
+/**
+ * Whether `iban` is a well-formed IBAN (ISO 13616): country letters, two check digits, 11 to 30
+ * letters or digits, and the whole number (letters as 10..35, first four characters moved to the
+ * end) leaving 1 modulo 97. Spaces are ignored.
+ */
+export function isIban(iban: string): boolean {
+  const compact = compactIban(iban);
+  if (!/^[A-Z]{2}[0-9]{2}[A-Z0-9]{11,30}$/.test(compact)) return false;
+  let remainder = 0;
+  for (const ch of compact.slice(4) + compact.slice(0, 4)) {
+    const digits = ch >= 'A' ? String(ch.charCodeAt(0) - 55) : ch;
+    for (const digit of digits) remainder = (remainder * 10 + Number(digit)) % 97;
+  }
+  return remainder === 1;
+}
+
+/** Whether `swift` is a SWIFT/BIC code (ISO 9362): bank, country, location and an optional branch. */
+export const isSwift = (swift: string): boolean => /^[A-Z]{4}[A-Z]{2}[A-Z0-9]{2}([A-Z0-9]{3})?$/.test(swift.trim().toUpperCase());
+
+/**
+ * Bank details as written: an IBAN that fails its check digits (`invalid-iban`, only when the
+ * installation validates IBANs) or a malformed SWIFT/BIC (`invalid-swift`); empty values pass.
+ */
+export function checkBankDetails(errors: Errors, values: Values, validateIban: boolean): void {
+  const { iban, swift } = values;
+  if (validateIban && typeof iban === 'string' && iban.trim() !== '' && !isIban(iban)) errors.iban = 'invalid-iban';
+  if (typeof swift === 'string' && swift.trim() !== '' && !isSwift(swift)) errors.swift = 'invalid-swift';
+}

@@ -1,4 +1,5 @@
 import type { Module } from '../module.ts';
+import { accountingModule } from './accounting/index.ts';
 import { authModule } from './auth/index.ts';
 import { catalogueModule } from './catalogue/index.ts';
 import { companyModule } from './company/index.ts';
@@ -13,6 +14,7 @@ import { installationModule } from './installation/index.ts';
 import { logsModule } from './logs/index.ts';
 import { paymentsModule } from './payments/index.ts';
 import { settingsModule } from './settings/index.ts';
+import { systemModule } from './system/index.ts';
 import { taxesModule } from './taxes/index.ts';
 import { usersModule } from './users/index.ts';
 
@@ -23,8 +25,8 @@ import { usersModule } from './users/index.ts';
 export function coreModules(): Module[] {
   return [
     settingsModule(), usersModule(), authModule(), geographyModule(), companyModule(), fiscalModule(), taxesModule(),
-    financeModule(), contactsModule(), customersModule(), catalogueModule(), paymentsModule(), documentsModule(),
-    filesModule(), logsModule(), installationModule(),
+    financeModule(), accountingModule(), contactsModule(), customersModule(), catalogueModule(), paymentsModule(), documentsModule(),
+    filesModule(), logsModule(), systemModule(), installationModule(),
   ];
 }
 

@@ -40,11 +40,17 @@ function sampleValue(name: string, field: FieldDef): unknown {
 }
 
 /**
+ * What a model's own rules pin down: values to set, or a function of the record built so far that
+ * returns the record to send (for values that depend on its parents, e.g. a sub-account's code).
+ */
+export type Fix = Record<string, unknown> | ((record: Record<string, unknown>, t: TestApp) => Promise<Record<string, unknown>>);
+
+/**
  * A valid record for `model`, built from its declaration: required fields get sample values,
  * required references point at an existing row of the target (default data) or at one created
  * for the purpose. `fixes` holds the few values a model's own rules pin down (e.g. an enum).
  */
-export async function buildRecord(t: TestApp, model: Model, fixes: Record<string, Record<string, unknown>>, depth = 0): Promise<Record<string, unknown>> {
+export async function buildRecord(t: TestApp, model: Model, fixes: Record<string, Fix>, depth = 0): Promise<Record<string, unknown>> {
   const { registry } = t.app.ctx;
   const record: Record<string, unknown> = {};
   for (const [name, field] of Object.entries(model.fields)) {
@@ -68,7 +74,8 @@ export async function buildRecord(t: TestApp, model: Model, fixes: Record<string
   // A model with no required field still needs a body: give it its plain descriptive field.
   const descriptive = updatableField(model);
   if (!Object.keys(record).length && descriptive) record[descriptive] = `sample ${++sequence}`;
-  return { ...record, ...fixes[model.resource] };
+  const fix = fixes[model.resource];
+  return typeof fix === 'function' ? fix(record, t) : { ...record, ...fix };
 }
 
 /** The value the generic test writes when it updates a record. */

@@ -5,6 +5,8 @@ import { refuseMainVariantDelete, syncProduct } from './product-variants.ts';
 import { checkCode, checkFilled, codeOf, current, hasText, num, type Errors } from '../../models/record-rules.ts';
 import { roundNumber } from '../../models/round.ts';
 import { settleStock } from './stock.ts';
+import { netInEuros, supplierNet } from './supplier-price-updates.ts';
+import { conversionRateOf } from '../finance/index.ts';
 
 /** Product variants: the sellable references (table `variantes`), facturascripts-model.md 2.4. */
 export const varianteModel = defineModel({
@@ -174,12 +176,15 @@ export const productoProveedorModel = defineModel({
   },
   unique: [['codproveedor', 'refproveedor', 'referencia', 'coddivisa']],
   hooks: {
-    beforeSave({ values, existing, clock }) {
+    async beforeSave({ db, values, existing, clock }) {
       if (typeof values.actualizado === 'string' && values.actualizado > now(clock)) throw validationError({ actualizado: 'out-of-range' });
-      // The reference: refproveedor defaults to referencia; neto applies both discounts to precio.
+      // The reference: refproveedor defaults to referencia; neto applies both discounts to precio,
+      // netoeuros is neto in euros (at the currency's purchase rate).
       const price = current(values, existing);
       if (!hasText(price.refproveedor) && hasText(price.referencia)) values.refproveedor = price.referencia;
-      values.neto = roundNumber(num(price.precio) * (1 - num(price.dtopor) / 100) * (1 - num(price.dtopor2) / 100), 5);
+      values.neto = supplierNet(num(price.precio), num(price.dtopor), num(price.dtopor2));
+      const rate = hasText(price.coddivisa) ? await conversionRateOf(db, price.coddivisa, 'purchase') : undefined;
+      values.netoeuros = netInEuros(values.neto, rate ?? 1);
     },
   },
 });

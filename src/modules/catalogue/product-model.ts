@@ -1,6 +1,7 @@
 import { defineModel } from '../../models/define-model.ts';
 import { f, now, today } from '../../models/fields.ts';
 import { current, hasText } from '../../models/record-rules.ts';
+import { fillDefaults } from '../settings/index.ts';
 import { createMainVariant, syncMainVariant } from './product-variants.ts';
 
 /** Products (table `productos`), columns as the reference (facturascripts-model.md 2.4). */
@@ -41,8 +42,10 @@ export const productModel = defineModel({
     return errors;
   },
   hooks: {
-    async beforeSave({ values, clock }) {
+    async beforeSave({ db, values, existing, clock }) {
       values.actualizado = now(clock);
+      // The reference: a new product takes the default tax and the installation's `ventasinstock`.
+      if (!existing) await fillDefaults(db, values, ['codimpuesto', 'ventasinstock']);
       // The reference: a blocked product is neither sold, bought nor public; nostock zeroes stock.
       if (values.bloqueado === true) Object.assign(values, { publico: false, sevende: false, secompra: false });
       if (values.nostock === true) Object.assign(values, { stockfis: 0, ventasinstock: true });

@@ -40,3 +40,9 @@ export async function refuseMainVariantDelete(db: DbExecutor, variant: Record<st
   const product = await db.selectFrom('productos').select('referencia').where('idproducto', '=', variant.idproducto).executeTakeFirst();
   if (product && product.referencia === variant.referencia) throw new AppError('record-in-use', { reason: 'main-variant' });
 }
+
+/** The references of a product's variants (its main one included). */
+export async function variantReferences(db: DbExecutor, idproducto: number): Promise<string[]> {
+  const rows = await db.selectFrom('variantes').select('referencia').where('idproducto', '=', idproducto).execute();
+  return rows.map((row) => String(row.referencia));
+}

@@ -1,6 +1,8 @@
 import { defineModel } from '../../models/define-model.ts';
 import { f, today } from '../../models/fields.ts';
+import { AppError } from '../../errors.ts';
 import { checkCode, checkEmail, checkFilled, checkUrl, codeOf, current, hasText, type Errors } from '../../models/record-rules.ts';
+import { fillDefaults, refuseDeletingDefault } from '../settings/index.ts';
 
 const INVOICE_TYPES = new Set(['FacturaCliente', 'FacturaProveedor']);
 
@@ -68,6 +70,15 @@ export const empresaModel = defineModel({
     checkUrl(errors, values);
     return errors;
   },
+  hooks: {
+    async beforeSave({ db, values, existing }) {
+      // The reference: a new company's country and fiscal id type are the installation's.
+      if (!existing) await fillDefaults(db, values, ['codpais', 'tipoidfiscal']);
+    },
+    async beforeDelete({ db, existing }) {
+      await refuseDeletingDefault(db, ['idempresa'], existing.idempresa);
+    },
+  },
 });
 
 /** Warehouses (table `almacenes`), facturascripts-model.md 2.1. */
@@ -91,6 +102,15 @@ export const almacenModel = defineModel({
     const errors: Errors = {};
     checkCode(errors, values, existing, 'codalmacen', codeOf(4));
     return errors;
+  },
+  hooks: {
+    async beforeSave({ db, values, existing }) {
+      // The reference: a warehouse without company belongs to the default one, in the default country.
+      if (!existing) await fillDefaults(db, values, ['idempresa', 'codpais']);
+    },
+    async beforeDelete({ db, existing }) {
+      await refuseDeletingDefault(db, ['codalmacen'], existing.codalmacen);
+    },
   },
 });
 
@@ -168,6 +188,10 @@ export const estadoDocumentoModel = defineModel({
       // The reference: a status that generates another document is never editable.
       const status = current(values, existing);
       if (hasText(status.generadoc) && status.editable !== false) values.editable = false;
+    },
+    beforeDelete({ existing }) {
+      // The reference: a locked status (the installation's own) can be neither changed nor deleted.
+      if (existing.bloquear === true) throw new AppError('record-locked');
     },
   },
 });

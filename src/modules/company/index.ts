@@ -1,11 +1,16 @@
 import type { Module } from '../../module.ts';
 import { declareCompanyReference } from './company-reference.ts';
 import { empresaModel, almacenModel, secuenciaDocumentoModel, estadoDocumentoModel } from './company-models.ts';
+import { formatoDocumentoModel } from './document-format-model.ts';
 
-export { empresaModel, almacenModel, secuenciaDocumentoModel, estadoDocumentoModel };
+export { empresaModel, almacenModel, secuenciaDocumentoModel, estadoDocumentoModel, formatoDocumentoModel };
 
-/** Companies, warehouses, document sequences and document statuses. */
+/** Companies, warehouses, document sequences, document statuses and print formats. */
 export function companyModule(): Module {
-  return { name: 'company', models: [empresaModel, almacenModel, secuenciaDocumentoModel, estadoDocumentoModel], setup: declareCompanyReference };
+  return {
+    name: 'company',
+    models: [empresaModel, almacenModel, secuenciaDocumentoModel, estadoDocumentoModel, formatoDocumentoModel],
+    setup: declareCompanyReference,
+  };
 }
 export { companyReference, type CompanyReference, type DocumentStatus } from './company-reference.ts';

@@ -1,10 +1,16 @@
 import type { Module } from '../../module.ts';
 import { grupoClientesModel, proveedorModel, contactoModel, agenteModel, agenciaTransporteModel } from './contact-models.ts';
+import { cuentaBancoProveedorModel } from './supplier-bank-model.ts';
 
-export { grupoClientesModel, proveedorModel, contactoModel, agenteModel, agenciaTransporteModel };
+export { grupoClientesModel, proveedorModel, cuentaBancoProveedorModel, contactoModel, agenteModel, agenciaTransporteModel };
 
-/** Customer groups, suppliers, contacts (addresses), agents and carriers. */
+/** Customer groups, suppliers and their bank accounts, contacts (addresses), agents and carriers. */
 export function contactsModule(): Module {
-  return { name: 'contacts', models: [grupoClientesModel, proveedorModel, contactoModel, agenteModel, agenciaTransporteModel] };
+  return {
+    name: 'contacts',
+    models: [grupoClientesModel, proveedorModel, cuentaBancoProveedorModel, contactoModel, agenteModel, agenciaTransporteModel],
+  };
 }
 export { contactOf, groupRateOf, supplierOf } from './contact-reads.ts';
+export { addOwnerContact } from './owner-contact.ts';
+export { bankAccountModel, type BankAccountSpec } from './bank-account-model.ts';

@@ -1,6 +1,8 @@
 import { defineModel } from '../../models/define-model.ts';
 import { f, today } from '../../models/fields.ts';
 import { checkCode, checkEmail, checkFilled, checkUrl, codeOf } from '../../models/record-rules.ts';
+import { addOwnerContact } from '../contacts/index.ts';
+import { fillDefaults } from '../settings/index.ts';
 
 /** Customers (table `clientes`), columns as the reference (facturascripts-model.md 2.3). */
 export const customerModel = defineModel({
@@ -49,7 +51,10 @@ export const customerModel = defineModel({
     return errors;
   },
   hooks: {
-    beforeSave({ values, existing }) {
+    async beforeSave({ db, values, existing }) {
+      // The reference (ComercialContact::clear): the installation's fiscal id type and retention;
+      // issue 10 adds the payment method and series, so the record shows what its documents get.
+      if (!existing) await fillDefaults(db, values, ['tipoidfiscal', 'codretencion', 'codpago', 'codserie']);
       // The reference: razonsocial defaults to nombre; debaja follows fechabaja.
       if (!existing && (values.razonsocial === undefined || values.razonsocial === null)) values.razonsocial = values.nombre;
       if (values.fechabaja !== undefined) values.debaja = values.fechabaja !== null;
@@ -58,6 +63,16 @@ export const customerModel = defineModel({
         const days = values.diaspago.split(',').map((day) => Number.parseInt(day.trim(), 10)).filter((day) => day >= 1 && day <= 31);
         values.diaspago = days.length ? days.join(',') : null;
       }
+    },
+    async afterSave(ctx) {
+      // The reference: a new customer without a billing contact gets one (first word of the name,
+      // the rest as surnames) and bills to it; the shipping contact stays unset.
+      const { db, existing, record } = ctx;
+      if (existing || (record.idcontactofact !== null && record.idcontactofact !== undefined)) return;
+      const [nombre, ...apellidos] = String(record.nombre).trim().split(/\s+/);
+      const idcontactofact = await addOwnerContact(ctx, { ...record, owner: { codcliente: String(record.codcliente) }, nombre: nombre!, apellidos: apellidos.join(' ') });
+      await db.updateTable('clientes').set({ idcontactofact }).where('codcliente', '=', record.codcliente as string).execute();
+      return { ...record, idcontactofact };
     },
   },
 });

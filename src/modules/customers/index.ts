@@ -1,10 +1,12 @@
 import type { Module } from '../../module.ts';
+import { cuentaBancoClienteModel } from './customer-bank-model.ts';
 import { customerModel } from './customer-model.ts';
 
-export { customerModel };
+export { cuentaBancoClienteModel, customerModel };
 
-/** Customers. */
+/** Customers and their bank accounts. */
 export function customersModule(): Module {
-  return { name: 'customers', models: [customerModel] };
+  return { name: 'customers', models: [customerModel, cuentaBancoClienteModel] };
 }
 export { customerOf, paymentDaysOf } from './customer-reads.ts';
+export { lockCustomerRisk, reachedRiskOf, riskOf, storeCustomerRisk, type CustomerRisk } from './customer-risk.ts';

@@ -9,6 +9,7 @@ import { conversionRate } from './create-document.ts';
 import type { DocumentInput } from './document-input.ts';
 import { loadReference, statusOf, type DocumentReference } from './document-reference.ts';
 import { documentResult, headerOf, linesOf, lockDocument, visible, type DocumentResult, type Row } from './document-repository.ts';
+import { settleCustomerRisk } from './customer-risk.ts';
 import { changeStatus, type Status } from './document-status.ts';
 import type { DocumentType } from './document-types.ts';
 import { exerciseFor } from './fiscal-year.ts';
@@ -50,7 +51,8 @@ export async function updateDocument(ctx: AppContext, type: DocumentType, id: Fi
  */
 async function changeDocument(ctx: AppContext, db: DbExecutor, ref: DocumentReference, type: DocumentType, id: unknown, input: DocumentInput): Promise<Row> {
   const { dialect } = ctx.database;
-  if (!(await lockDocument(db, dialect, type, id))) throw new AppError('record-not-found');
+  const lock = await lockDocument(db, dialect, type, id);
+  if (!lock) throw new AppError('record-not-found');
   const doc = (await headerOf(db, type, id))!;
   // Announced first, before what the change caused (approval, generated document, payments).
   let saved: Row = doc;
@@ -113,6 +115,7 @@ async function changeDocument(ctx: AppContext, db: DbExecutor, ref: DocumentRefe
   }
   if (payments) afterCommit(db, () => ctx.events.emit('payment.recorded', { type: type.name, idfactura: id, count: payments }));
   saved = (await headerOf(db, type, id))!;
+  await settleCustomerRisk(db, dialect, ref.settings.decimals, lock.customer, saved);
   return saved;
 }
 

@@ -3,8 +3,10 @@ import type { DbExecutor } from '../../db/database.ts';
 import { afterCommit, inTransaction } from '../../db/transaction.ts';
 import { AppError, validationError } from '../../errors.ts';
 import type { Values } from '../../models/define-model.ts';
+import { riskOf } from '../customers/index.ts';
 import { rateFor } from '../finance/index.ts';
 import type { DocumentInput } from './document-input.ts';
+import { settleCustomerRisk } from './customer-risk.ts';
 import { buildLines, lineDefaults } from './document-lines.ts';
 import { loadReference, statusOf, type DocumentReference } from './document-reference.ts';
 import { documentResult, headerOf, type DocumentResult } from './document-repository.ts';
@@ -39,8 +41,9 @@ export async function createDocument(ctx: AppContext, type: DocumentType, input:
   const ref = await loadReference(ctx);
   const { settings, today } = ref;
   return inTransaction(ctx.database, async (trx) => {
-    const subject = await subjectOf(trx, type, String(input.header[type.subject]));
+    const subject = await subjectOf(trx, type, String(input.header[type.subject]), ctx.database.dialect);
     if (!subject) throw new AppError(type.side === 'sales' ? 'customer-not-found' : 'supplier-not-found');
+    const customer = type.side === 'sales' ? { codcliente: String(subject.codcliente), ...riskOf(subject) } : undefined;
     const header: Values = { ...(await subjectDefaults(trx, ref, type, subject)), ...input.header };
     header.codserie ??= (subject.codserie as string | null) ?? settings.codserie;
     header.codalmacen ??= settings.codalmacen;
@@ -63,6 +66,7 @@ export async function createDocument(ctx: AppContext, type: DocumentType, input:
     const paid = type.invoice && input.pagada
       ? await payInvoiceReceipts({ db: trx, dialect: ctx.database.dialect, type, invoice: (await headerOf(trx, type, id))!, decimals: settings.decimals, today }, true, today.date)
       : [];
+    await settleCustomerRisk(trx, ctx.database.dialect, settings.decimals, customer, header);
     const payments = recorded + paid.length;
     const result = await documentResult(trx, type, id);
     afterCommit(trx, () => {

@@ -8,6 +8,7 @@ import { moveStock } from '../catalogue/index.ts';
 import { deleteReceipts } from '../payments/index.ts';
 import { loadReference, statusOf, type DocumentReference } from './document-reference.ts';
 import { headerOf, linesOf, lockDocument, visible, type Row } from './document-repository.ts';
+import { settleCustomerRisk, type LockedCustomer } from './customer-risk.ts';
 import { applyLineStockMode, childrenOf } from './document-status.ts';
 import { DOCUMENT_TYPES, documentType, type DocumentType } from './document-types.ts';
 import { effectOf } from './insert-document.ts';
@@ -21,15 +22,18 @@ import { effectOf } from './insert-document.ts';
 export async function deleteDocument(ctx: AppContext, type: DocumentType, id: FieldValue): Promise<Row> {
   const ref = await loadReference(ctx);
   return inTransaction(ctx.database, async (db) => {
-    const doc = visible(type.header, await removeDocument(ctx, db, ref, type, id));
+    const { removed, customer } = await removeDocument(ctx, db, ref, type, id);
+    await settleCustomerRisk(db, ctx.database.dialect, ref.settings.decimals, customer);
+    const doc = visible(type.header, removed);
     afterCommit(db, () => ctx.events.emit('document.deleted', { type: type.name, doc }));
     return doc;
   });
 }
 
-async function removeDocument(ctx: AppContext, db: DbExecutor, ref: DocumentReference, type: DocumentType, id: FieldValue): Promise<Row> {
+async function removeDocument(ctx: AppContext, db: DbExecutor, ref: DocumentReference, type: DocumentType, id: FieldValue): Promise<{ removed: Row; customer?: LockedCustomer }> {
   const { dialect } = ctx.database;
-  if (!(await lockDocument(db, dialect, type, id))) throw new AppError('record-not-found');
+  const lock = await lockDocument(db, dialect, type, id);
+  if (!lock) throw new AppError('record-not-found');
   const doc = (await headerOf(db, type, id))!;
   if ((await childrenOf(db, type, id)).length) throw new AppError('document-has-children');
   if (type.invoice) {
@@ -61,7 +65,7 @@ async function removeDocument(ctx: AppContext, db: DbExecutor, ref: DocumentRefe
   for (const [name, ids] of parents) {
     for (const parentId of ids) await restoreParentStatus(db, dialect, ref, documentType(name), parentId);
   }
-  return doc;
+  return { removed: doc, customer: lock.customer };
 }
 
 /** A parent whose child went away returns to its previous status (or its default one, if that generated). */

@@ -28,6 +28,9 @@ export function readDocumentInput(type: DocumentType, body: unknown, source: Inp
   if (typeof body !== 'object' || Array.isArray(body)) throw new AppError('invalid-body');
   const input: DocumentInput = { header: {} };
   const errors = fieldErrors();
+  // A new document's subject code longer than any code names no customer or supplier: not found,
+  // as a short unknown code is (when the rest of the request is valid).
+  let unknownSubject = false;
   for (const [name, raw] of Object.entries(body as Record<string, unknown>)) {
     if (name === 'lineas') {
       if (raw === undefined) continue;
@@ -58,10 +61,12 @@ export function readDocumentInput(type: DocumentType, body: unknown, source: Inp
     }
     const coerced = coerceValue(field, raw, source);
     if (coerced.ok) input.header[name] = coerced.value;
+    else if (name === type.subject && !editing && coerced.reason === 'too-long') unknownSubject = true;
     else errors[name] = coerced.reason;
   }
   const subject = input.header[type.subject];
-  if (!editing && (typeof subject !== 'string' || subject === '')) errors[type.subject] = 'required';
+  if (!editing && !unknownSubject && (typeof subject !== 'string' || subject === '')) errors[type.subject] = 'required';
   if (Object.keys(errors).length) throw validationError(errors);
+  if (unknownSubject) throw new AppError(type.side === 'sales' ? 'customer-not-found' : 'supplier-not-found');
   return input;
 }

@@ -2,6 +2,7 @@ import type { DbExecutor } from '../../db/database.ts';
 import type { SqlDialect } from '../../db/dialect.ts';
 import { rowReader } from '../../db/row-codec.ts';
 import type { Model } from '../../models/define-model.ts';
+import { lockCustomerOfDocument, type LockedCustomer } from './customer-risk.ts';
 import type { DocumentType } from './document-types.ts';
 
 /** Reads of documents and their lines, typed as the models declare them. */
@@ -37,13 +38,19 @@ export async function documentResult(db: DbExecutor, type: DocumentType, id: unk
   return { doc: visible(type.header, doc), lines: (await linesOf(db, type, id)).map((line) => visible(type.line, line)) };
 }
 
+/** What `lockDocument` holds: the document, and a sales document's customer (customer-risk.ts). */
+export interface DocumentLock {
+  customer?: LockedCustomer;
+}
+
 /**
  * Takes the document's row lock for the rest of the transaction (PostgreSQL, MariaDB; SQLite has
- * one writer). Every use case that changes an existing document takes it first, so that two
- * concurrent payments, edits or refunds of one document run one after the other and each sees
- * the other's result. Returns false when the document does not exist.
+ * one writer), after its customer's for a sales document. Every use case that changes an existing
+ * document takes it first, so that two concurrent payments, edits or refunds of one document run
+ * one after the other and each sees the other's result. Undefined when the document does not exist.
  */
-export async function lockDocument(db: DbExecutor, dialect: SqlDialect, type: DocumentType, id: unknown): Promise<boolean> {
+export async function lockDocument(db: DbExecutor, dialect: SqlDialect, type: DocumentType, id: unknown): Promise<DocumentLock | undefined> {
+  const customer = await lockCustomerOfDocument(db, dialect, type, id);
   const query = db.selectFrom(type.header.table).select(type.key).where(type.key, '=', id as number);
-  return (await dialect.locking(query).executeTakeFirst()) !== undefined;
+  return (await dialect.locking(query).executeTakeFirst()) !== undefined ? { customer } : undefined;
 }

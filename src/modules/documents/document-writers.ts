@@ -15,6 +15,7 @@ import { DOCUMENT_TYPES, type DocumentType } from './document-types.ts';
 import { effectOf } from './insert-document.ts';
 import { editableDocumentOf, lineDefaultsOf, lineStockMoves, productPartIfChanged } from './line-changes.ts';
 import { recalculate } from './recalculate.ts';
+import { settleCustomerRisk, type LockedCustomer } from './customer-risk.ts';
 
 /** Generic writes to a document header behave as the document endpoints do. */
 function headerWriter(ctx: AppContext, type: DocumentType): RecordWriter {
@@ -34,13 +35,15 @@ function headerWriter(ctx: AppContext, type: DocumentType): RecordWriter {
 function lineWriter(ctx: AppContext, type: DocumentType): RecordWriter {
   /**
    * Runs one line write in a transaction with the reference read before it; `recalc` recalculates
-   * the document, which is announced as updated once the transaction has committed.
+   * the document and its customer's risk (the customer its lock holds), and the document is
+   * announced as updated once the transaction has committed.
    */
-  const write = async <T>(fn: (trx: DbExecutor, ref: DocumentReference, recalc: (id: unknown) => Promise<void>) => Promise<T>): Promise<T> => {
+  const write = async <T>(fn: (trx: DbExecutor, ref: DocumentReference, recalc: (id: unknown, customer?: LockedCustomer) => Promise<void>) => Promise<T>): Promise<T> => {
     const ref = await loadReference(ctx);
-    return inTransaction(ctx.database, (trx) => fn(trx, ref, async (id) => {
+    return inTransaction(ctx.database, (trx) => fn(trx, ref, async (id, customer) => {
       await recalculate(ctx, trx, ref, type, id);
       const updated = visible(type.header, (await headerOf(trx, type, id))!);
+      await settleCustomerRisk(trx, ctx.database.dialect, ref.settings.decimals, customer, updated);
       afterCommit(trx, () => ctx.events.emit('document.updated', { type: type.name, doc: updated }));
     }));
   };
@@ -49,12 +52,12 @@ function lineWriter(ctx: AppContext, type: DocumentType): RecordWriter {
     async create(body, source) {
       const values = readInput(type.line, body, source, 'create');
       return write(async (trx, ref, recalc) => {
-        const doc = await editableDocumentOf(trx, dialect, type, values[type.key]);
+        const { doc, customer } = await editableDocumentOf(trx, dialect, type, values[type.key]);
         const { [type.key]: docId, ...lineInput } = values;
         const { lines: [line] } = await buildLines(trx, ref.taxes, type, [lineInput], await lineDefaultsOf(trx, ref, type, doc));
         const { record } = await ctx.store.create(type.line, { ...line, [type.key]: docId }, trx);
         await moveStock(trx, dialect, { codalmacen: String(doc.codalmacen), referencia: (record.referencia as string | null) ?? null, before: undefined, after: effectOf(record), line: `idlinea ${record.idlinea}` });
-        await recalc(docId);
+        await recalc(docId, customer);
         return (await ctx.store.get(type.line, record.idlinea as number, trx))!;
       });
     },
@@ -64,14 +67,14 @@ function lineWriter(ctx: AppContext, type: DocumentType): RecordWriter {
         const found = await ctx.store.get(type.line, id, trx, 'all');
         if (!found) throw new AppError('record-not-found');
         if (values[type.key] !== undefined && values[type.key] !== found[type.key]) throw new AppError('validation-failed', { fields: { [type.key]: 'read-only' } });
-        const doc = await editableDocumentOf(trx, dialect, type, found[type.key]);
+        const { doc, customer } = await editableDocumentOf(trx, dialect, type, found[type.key]);
         // Read again under the document's lock: a concurrent change may have moved it meanwhile.
         const before = await ctx.store.get(type.line, id, trx, 'all');
         if (!before) throw new AppError('record-not-found');
         const defaults = await lineDefaultsOf(trx, ref, type, doc);
         const after = await ctx.store.update(type.line, id, { ...(await productPartIfChanged(trx, ref, type, before, values, defaults)), ...values }, trx);
         await moveStock(trx, dialect, ...lineStockMoves(doc, before, after, `idlinea ${id}`));
-        await recalc(before[type.key]);
+        await recalc(before[type.key], customer);
         return (await ctx.store.get(type.line, id, trx))!;
       });
     },
@@ -79,12 +82,12 @@ function lineWriter(ctx: AppContext, type: DocumentType): RecordWriter {
       return write(async (trx, _ref, recalc) => {
         const found = await ctx.store.get(type.line, id, trx, 'all');
         if (!found) throw new AppError('record-not-found');
-        const doc = await editableDocumentOf(trx, dialect, type, found[type.key]);
+        const { doc, customer } = await editableDocumentOf(trx, dialect, type, found[type.key]);
         const line = await ctx.store.get(type.line, id, trx, 'all');
         if (!line) throw new AppError('record-not-found');
         await moveStock(trx, dialect, { codalmacen: String(doc.codalmacen), referencia: (line.referencia as string | null) ?? null, before: effectOf(line), after: undefined, line: `idlinea ${id}` });
         await trx.deleteFrom(type.line.table).where('idlinea', '=', id as number).execute();
-        await recalc(line[type.key]);
+        await recalc(line[type.key], customer);
         return visible(type.line, line);
       });
     },

@@ -1,6 +1,7 @@
 import type { DbExecutor } from '../../db/database.ts';
 import type { SqlDialect } from '../../db/dialect.ts';
-import { AppError } from '../../errors.ts';
+import { AppError, validationError } from '../../errors.ts';
+import { overlappingExercise } from '../fiscal/index.ts';
 
 /**
  * The fiscal year (`codejercicio`) of a company for a date (facturascripts-model.md 3.7): the open
@@ -28,6 +29,9 @@ export async function exerciseFor(db: DbExecutor, dialect: SqlDialect, idempresa
     return String(found.codejercicio);
   }
   const year = fecha.slice(0, 4);
+  // The calendar year would overlap a fiscal year of the company that does not cover the date: the
+  // reference's creation fails, and so does the document.
+  if (await overlappingExercise(db, idempresa, `${year}-01-01`, `${year}-12-31`)) throw validationError({ fecha: 'overlapping-exercise' });
   const taken = new Set((await db.selectFrom('ejercicios').select('codejercicio').execute()).map((row) => String(row.codejercicio)));
   const candidates = [year, `00${year.slice(2)}`, `0${idempresa}${year.slice(2)}`.padStart(4, '0').slice(-4)];
   let code = candidates.find((candidate) => !taken.has(candidate));

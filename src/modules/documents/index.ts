@@ -4,6 +4,7 @@ import { registerDocumentRoutes } from './document-routes.ts';
 import { DOCUMENT_TYPES } from './document-types.ts';
 import { registerDocumentWriters } from './document-writers.ts';
 import { refreshOverdue } from './overdue-refresh.ts';
+import { guardSoldProducts } from './product-use.ts';
 
 export { DOCUMENT_TYPES, documentType, type DocumentType } from './document-types.ts';
 export { docTransformationModel };
@@ -17,7 +18,10 @@ export function documentsModule(): Module {
   return {
     name: 'documents',
     models: [...DOCUMENT_TYPES.map((type) => type.header), ...DOCUMENT_TYPES.map((type) => type.line), docTransformationModel],
-    setup: registerDocumentWriters,
+    setup(ctx) {
+      registerDocumentWriters(ctx);
+      guardSoldProducts(ctx);
+    },
     register: registerDocumentRoutes,
     jobs: [{ name: 'overdue', intervalMs: () => 60_000, run: refreshOverdue }],
   };

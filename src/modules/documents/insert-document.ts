@@ -9,6 +9,7 @@ import { exerciseFor } from './fiscal-year.ts';
 import { syncInvoiceReceipts } from './invoice-receipts.ts';
 import { assignNumber, checkInvoiceChronology, lockSerie } from './numbering.ts';
 import { calculate, productTypesOf, totalsOf } from './recalculate.ts';
+import { followSupplierPrices } from './supplier-prices.ts';
 
 export interface NewDocument {
   /** Header values: subject, serie, warehouse, currency, status ... (numbering fields are assigned here). */
@@ -55,6 +56,7 @@ export async function insertDocument(ctx: AppContext, db: DbExecutor, ref: Docum
   await moveStock(db, dialect, ...stored.map((line, index) => ({
     codalmacen, referencia: (line.referencia as string | null) ?? null, before: undefined, after: effectOf(line), line: `lineas[${index}]`,
   })));
+  await followSupplierPrices(db, dialect, ref.settings, type, record, stored);
   if (!type.invoice) return { id, payments: 0 };
   const payments = await syncInvoiceReceipts({
     db, dialect, type, invoice: record, decimals: ref.settings.decimals, today: ref.today, fresh: true,

@@ -47,7 +47,8 @@ export interface ReceiptCall {
 export async function syncInvoiceReceipts(c: ReceiptCall): Promise<number> {
   const invoice = { ...forReceipts(c.type, c.invoice), fresh: c.fresh, terms: c.terms, paymentDays: c.paymentDays };
   const { payments, state } = await syncReceipts(c.db, c.dialect, invoice, { decimals: c.decimals, today: c.today });
-  await storePaymentState(c.db, c.dialect, c.type, c.invoice[c.type.key], state);
+  // A new invoice was inserted unpaid and not overdue: that state needs no second write.
+  if (!c.fresh || state.pagada || state.vencida) await storePaymentState(c.db, c.dialect, c.type, c.invoice[c.type.key], state);
   return payments;
 }
 

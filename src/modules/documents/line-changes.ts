@@ -4,6 +4,7 @@ import type { SqlDialect } from '../../db/dialect.ts';
 import { AppError, validationError } from '../../errors.ts';
 import type { Values } from '../../models/define-model.ts';
 import { moveStock, type StockMove } from '../catalogue/index.ts';
+import type { LockedCustomer } from './customer-risk.ts';
 import { buildLines, lineDefaults, productParts, type LineDefaults } from './document-lines.ts';
 import { statusOf, type DocumentReference } from './document-reference.ts';
 import { headerOf, linesOf, lockDocument, type Row } from './document-repository.ts';
@@ -73,10 +74,14 @@ export async function syncLines(ctx: AppContext, db: DbExecutor, ref: DocumentRe
   await moveStock(db, ctx.database.dialect, ...moves);
 }
 
-/** A line change through the generic resources: allowed while the document is editable (locked for the change). */
-export async function editableDocumentOf(db: DbExecutor, dialect: SqlDialect, type: DocumentType, id: unknown): Promise<Row> {
-  if (!(await lockDocument(db, dialect, type, id))) throw validationError({ [type.key]: 'not-found' });
+/**
+ * A line change through the generic resources: allowed while the document is editable. Answers the
+ * document, locked for the change, and a sales document's locked customer (customer-risk.ts).
+ */
+export async function editableDocumentOf(db: DbExecutor, dialect: SqlDialect, type: DocumentType, id: unknown): Promise<{ doc: Row; customer?: LockedCustomer }> {
+  const lock = await lockDocument(db, dialect, type, id);
+  if (!lock) throw validationError({ [type.key]: 'not-found' });
   const doc = (await headerOf(db, type, id))!;
   if (!doc.editable) throw new AppError('document-not-editable');
-  return doc;
+  return { doc, customer: lock.customer };
 }

@@ -8,6 +8,7 @@ import { payInvoiceReceipts } from './invoice-receipts.ts';
 import { paymentMethodExists } from '../finance/index.ts';
 import { headerOf, lockDocument, visible } from './document-repository.ts';
 import { loadReference } from './document-reference.ts';
+import { settleCustomerRisk } from './customer-risk.ts';
 
 export interface PaymentRequest {
   pagada: boolean;
@@ -40,7 +41,8 @@ export function readPaymentRequest(type: DocumentType, body: unknown, source: In
 export async function payInvoice(ctx: AppContext, type: DocumentType, id: FieldValue, request: PaymentRequest): Promise<{ ok: string; data: Record<string, unknown> }> {
   const { settings, today } = await loadReference(ctx);
   return inTransaction(ctx.database, async (trx) => {
-    if (!(await lockDocument(trx, ctx.database.dialect, type, id))) throw new AppError('record-not-found');
+    const lock = await lockDocument(trx, ctx.database.dialect, type, id);
+    if (!lock) throw new AppError('record-not-found');
     const invoice = (await headerOf(trx, type, id))!;
     if (Boolean(invoice.pagada) === request.pagada) return { ok: 'no-changes', data: visible(type.header, invoice) };
     if (request.codpago && !(await paymentMethodExists(trx, request.codpago))) throw validationError({ codpago: 'not-found' });
@@ -50,6 +52,7 @@ export async function payInvoice(ctx: AppContext, type: DocumentType, id: FieldV
       request.fechapago ?? null,
       request.codpago ?? null,
     );
+    await settleCustomerRisk(trx, ctx.database.dialect, settings.decimals, lock.customer);
     afterCommit(trx, () => {
       for (const receipt of changed) ctx.events.emit('receipt.paid', { type: type.name, receipt, paid: request.pagada });
       if (changed.length) ctx.events.emit('payment.recorded', { type: type.name, idfactura: id, count: changed.length });

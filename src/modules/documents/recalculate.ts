@@ -9,6 +9,7 @@ import { headerOf, linesOf, type Row } from './document-repository.ts';
 import type { DocumentType } from './document-types.ts';
 import { subjectOf } from './subject.ts';
 import { syncInvoiceReceipts } from './invoice-receipts.ts';
+import { followSupplierPrices } from './supplier-prices.ts';
 
 const TOTALS = ['irpf', 'neto', 'netosindto', 'totaliva', 'totalrecargo', 'totalirpf', 'totalsuplidos', 'total'] as const;
 
@@ -70,6 +71,7 @@ export async function recalculate(ctx: AppContext, db: DbExecutor, ref: Document
   }
   const totals = totalsOf(type, result, doc.tasaconv);
   await db.updateTable(type.header.table).set(totals).where(type.key, '=', id as number).execute();
+  await followSupplierPrices(db, ctx.database.dialect, ref.settings, type, doc, lines);
   if (!type.invoice) return 0;
   return syncInvoiceReceipts({ db, dialect: ctx.database.dialect, type, invoice: { ...doc, ...totals }, decimals: ref.settings.decimals, today: ref.today });
 }

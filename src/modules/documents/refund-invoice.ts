@@ -9,6 +9,7 @@ import { subjectOf } from './subject.ts';
 import { changeStatus, copyHeader, copyLine } from './document-status.ts';
 import { documentType } from './document-types.ts';
 import { payInvoiceReceipts } from './invoice-receipts.ts';
+import { settleCustomerRisk } from './customer-risk.ts';
 
 const INVOICE = documentType('FacturaCliente');
 
@@ -71,7 +72,8 @@ export async function refundInvoice(ctx: AppContext, request: RefundRequest): Pr
   const ref = await loadReference(ctx);
   const { settings, today } = ref;
   return inTransaction(ctx.database, async (trx) => {
-    if (!(await lockDocument(trx, ctx.database.dialect, INVOICE, request.idfactura))) throw new AppError('record-not-found');
+    const lock = await lockDocument(trx, ctx.database.dialect, INVOICE, request.idfactura);
+    if (!lock) throw new AppError('record-not-found');
     const original = (await headerOf(trx, INVOICE, request.idfactura))!;
     if (original.idfacturarect !== null && original.idfacturarect !== undefined) throw new AppError('cant-refund-a-refund');
     const lines = await linesOf(trx, INVOICE, request.idfactura);
@@ -120,6 +122,7 @@ export async function refundInvoice(ctx: AppContext, request: RefundRequest): Pr
       ? await payInvoiceReceipts({ db: trx, dialect: ctx.database.dialect, type: INVOICE, invoice: (await headerOf(trx, INVOICE, id))!, decimals: settings.decimals, today }, true, request.fecha)
       : [];
     const created = await documentResult(trx, INVOICE, id);
+    await settleCustomerRisk(trx, ctx.database.dialect, settings.decimals, lock.customer, created.doc);
     const locked = visible(INVOICE.header, (await headerOf(trx, INVOICE, request.idfactura))!);
     afterCommit(trx, () => {
       ctx.events.emit('document.updated', { type: INVOICE.name, doc: locked });

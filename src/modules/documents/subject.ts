@@ -1,4 +1,5 @@
 import type { DbExecutor } from '../../db/database.ts';
+import type { SqlDialect } from '../../db/dialect.ts';
 import type { Values } from '../../models/define-model.ts';
 import { contactOf, supplierOf } from '../contacts/index.ts';
 import { customerOf } from '../customers/index.ts';
@@ -7,9 +8,13 @@ import type { DocumentType } from './document-types.ts';
 
 type Row = Record<string, unknown>;
 
-/** The customer or supplier of a document, by code; undefined when there is none. */
-export function subjectOf(db: DbExecutor, type: DocumentType, code: string): Promise<Row | undefined> {
-  return type.side === 'sales' ? customerOf(db, code) : supplierOf(db, code);
+/**
+ * The customer or supplier of a document, by code; undefined when there is none. With `locking`,
+ * a customer's row stays locked until the transaction ends (the first lock of a new sales
+ * document: customer-risk.ts).
+ */
+export function subjectOf(db: DbExecutor, type: DocumentType, code: string, locking?: SqlDialect): Promise<Row | undefined> {
+  return type.side === 'sales' ? customerOf(db, code, locking) : supplierOf(db, code);
 }
 
 /** Copies of the customer or supplier that a new document takes (facturascripts-model.md 3.2). */

@@ -1,8 +1,16 @@
 import { defineModel } from '../../models/define-model.ts';
 import { f, RATE_RANGE } from '../../models/fields.ts';
-import { checkCode, codeOf, type Errors } from '../../models/record-rules.ts';
+import { codeCharacters, firstFreeCode } from '../../models/derived-code.ts';
+import { checkCode, codeOf, hasText, type Errors } from '../../models/record-rules.ts';
+import { fillDefaults, refuseDeletingDefault } from '../settings/index.ts';
 
 const EXPIRATION_UNITS = new Set(['days', 'weeks', 'months', 'years']);
+
+/** The reference's payment method codes by preference: the description's first 4 characters, then those and 2..9. */
+function paymentCodes(descripcion: unknown): string[] {
+  const prefix = codeCharacters(descripcion).slice(0, 4);
+  return prefix ? [prefix, ...[2, 3, 4, 5, 6, 7, 8, 9].map((n) => `${prefix}${n}`)] : [];
+}
 
 /** Currencies with their rates per euro (table `divisas`), facturascripts-model.md 2.2. */
 export const divisaModel = defineModel({
@@ -21,6 +29,11 @@ export const divisaModel = defineModel({
     checkCode(errors, values, existing, 'coddivisa', /^[A-Z0-9]{1,3}$/i);
     if (typeof values.codiso === 'string' && values.codiso !== '' && !/^[A-Z0-9]{1,5}$/i.test(values.codiso)) errors.codiso = 'invalid-code';
     return errors;
+  },
+  hooks: {
+    async beforeDelete({ db, existing }) {
+      await refuseDeletingDefault(db, ['coddivisa'], existing.coddivisa);
+    },
   },
 });
 
@@ -48,7 +61,7 @@ export const formaPagoModel = defineModel({
   fields: {
     activa: f.boolean({ default: true }),
     codcuentabanco: f.string(10, { references: f.ref('cuentasbanco', 'codcuenta', 'SET NULL') }),
-    codpago: f.string(10, { primary: true, generatedCode: true }),
+    codpago: f.string(10, { primary: true, derivedCode: true }),
     descripcion: f.string(100, { notNull: true }),
     domiciliado: f.boolean({ initial: () => false }),
     idempresa: f.integer({ references: f.ref('empresas', 'idempresa', 'CASCADE') }),
@@ -63,5 +76,16 @@ export const formaPagoModel = defineModel({
     if (typeof values.plazovencimiento === 'number' && values.plazovencimiento < 0) errors.plazovencimiento = 'negative';
     if (typeof values.tipovencimiento === 'string' && !EXPIRATION_UNITS.has(values.tipovencimiento)) errors.tipovencimiento = 'invalid-value';
     return errors;
+  },
+  hooks: {
+    async beforeSave({ db, dialect, values, existing }) {
+      if (existing) return;
+      // The reference: a payment method without company is the default company's.
+      await fillDefaults(db, values, ['idempresa']);
+      if (!hasText(values.codpago)) values.codpago = await firstFreeCode(db, dialect, { table: 'formaspago', column: 'codpago' }, paymentCodes(values.descripcion), 10);
+    },
+    async beforeDelete({ db, existing }) {
+      await refuseDeletingDefault(db, ['codpago'], existing.codpago);
+    },
   },
 });

@@ -1,6 +1,7 @@
 import { defineModel } from '../../models/define-model.ts';
 import { f, now } from '../../models/fields.ts';
 import { checkCode, type Errors } from '../../models/record-rules.ts';
+import { refuseDeletingDefault } from '../settings/index.ts';
 
 /** Countries (table `paises`), facturascripts-model.md 2.2. */
 export const paisModel = defineModel({
@@ -23,6 +24,11 @@ export const paisModel = defineModel({
     const errors: Errors = {};
     checkCode(errors, values, existing, 'codpais', /^[A-Z0-9]{1,20}$/i);
     return errors;
+  },
+  hooks: {
+    async beforeDelete({ db, existing }) {
+      await refuseDeletingDefault(db, ['codpais'], existing.codpais);
+    },
   },
 });
 

@@ -12,3 +12,4 @@ export {
   applyPaymentDays, deleteReceipts, deleteUnpaidReceipts, markOverdueReceipts, overdueInvoiceIds, setReceiptsPaid, syncReceipts,
   type InvoiceForReceipts, type InvoicePaymentState, type InvoiceSide, type ReceiptTerms,
 } from './receipts.ts';
+export { paidOnCustomerInvoices } from './paid-receipts.ts';

@@ -18,7 +18,8 @@ export const DEFAULT_SETTINGS: Record<string, unknown> = {
   regimeniva: 'General',
   updatesupplierprices: true,
   validate_iban: true,
-  ventasinstock: false,
+  // The reference's installation sells without stock by default: a new product is invoiceable.
+  ventasinstock: true,
   timezone: 'Europe/Madrid',
   api_profile: 'spec',
 };

@@ -6,6 +6,8 @@ import { readSettings } from './settings.ts';
 export { settingsModel, settingsSeed };
 export { checkSettings, readSettings, type Settings } from './settings.ts';
 export { DEFAULT_SETTINGS } from './default-settings.ts';
+export { fillDefaults, settingsIn } from './settings-in.ts';
+export { refuseDeletingDefault } from './default-records.ts';
 
 /**
  * Installation settings: the `settings` model, the default group of a new installation, and the

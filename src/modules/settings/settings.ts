@@ -35,6 +35,7 @@ const RULES: Readonly<Record<string, SettingRule>> = Object.assign(Object.create
   codpago: { field: f.string(10, { notNull: true }), exists: { table: 'formaspago', column: 'codpago' } },
   codserie: { field: f.string(4, { notNull: true }), exists: { table: 'series', column: 'codserie' } },
   codserierec: { field: f.string(4, { notNull: true }), exists: { table: 'series', column: 'codserie' } },
+  codretencion: { field: f.string(10), exists: { table: 'retenciones', column: 'codretencion' } },
   tipoidfiscal: { field: f.string(25, { notNull: true }) },
   regimeniva: { field: f.string(20, { notNull: true }) },
   updatesupplierprices: { field: f.boolean({ notNull: true }) },
@@ -65,16 +66,24 @@ export async function checkSettings(db: DbExecutor, incoming: Record<string, unk
       errors[name] = 'invalid-value';
       continue;
     }
-    if (rule.exists) {
-      const found = await db.selectFrom(rule.exists.table).select(rule.exists.column).where(rule.exists.column, '=', coerced.value as string | number).executeTakeFirst();
-      if (!found) {
-        errors[name] = 'not-found';
-        continue;
-      }
+    if (!(await namesExistingRecord(db, key, coerced.value))) {
+      errors[name] = 'not-found';
+      continue;
     }
     incoming[key] = coerced.value as FieldValue;
   }
   return errors;
+}
+
+/**
+ * Whether a setting's value names a record that exists (`codserie` -> a serie), for the keys that
+ * name records; true for the others.
+ */
+export async function namesExistingRecord(db: DbExecutor, key: string, value: unknown): Promise<boolean> {
+  const exists = Object.hasOwn(RULES, key) ? RULES[key]!.exists : undefined;
+  if (!exists) return true;
+  const found = await db.selectFrom(exists.table).select(exists.column).where(exists.column, '=', value as string | number).executeTakeFirst();
+  return found !== undefined;
 }
 
 /** The typed view of a stored `default` group: known keys typed, missing or unreadable ones defaulted. */

@@ -1,10 +1,25 @@
-import { defineModel } from '../../models/define-model.ts';
+import { defineModel, type SaveContext } from '../../models/define-model.ts';
 import { f } from '../../models/fields.ts';
-import { checkCode, codeOf, current, type Errors } from '../../models/record-rules.ts';
+import { codeLetters, firstFreeCode } from '../../models/derived-code.ts';
+import { checkCode, codeOf, current, hasText, type Errors } from '../../models/record-rules.ts';
+import { refuseDeletingDefault } from '../settings/index.ts';
 
 const SUBACCOUNTS = ['codsubcuentarep', 'codsubcuentarepintra', 'codsubcuentarepre', 'codsubcuentasop', 'codsubcuentasopintra', 'codsubcuentasopre'];
 
 const isPercentage = (value: unknown) => typeof value !== 'number' || (value >= 0 && value <= 100);
+
+/**
+ * The reference's codes of a new tax or retention left without one: 3 letters of the description
+ * and the whole percentage (`IVA21`), then 4 letters and the percentage, then a number.
+ */
+async function deriveRateCode({ db, dialect, model, values }: SaveContext, rateField: string): Promise<void> {
+  const key = model.primaryKey;
+  if (hasText(values[key])) return;
+  const letters = codeLetters(values.descripcion);
+  const rate = typeof values[rateField] === 'number' ? String(Math.trunc(values[rateField])) : '';
+  const candidates = letters ? [letters.slice(0, 3) + rate, letters.slice(0, 4) + rate] : [];
+  values[key] = await firstFreeCode(db, dialect, { table: model.table, column: key }, candidates, 10);
+}
 
 /** Taxes: VAT rate and surcharge (table `impuestos`), facturascripts-model.md 2.2. */
 export const impuestoModel = defineModel({
@@ -12,7 +27,7 @@ export const impuestoModel = defineModel({
   table: 'impuestos',
   fields: {
     activo: f.boolean({ default: true }),
-    codimpuesto: f.string(10, { primary: true, generatedCode: true }),
+    codimpuesto: f.string(10, { primary: true, derivedCode: true }),
     codsubcuentarep: f.string(15),
     codsubcuentarepintra: f.string(15),
     codsubcuentarepre: f.string(15),
@@ -38,8 +53,12 @@ export const impuestoModel = defineModel({
     return errors;
   },
   hooks: {
-    beforeSave({ values }) {
-      for (const name of SUBACCOUNTS) if (values[name] === '') values[name] = null;
+    async beforeSave(ctx) {
+      for (const name of SUBACCOUNTS) if (ctx.values[name] === '') ctx.values[name] = null;
+      if (!ctx.existing) await deriveRateCode(ctx, 'iva');
+    },
+    async beforeDelete({ db, existing }) {
+      await refuseDeletingDefault(db, ['codimpuesto'], existing.codimpuesto);
     },
   },
 });
@@ -65,7 +84,7 @@ export const retencionModel = defineModel({
   table: 'retenciones',
   fields: {
     activa: f.boolean({ default: true }),
-    codretencion: f.string(10, { primary: true, generatedCode: true }),
+    codretencion: f.string(10, { primary: true, derivedCode: true }),
     codsubcuentaret: f.string(15),
     codsubcuentaacr: f.string(15),
     descripcion: f.string(50),
@@ -77,6 +96,11 @@ export const retencionModel = defineModel({
     const rate = values.porcentaje;
     if (typeof rate === 'number' && (Math.trunc(rate) < 1 || rate > 100)) errors.porcentaje = 'out-of-range';
     return errors;
+  },
+  hooks: {
+    async beforeSave(ctx) {
+      if (!ctx.existing) await deriveRateCode(ctx, 'porcentaje');
+    },
   },
 });
 

@@ -1,0 +1,74 @@
+import { sql } from 'kysely';
+import type { DbExecutor } from '../../db/database.ts';
+import type { SqlDialect } from '../../db/dialect.ts';
+import { AppError } from '../../errors.ts';
+import { exerciseOf, type ExerciseFacts } from '../fiscal/index.ts';
+
+/**
+ * Reads and writes the accounting models share: the fiscal year a record belongs to (refused when
+ * closed), sub-account lookups, sub-account balances and the locks of VAT settlements.
+ */
+
+/** The fiscal year `codejercicio`; a closed one refuses every change to its accounting (`exercise-closed`). */
+export async function openExercise(db: DbExecutor, codejercicio: unknown): Promise<ExerciseFacts | undefined> {
+  if (typeof codejercicio !== 'string' || codejercicio === '') return undefined;
+  const exercise = await exerciseOf(db, codejercicio);
+  if (exercise && exercise.estado !== 'ABIERTO') throw new AppError('exercise-closed', { codejercicio });
+  return exercise;
+}
+
+/**
+ * A new sub-account code written with a dot (`43.1`): the part before the dot is padded with zeros
+ * on the right so that the whole code has the year's length (`4300000001` for length 10).
+ */
+export function expandSubaccountCode(code: string, length: number): string {
+  const parts = code.trim().split('.');
+  if (parts.length !== 2) return code.trim();
+  return parts[0]!.padEnd(length - parts[1]!.length, '0') + parts[1];
+}
+
+export interface SubaccountRow {
+  idsubcuenta: number;
+  codsubcuenta: string;
+}
+
+const toSubaccount = (row: Record<string, unknown> | undefined): SubaccountRow | undefined =>
+  row ? { idsubcuenta: Number(row.idsubcuenta), codsubcuenta: String(row.codsubcuenta) } : undefined;
+
+export async function subaccountByCode(db: DbExecutor, codejercicio: string, codsubcuenta: string): Promise<SubaccountRow | undefined> {
+  return toSubaccount(
+    await db.selectFrom('subcuentas').select(['idsubcuenta', 'codsubcuenta']).where('codejercicio', '=', codejercicio).where('codsubcuenta', '=', codsubcuenta).executeTakeFirst(),
+  );
+}
+
+export async function subaccountById(db: DbExecutor, idsubcuenta: number): Promise<SubaccountRow | undefined> {
+  return toSubaccount(await db.selectFrom('subcuentas').select(['idsubcuenta', 'codsubcuenta']).where('idsubcuenta', '=', idsubcuenta).executeTakeFirst());
+}
+
+/** Recomputes the debit, credit and balance of these sub-accounts from their entry lines. */
+export async function refreshBalances(db: DbExecutor, ids: unknown[]): Promise<void> {
+  const unique = new Set(ids.filter((id) => id !== null && id !== undefined).map(Number).filter(Number.isFinite));
+  for (const id of unique) {
+    const totals = await db
+      .selectFrom('partidas')
+      .select([sql<number>`COALESCE(SUM(debe), 0)`.as('debe'), sql<number>`COALESCE(SUM(haber), 0)`.as('haber')])
+      .where('idsubcuenta', '=', id)
+      .executeTakeFirst();
+    const debe = Number(totals?.debe ?? 0);
+    const haber = Number(totals?.haber ?? 0);
+    await db.updateTable('subcuentas').set({ debe, haber, saldo: debe - haber }).where('idsubcuenta', '=', id).execute();
+  }
+}
+
+/** Whether a locked VAT settlement (`regularizacionimpuestos.bloquear`) covers `fecha`. */
+export async function insideLockedSettlement(db: DbExecutor, dialect: SqlDialect, fecha: unknown): Promise<boolean> {
+  if (typeof fecha !== 'string' || fecha === '') return false;
+  const row = await db
+    .selectFrom('regularizacionimpuestos')
+    .select('idregiva')
+    .where('bloquear', '=', dialect.boolean(true))
+    .where('fechainicio', '<=', fecha)
+    .where('fechafin', '>=', fecha)
+    .executeTakeFirst();
+  return row !== undefined;
+}

@@ -1,0 +1,39 @@
+import type { Expression } from 'kysely';
+import type { DbExecutor } from '../../db/database.ts';
+import type { SqlDialect } from '../../db/dialect.ts';
+
+/**
+ * A customer's risk (facturascripts-model.md 3.13): `riesgoalcanzado`, what it owes and has
+ * ordered, kept by the documents module (which owns what it is computed from) through these, and
+ * `riesgomax`, its limit (none when null or 0).
+ */
+export interface CustomerRisk {
+  riesgoalcanzado: number;
+  riesgomax: number;
+}
+
+/** The risk of a customer row (`clientes`). */
+export const riskOf = (customer: Record<string, unknown>): CustomerRisk => ({
+  riesgoalcanzado: Number(customer.riesgoalcanzado ?? 0),
+  riesgomax: Number(customer.riesgomax ?? 0),
+});
+
+/**
+ * Locks the customer's row until the transaction ends and reads its risk: risk updates of one
+ * customer take turns, each computed from what the others committed. Undefined for no customer.
+ */
+export async function lockCustomerRisk(db: DbExecutor, dialect: SqlDialect, codcliente: string): Promise<CustomerRisk | undefined> {
+  const row = await dialect.locking(db.selectFrom('clientes').select(['riesgoalcanzado', 'riesgomax']).where('codcliente', '=', codcliente)).executeTakeFirst();
+  return row && riskOf(row);
+}
+
+/** Stores the customer's reached risk, given as an SQL expression (computed by the database). */
+export async function storeCustomerRisk(db: DbExecutor, codcliente: string, risk: Expression<number>): Promise<void> {
+  await db.updateTable('clientes').set({ riesgoalcanzado: risk }).where('codcliente', '=', codcliente).execute();
+}
+
+/** The customer's reached risk as stored. */
+export async function reachedRiskOf(db: DbExecutor, codcliente: string): Promise<number> {
+  const row = await db.selectFrom('clientes').select('riesgoalcanzado').where('codcliente', '=', codcliente).executeTakeFirst();
+  return Number(row?.riesgoalcanzado ?? 0);
+}
