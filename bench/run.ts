@@ -26,6 +26,7 @@ const SCENARIOS: Scenario[] = [
   { name: 'GET one customer (auth + read)', server: 'app', path: '/api/3/cliente/42' },
   { name: 'GET customer list, 20 rows + count', server: 'app', path: '/api/3/cliente?limit=20&sort[nombre]=ASC' },
   { name: 'GET root listing (auth only)', server: 'app', path: '/api/3/' },
+  { name: 'GET exportarFacturaCliente, 20-line PDF', server: 'app', path: '/api/3/exportarFacturaCliente/1' },
   {
     name: 'POST crearFacturaCliente, 5 lines',
     server: 'app',

@@ -44,6 +44,10 @@ async function app(): Promise<number> {
   for (let i = 1; i <= 5; i++) {
     await store.create(registry.get('producto')!, { referencia: `BENCH${i}`, descripcion: `Bench product ${i}`, precio: 9.99 + i, ventasinstock: true, codimpuesto: 'IVA21' });
   }
+  // The export scenario's invoice: 20 lines, id 1 (made before any other invoice).
+  const lineas = Array.from({ length: 20 }, (_, i) => ({ referencia: `BENCH${(i % 5) + 1}`, descripcion: `Bench line ${i + 1} with a description of ordinary length`, cantidad: i + 1, dtopor: i % 3 === 0 ? 5 : 0 }));
+  const made = await instance.server.inject({ method: 'POST', url: '/api/3/crearFacturaCliente', headers: { 'x-auth-token': BENCH_KEY }, payload: { codcliente: '42', lineas } });
+  if (made.statusCode !== 200 || made.json().doc.idfactura !== 1) throw new Error(`export invoice: ${made.statusCode} ${made.body.slice(0, 200)}`);
   await instance.server.listen({ port: 0, host: '127.0.0.1' });
   return (instance.server.server.address() as { port: number }).port;
 }

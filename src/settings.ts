@@ -23,6 +23,8 @@ export interface Settings {
   ventasinstock: boolean;
   /** The installation's time zone (business dates); TIME_ZONE overrides it. */
   timezone: string;
+  /** The installation's language (`es_ES`): exported documents use it when their customer or supplier has none. */
+  langcode: string;
   /** The response profile of the global key (`spec` or `facturascripts`; stored keys have their own). */
   api_profile: 'spec' | 'facturascripts';
   /** Keys the service does not read (the reference keeps many more: homepage, codrole ...). */

@@ -6,6 +6,7 @@ import { companyModule } from './company/index.ts';
 import { contactsModule } from './contacts/index.ts';
 import { customersModule } from './customers/index.ts';
 import { documentsModule } from './documents/index.ts';
+import { exportModule } from './export/index.ts';
 import { filesModule } from './files/index.ts';
 import { financeModule } from './finance/index.ts';
 import { fiscalModule } from './fiscal/index.ts';
@@ -26,7 +27,7 @@ export function coreModules(): Module[] {
   return [
     settingsModule(), usersModule(), authModule(), geographyModule(), companyModule(), fiscalModule(), taxesModule(),
     financeModule(), accountingModule(), contactsModule(), customersModule(), catalogueModule(), paymentsModule(), documentsModule(),
-    filesModule(), logsModule(), systemModule(), installationModule(),
+    filesModule(), exportModule(), logsModule(), systemModule(), installationModule(),
   ];
 }
 

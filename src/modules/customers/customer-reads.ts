@@ -1,4 +1,5 @@
 import type { DbExecutor } from '../../db/database.ts';
+import { dbBoolean } from '../../db/row-codec.ts';
 import type { SqlDialect } from '../../db/dialect.ts';
 
 /**
@@ -14,4 +15,11 @@ export async function customerOf(db: DbExecutor, codcliente: string, locking?: S
 export async function paymentDaysOf(db: DbExecutor, codcliente: string): Promise<string | null> {
   const customer = await db.selectFrom('clientes').select('diaspago').where('codcliente', '=', codcliente).executeTakeFirst();
   return (customer?.diaspago as string | null | undefined) ?? null;
+}
+
+/** A customer's bank account to debit: its main one (`principal`), else the first; or undefined. */
+export async function debitAccountOf(db: DbExecutor, codcliente: string): Promise<{ iban: string | null; swift: string | null; mandato: string | null } | undefined> {
+  const rows = await db.selectFrom('cuentasbcocli').select(['iban', 'swift', 'mandato', 'principal']).where('codcliente', '=', codcliente).orderBy('codcuenta', 'asc').execute();
+  const main = rows.find((row) => dbBoolean(row.principal)) ?? rows[0];
+  return main ? { iban: (main.iban as string | null) ?? null, swift: (main.swift as string | null) ?? null, mandato: (main.mandato as string | null) ?? null } : undefined;
 }

@@ -8,5 +8,5 @@ export { cuentaBancoClienteModel, customerModel };
 export function customersModule(): Module {
   return { name: 'customers', models: [customerModel, cuentaBancoClienteModel] };
 }
-export { customerOf, paymentDaysOf } from './customer-reads.ts';
+export { customerOf, debitAccountOf, paymentDaysOf } from './customer-reads.ts';
 export { lockCustomerRisk, reachedRiskOf, riskOf, storeCustomerRisk, type CustomerRisk } from './customer-risk.ts';

@@ -1,6 +1,7 @@
 import type { DbExecutor } from '../../db/database.ts';
 import type { SqlDialect } from '../../db/dialect.ts';
 import { rowReader } from '../../db/row-codec.ts';
+import { AppError } from '../../errors.ts';
 import type { Model } from '../../models/define-model.ts';
 import { lockCustomerOfDocument, type LockedCustomer } from './customer-risk.ts';
 import type { DocumentType } from './document-types.ts';
@@ -16,6 +17,23 @@ export interface DocumentResult {
 export async function headerOf(db: DbExecutor, type: DocumentType, id: unknown): Promise<Row | undefined> {
   const row = await db.selectFrom(type.header.table).selectAll().where(type.key, '=', id as number).executeTakeFirst();
   return row ? rowReader(type.header)(row) : undefined;
+}
+
+/**
+ * The id of the document a client names by id or by `codigo` (export paths accept both): an all-digit
+ * value is an id first, and a `codigo` when no document has that id; anything else is a `codigo`.
+ * A `codigo` two companies share is `ambiguous-document-code` (409): the id must be used.
+ */
+export async function documentIdOf(db: DbExecutor, type: DocumentType, idOrCode: string): Promise<number | undefined> {
+  if (/^[0-9]{1,9}$/.test(idOrCode)) {
+    const byId = await db.selectFrom(type.header.table).select(type.key).where(type.key, '=', Number(idOrCode)).executeTakeFirst();
+    if (byId) return Number(byId[type.key]);
+  }
+  if (idOrCode.length > 20) return undefined;
+  // `codigo` is unique per company: two companies may share one, and guessing would send the wrong document.
+  const byCode = await db.selectFrom(type.header.table).select(type.key).where('codigo', '=', idOrCode).limit(2).execute();
+  if (byCode.length > 1) throw new AppError('ambiguous-document-code', { codigo: idOrCode });
+  return byCode.length ? Number(byCode[0]![type.key]) : undefined;
 }
 
 /** The stored lines of a document, in their order of creation. */

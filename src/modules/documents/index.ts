@@ -8,6 +8,10 @@ import { guardSoldProducts } from './product-use.ts';
 
 export { DOCUMENT_TYPES, documentType, type DocumentType } from './document-types.ts';
 export { docTransformationModel };
+export { loadReference, type DocumentReference } from './document-reference.ts';
+export { documentIdOf, headerOf, linesOf, type Row } from './document-repository.ts';
+export { storedBreakdown } from './stored-breakdown.ts';
+export type { Calculation, TaxGroup } from './calculation/types.ts';
 
 /**
  * The business documents: quotes, orders, delivery notes and invoices of both sides, their lines

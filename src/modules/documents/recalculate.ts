@@ -1,7 +1,7 @@
 import type { AppContext } from '../../app-context.ts';
 import type { DbExecutor } from '../../db/database.ts';
 import { dec, roundNumber } from '../../models/round.ts';
-import { calculateDocument } from './calculation/calculate.ts';
+import { calculateDocument, type TaxRule } from './calculation/calculate.ts';
 import type { CalcLine, Calculation } from './calculation/types.ts';
 import { calcContextFor, type DocumentReference } from './document-reference.ts';
 import type { CalcContext } from './calculation/types.ts';
@@ -21,8 +21,11 @@ export async function productTypesOf(db: DbExecutor, lines: Row[]): Promise<Map<
   return new Map(rows.map((p) => [Number(p.idproducto), (p.tipo as string | null) ?? null]));
 }
 
-/** The calculation of a document from its header and lines as values (stored or about to be): pure. */
-export function calculate(type: DocumentType, doc: Row, lines: Row[], context: CalcContext, productTypes: Map<number, string | null>): Calculation {
+/**
+ * The calculation of a document from its header and lines as values (stored or about to be): pure.
+ * `taxOf` defaults to the tax rules; a reader of a stored document passes `storedTax`.
+ */
+export function calculate(type: DocumentType, doc: Row, lines: Row[], context: CalcContext, productTypes: Map<number, string | null>, taxOf?: TaxRule): Calculation {
   const input: CalcLine[] = lines.map((line) => ({
     cantidad: Number(line.cantidad),
     pvpunitario: Number(line.pvpunitario),
@@ -41,6 +44,7 @@ export function calculate(type: DocumentType, doc: Row, lines: Row[], context: C
     { side: type.side, dtopor1: Number(doc.dtopor1 ?? 0), dtopor2: Number(doc.dtopor2 ?? 0), operacion: (doc.operacion as string | null) ?? null, codpais: (doc.codpais as string | null) ?? null, provincia: (doc.provincia as string | null) ?? null },
     input,
     context,
+    taxOf,
   );
 }
 

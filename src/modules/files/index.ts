@@ -7,3 +7,4 @@ export { attachedFileModel, attachedFileRelationModel };
 export function filesModule(): Module {
   return { name: 'files', models: [attachedFileModel, attachedFileRelationModel] };
 }
+export { attachedImage, storedFilePath } from './file-storage.ts';

@@ -3,7 +3,7 @@ import { sql, type RawBuilder } from 'kysely';
 import type { BusinessDay } from '../../clock.ts';
 import type { DbExecutor } from '../../db/database.ts';
 import type { SqlDialect } from '../../db/dialect.ts';
-import { dbBoolean } from '../../db/row-codec.ts';
+import { dbBoolean, rowReader } from '../../db/row-codec.ts';
 import type { Model } from '../../models/define-model.ts';
 import { dec, roundNumber } from '../../models/round.ts';
 import { paymentDaysOf } from '../customers/index.ts';
@@ -215,6 +215,13 @@ async function settleFlags(c: Call, receipts: Row[]): Promise<InvoicePaymentStat
     }
   }
   return { pagada, vencida };
+}
+
+/** The receipts of an invoice by number, typed as the model declares them (readers: export). */
+export async function invoiceReceipts(db: DbExecutor, side: InvoiceSide, idfactura: number): Promise<Row[]> {
+  const { receipt } = TABLES[side];
+  const rows = await db.selectFrom(receipt.table).selectAll().where('idfactura', '=', idfactura).orderBy('numero', 'asc').orderBy('idrecibo', 'asc').execute();
+  return rows.map(rowReader(receipt));
 }
 
 /** Deletes the receipts of an invoice and their payments (the invoice goes). */

@@ -21,5 +21,6 @@ export const DEFAULT_SETTINGS: Record<string, unknown> = {
   // The reference's installation sells without stock by default: a new product is invoiceable.
   ventasinstock: true,
   timezone: 'Europe/Madrid',
+  langcode: 'es_ES',
   api_profile: 'spec',
 };

@@ -42,6 +42,7 @@ const RULES: Readonly<Record<string, SettingRule>> = Object.assign(Object.create
   validate_iban: { field: f.boolean({ notNull: true }) },
   ventasinstock: { field: f.boolean({ notNull: true }) },
   api_profile: { field: f.string(20, { notNull: true }), oneOf: ['spec', 'facturascripts'] },
+  langcode: { field: f.string(10, { notNull: true }) },
   timezone: { field: f.string(50, { notNull: true }), valid: (value: string | number | boolean) => isTimeZone(String(value)) },
 });
 

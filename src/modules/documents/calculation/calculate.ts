@@ -1,5 +1,5 @@
 import type { Decimal } from 'decimal.js';
-import { applyTaxes, marginScheme, SELF_ASSESSED } from './apply-taxes.ts';
+import { applyTaxes, marginScheme, SELF_ASSESSED, type LineTax } from './apply-taxes.ts';
 import { dec, Dec, round } from '../../../models/round.ts';
 import type { CalcContext, CalcDocument, CalcLine, Calculation, DocumentTotals, LineAmounts, TaxGroup } from './types.ts';
 
@@ -11,6 +11,12 @@ export function lineAmounts(line: Pick<CalcLine, 'cantidad' | 'pvpunitario' | 'd
   const pvptotal = pvpsindto.times(HUNDRED.minus(dec(line.dtopor))).div(HUNDRED).times(HUNDRED.minus(dec(line.dtopor2))).div(HUNDRED);
   return { pvpsindto, pvptotal };
 }
+
+/** How a line's tax is found: the rules (`applyTaxes`), or the line's stored tax (`storedTax`). */
+export type TaxRule = (doc: CalcDocument, line: CalcLine, ctx: CalcContext) => LineTax;
+
+/** The tax a stored line already carries: re-summing a document as it was written, whatever the rules say today. */
+export const storedTax: TaxRule = (_doc, line) => ({ codimpuesto: line.codimpuesto, iva: line.iva, recargo: line.recargo, excepcioniva: line.excepcioniva });
 
 interface GroupSum {
   codimpuesto: string | null;
@@ -27,7 +33,7 @@ interface GroupSum {
  * tax rules per line, line amounts, VAT groups, then rounding at the reference's points only:
  * each group's amounts, their sums, IRPF and suplidos from raw sums, and the total.
  */
-export function calculateDocument(doc: CalcDocument, lines: readonly CalcLine[], ctx: CalcContext): Calculation {
+export function calculateDocument(doc: CalcDocument, lines: readonly CalcLine[], ctx: CalcContext, taxOf: TaxRule = applyTaxes): Calculation {
   const { decimals } = ctx;
   const r = (value: Decimal) => round(value, decimals);
   const eud = HUNDRED.minus(dec(doc.dtopor1)).div(HUNDRED).times(HUNDRED.minus(dec(doc.dtopor2)).div(HUNDRED));
@@ -45,7 +51,7 @@ export function calculateDocument(doc: CalcDocument, lines: readonly CalcLine[],
   const results: LineAmounts[] = [];
 
   for (const line of lines) {
-    const tax = applyTaxes(doc, line, ctx);
+    const tax = taxOf(doc, line, ctx);
     const { pvpsindto, pvptotal } = lineAmounts(line);
     results.push({ ...tax, pvpsindto: pvpsindto.toNumber() || 0, pvptotal: pvptotal.toNumber() || 0 });
 

@@ -1,0 +1,31 @@
+import { AppError } from '../../errors.ts';
+import { EXPORT_TYPES, EXPORTERS, TYPE_ALIASES, type Exporter } from './exporters.ts';
+
+/** The query of an export: which exporter, which print format (`undefined`: automatic), which language. */
+export interface ExportRequest {
+  type: string;
+  exporter: Exporter;
+  format?: number;
+  lang?: string;
+}
+
+function single(query: Record<string, unknown>, name: string): string | undefined {
+  const value = query[name];
+  if (Array.isArray(value)) throw new AppError('duplicate-parameter', { parameter: name });
+  return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
+}
+
+/**
+ * Reads `type` (case-insensitive, default `PDF`, `XLS` = `XLSX`), `format` (a format id; absent or
+ * 0 = the document's automatic format) and `lang` (any code: an unknown one falls back later,
+ * never fails). An unknown type is refused, unlike the reference, which printed a PDF instead.
+ */
+export function readExportRequest(query: Record<string, unknown>): ExportRequest {
+  const asked = (single(query, 'type') ?? 'PDF').toUpperCase();
+  const type = TYPE_ALIASES[asked] ?? asked;
+  const exporter = Object.hasOwn(EXPORTERS, type) ? EXPORTERS[type] : undefined;
+  if (!exporter) throw new AppError('invalid-export-type', { type: single(query, 'type'), supported: EXPORT_TYPES });
+  const format = single(query, 'format');
+  if (format !== undefined && !/^[0-9]{1,9}$/.test(format)) throw new AppError('invalid-export-format', { parameter: 'format' });
+  return { type, exporter, format: format === undefined || Number(format) === 0 ? undefined : Number(format), lang: single(query, 'lang') };
+}

@@ -1,0 +1,9 @@
+import type { Module } from '../../module.ts';
+import { registerExportRoutes } from './export-routes.ts';
+
+export type { ExportView } from './export-view.ts';
+
+/** Document export: PDF, CSV, XLSX and e-invoices (UBL, CII, Facturae) of the eight documents. */
+export function exportModule(): Module {
+  return { name: 'export', register: registerExportRoutes };
+}
