@@ -161,6 +161,7 @@ function settlement(node: XmlNode, invoice: EnInvoice): void {
   if (invoice.preceding) {
     const reference = node.ele('ram:InvoiceReferencedDocument');
     addText(reference, 'ram:IssuerAssignedID', invoice.preceding.number);
-    reference.ele('ram:FormattedIssueDateTime').ele('qdt:DateTimeString', { format: '102' }).txt(date102(invoice.preceding.date));
+    // The rectified invoice's date is unknown when only its code was stored (`codigorect`).
+    if (invoice.preceding.date) reference.ele('ram:FormattedIssueDateTime').ele('qdt:DateTimeString', { format: '102' }).txt(date102(invoice.preceding.date));
   }
 }

@@ -113,7 +113,8 @@ function invoiceHeader(node: XmlNode, view: ExportView, number: string, credit: 
   addText(corrective, 'InvoiceNumber', view.rectifies ? oneLine(view.rectifies.code, 20) : null);
   corrective.ele('ReasonCode').txt('16');
   corrective.ele('ReasonDescription').txt('Base imponible');
-  const period = monthOf(view.rectifies?.date ?? view.date);
+  // The rectified invoice's month, or the refund's own when only the rectified code is known.
+  const period = monthOf(view.rectifies?.date || view.date);
   const taxPeriod = corrective.ele('TaxPeriod');
   taxPeriod.ele('StartDate').txt(period.start);
   taxPeriod.ele('EndDate').txt(period.end);

@@ -44,7 +44,9 @@ const UNTAXED_WITH_RATE = new Set(['ES_84', 'ES_68_70']);
 
 /**
  * The category of a taxed line. Canary (IGIC) and Ceuta/Melilla (IPSI) taxes, named by the
- * installation's tax codes, are categories L and M. A 0 % rate with no cause is zero rated (Z).
+ * installation's tax codes, are categories L and M; IGIC's zero rate (`IGIC0`) is zero rated (Z),
+ * since the CII rules want an IGIC rate above 0 (BR-AF-05/06/07). Any other 0 % rate with no cause
+ * is zero rated (Z) too.
  */
 export function vatCategoryOf(line: Pick<ExportLine, 'taxCode' | 'vatRate' | 'vatException'>): VatCategory {
   const cause = line.vatException ? EXCEPTIONS[line.vatException] : undefined;
@@ -52,7 +54,7 @@ export function vatCategoryOf(line: Pick<ExportLine, 'taxCode' | 'vatRate' | 'va
     return { ...cause, rate: cause.code === 'O' ? null : 0 };
   }
   const code = (line.taxCode ?? '').toUpperCase();
-  if (code.startsWith('IGIC')) return { code: 'L', rate: line.vatRate, exemptionCode: null, exemptionText: null };
+  if (code.startsWith('IGIC') && line.vatRate > 0) return { code: 'L', rate: line.vatRate, exemptionCode: null, exemptionText: null };
   if (code.startsWith('IPSI')) return { code: 'M', rate: line.vatRate, exemptionCode: null, exemptionText: null };
   if (line.vatRate > 0) return { code: 'S', rate: line.vatRate, exemptionCode: null, exemptionText: null };
   if (line.vatException) return { code: 'E', rate: 0, exemptionCode: null, exemptionText: `Operación exenta (${line.vatException})` };
