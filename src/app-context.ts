@@ -23,9 +23,24 @@ export interface Logger {
  * insert/update/delete (documents and their lines recalculate, number, move stock ...).
  */
 export interface RecordWriter {
+  /**
+   * True when its create and update take uploads: their multipart bodies are then not parsed
+   * ahead but handed over as a `MultipartStream` (http/multipart-stream.ts) to stream to storage.
+   */
+  streamsFiles?: boolean;
   create(body: unknown, source: InputSource): Promise<Record<string, unknown>>;
   update(id: FieldValue, body: unknown, source: InputSource): Promise<Record<string, unknown>>;
   remove(id: FieldValue): Promise<Record<string, unknown>>;
+}
+
+/**
+ * What a model's records show beyond their columns (an attached file's download links): the JSON
+ * Schema of the added properties, and the function adding them to records on their way out of
+ * the generic routes (lists, one record, writes). It may read the request's query.
+ */
+export interface RecordPresenter {
+  properties: Record<string, unknown>;
+  present(records: Array<Record<string, unknown>>, query: Record<string, unknown>): Promise<Array<Record<string, unknown>>>;
 }
 
 /** Everything a module needs, built once by the composition root (src/app.ts); no module singletons. */
@@ -50,4 +65,6 @@ export interface AppContext {
   customResources: Set<string>;
   /** Domain writers replacing the store behind a model's generic routes. */
   writers: Map<Model, RecordWriter>;
+  /** Additions to the records a model's generic routes answer with (see RecordPresenter). */
+  presenters: Map<Model, RecordPresenter>;
 }

@@ -26,6 +26,15 @@ export interface Config {
    * overdue), overriding the `timezone` setting. Unset: the setting decides.
    */
   timeZone: string | undefined;
+  /**
+   * Where uploaded files' bytes live: `local` (under `dataDir`) or `database` (in the database,
+   * shared by every instance that uses it).
+   */
+  filesStorage: 'local' | 'database';
+  /** Upload limits: one file's bytes, files per request, and a whole upload request's bytes. */
+  uploadMaxFileBytes: number;
+  uploadMaxFiles: number;
+  uploadMaxRequestBytes: number;
 }
 
 export class ConfigError extends Error {
@@ -70,6 +79,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const apiKey = env.API_KEY === undefined || env.API_KEY === '' ? undefined : env.API_KEY;
   const timeZone = env.TIME_ZONE || undefined;
   if (timeZone !== undefined && !isTimeZone(timeZone)) throw new ConfigError(`TIME_ZONE must be a time zone name such as Europe/Madrid or UTC, got "${timeZone}"`);
+  const filesStorage = (env.FILES_STORAGE || 'local').toLowerCase();
+  if (filesStorage !== 'local' && filesStorage !== 'database') throw new ConfigError(`FILES_STORAGE must be local or database, got "${env.FILES_STORAGE}"`);
   if (apiKey !== undefined && apiKey.length < 16) {
     throw new ConfigError('API_KEY must be at least 16 characters long (it grants full access)');
   }
@@ -85,6 +96,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bodyLimit: intVar(env, 'BODY_LIMIT', 1_048_576, 1024, 1_073_741_824),
     stateRefreshMs: intVar(env, 'STATE_REFRESH_MS', 1000, 10, 60_000),
     timeZone,
+    filesStorage,
+    uploadMaxFileBytes: intVar(env, 'UPLOAD_MAX_FILE_BYTES', 10 * 1_048_576, 1, 4 * 1_073_741_824),
+    uploadMaxFiles: intVar(env, 'UPLOAD_MAX_FILES', 20, 1, 1000),
+    uploadMaxRequestBytes: intVar(env, 'UPLOAD_MAX_REQUEST_BYTES', 100 * 1_048_576, 1024, 16 * 1_073_741_824),
   };
 }
 

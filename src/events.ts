@@ -25,6 +25,10 @@ export interface AppEvents {
   'document.approved': DocumentEvent & { idestado: number };
   'receipt.paid': { type: string; receipt: Record<string, unknown>; paid: boolean };
   'payment.recorded': { type: string; idfactura: unknown; count: number };
+  /** A file was stored: uploaded (`uploadFiles`, `attachedfiles`) or its bytes replaced. */
+  'file.uploaded': { file: Record<string, unknown>; replaced: boolean };
+  /** An attached file and its bytes were deleted. */
+  'file.deleted': { file: Record<string, unknown> };
 }
 
 type Listener<T> = (payload: T) => void | Promise<void>;

@@ -7,7 +7,7 @@ import { deflateSync } from 'node:zlib';
 import { parse } from 'csv-parse/sync';
 import ExcelJS from 'exceljs';
 import { extractText, getDocumentProxy } from 'unpdf';
-import { forEachEngine, startTestApp, type TestApp } from './helpers/test-app.ts';
+import { forEachEngine, multipart, startTestApp, type TestApp } from './helpers/test-app.ts';
 
 /**
  * Document export through the API (issue 11): the eight `exportar*` endpoints by id and by code,
@@ -251,19 +251,20 @@ describe('document export [sqlite]', () => {
 
   it('prints the company logo from its attached file, and still prints when the file is gone', async () => {
     const png = tinyPng();
-    fs.mkdirSync(path.join(dataDir, 'MyFiles'), { recursive: true });
-    fs.writeFileSync(path.join(dataDir, 'MyFiles', 'logo.png'), png);
-    const file = await created(t, '/api/3/attachedfile', { filename: 'logo.png', path: 'logo.png', mimetype: 'image/png', size: png.length });
+    const form = multipart({}, [{ field: 'file', name: 'logo.png', type: 'image/png', content: png }]);
+    const upload = await t.request({ method: 'POST', url: '/api/3/attachedfiles', ...form });
+    assert.equal(upload.statusCode, 201, upload.body);
+    const file = upload.json();
     const without = await download(t, `/api/3/exportarFacturaCliente/${docs.FacturaCliente!.id}`);
     assert.equal((await t.call('PATCH', '/api/3/empresa/1', { idlogo: file.idfile })).status, 200);
     const withLogo = await download(t, `/api/3/exportarFacturaCliente/${docs.FacturaCliente!.id}`);
     assert.equal(withLogo.status, 200);
     assert.ok(withLogo.bytes.includes('/Subtype /Image') && !without.bytes.includes('/Subtype /Image'), 'the logo is an image of the PDF');
-    fs.rmSync(path.join(dataDir, 'MyFiles', 'logo.png'));
-    assert.equal((await download(t, `/api/3/exportarFacturaCliente/${docs.FacturaCliente!.id}`)).status, 200);
-    // A stored path leaving the files folder reads nothing.
-    assert.equal((await t.call('PATCH', `/api/3/attachedfile/${file.idfile}`, { path: '../../etc/passwd' })).status, 200);
-    assert.equal((await download(t, `/api/3/exportarFacturaCliente/${docs.FacturaCliente!.id}`)).status, 200);
+    // Bytes gone from under the record: the document still prints, without the logo.
+    fs.rmSync(path.join(dataDir, file.path));
+    const gone = await download(t, `/api/3/exportarFacturaCliente/${docs.FacturaCliente!.id}`);
+    assert.equal(gone.status, 200);
+    assert.ok(!gone.bytes.includes('/Subtype /Image'));
     assert.equal((await t.call('PATCH', '/api/3/empresa/1', { idlogo: null })).status, 200);
   });
 

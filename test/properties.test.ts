@@ -174,7 +174,7 @@ describe('properties of the body readers and the coercion', () => {
   });
 
   it('coerces any value for any field type without throwing, into that type', () => {
-    const types: FieldType[] = ['serial', 'integer', 'double', 'boolean', 'string', 'text', 'date', 'time', 'timestamp', 'json'];
+    const types: FieldType[] = ['serial', 'integer', 'double', 'boolean', 'string', 'text', 'date', 'time', 'timestamp', 'json', 'binary'];
     fc.assert(fc.property(fc.constantFrom(...types), fc.boolean(), fc.oneof(bodyValue, fc.anything({ maxDepth: 40 })), fc.constantFrom('json', 'form') as fc.Arbitrary<'json' | 'form'>, (type, nullable, raw, source) => {
       const field: FieldDef = { type, nullable, ...(type === 'string' ? { length: 10 } : {}) };
       const result = coerceValue(field, raw, source);
@@ -192,6 +192,7 @@ describe('properties of the body readers and the coercion', () => {
         time: (v) => typeof v === 'string' && /^\d{2}:\d{2}:\d{2}$/.test(v),
         timestamp: (v) => typeof v === 'string' && /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/.test(v),
         json: (v) => typeof v === 'object' && JSON.stringify(v) !== undefined,
+        binary: () => false,
       };
       assert.ok(expected[type](value), `${type}: ${JSON.stringify(raw)} -> ${JSON.stringify(value)}`);
       return true;

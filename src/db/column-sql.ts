@@ -14,6 +14,7 @@ const TYPES: Record<Engine, Record<FieldDef['type'], (field: FieldDef) => string
     time: () => 'TEXT',
     timestamp: () => 'TEXT',
     json: () => 'TEXT',
+    binary: () => 'BLOB',
   },
   postgres: {
     serial: () => 'SERIAL',
@@ -26,6 +27,7 @@ const TYPES: Record<Engine, Record<FieldDef['type'], (field: FieldDef) => string
     time: () => 'TIME',
     timestamp: () => 'TIMESTAMP',
     json: () => 'TEXT',
+    binary: () => 'BYTEA',
   },
   mysql: {
     serial: () => 'INT',
@@ -38,6 +40,7 @@ const TYPES: Record<Engine, Record<FieldDef['type'], (field: FieldDef) => string
     time: () => 'TIME',
     timestamp: () => 'DATETIME',
     json: () => 'MEDIUMTEXT',
+    binary: () => 'LONGBLOB',
   },
 };
 

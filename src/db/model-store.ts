@@ -29,6 +29,7 @@ export class ModelStore {
   #readers = new WeakMap<Model, { all: RowReader; visible: RowReader }>();
   readonly #queries: QueryCache;
   readonly #watchers = new Map<string, WriteWatcher[]>();
+  readonly #deletedListeners: DeleteGuard[] = [];
   readonly #deleteGuards = new Map<string, DeleteGuard[]>();
 
   /** Fills `initial` values: business dates on the installation's wall clock, timestamps in UTC. */
@@ -118,6 +119,22 @@ export class ModelStore {
    */
   guardDelete(resources: string[], guard: DeleteGuard): void {
     for (const resource of resources) this.#deleteGuards.set(resource, [...(this.#deleteGuards.get(resource) ?? []), guard]);
+  }
+
+  /**
+   * Runs `listener` in the transaction of every record deleted, of any model: how a module drops
+   * its links to records of other modules (a file's links to an invoice) when they go.
+   */
+  onDeleted(listener: DeleteGuard): void {
+    this.#deletedListeners.push(listener);
+  }
+
+  /**
+   * Tells the `onDeleted` listeners that a record was deleted in `ctx.db`. `remove` calls it; a use
+   * case that deletes rows itself (documents) calls it for each record it deletes.
+   */
+  async deleted(ctx: DeleteContext): Promise<void> {
+    for (const listener of this.#deletedListeners) await listener(ctx);
   }
 
   async #written(model: Model, db: DbExecutor): Promise<void> {
@@ -308,6 +325,7 @@ export class ModelStore {
       const pkValue = toDbValue(this.database.engine, model.fields[model.primaryKey]!, id);
       await this.#guard('delete', () => trx.deleteFrom(model.table).where(model.primaryKey, '=', pkValue).execute());
       await this.#guard('delete', async () => model.hooks?.afterDelete?.(hook));
+      await this.deleted(hook);
       await this.#written(model, trx);
       afterCommit(trx, () => this.events.emit('model.delete', { model: model.resource, record: existing }));
       return existing;

@@ -39,6 +39,8 @@ function fromDbValue(field: FieldDef, raw: unknown): FieldValue {
       } catch {
         return null;
       }
+    case 'binary':
+      return (Buffer.isBuffer(raw) ? raw : Buffer.from(raw as Uint8Array)) as unknown as FieldValue;
     case 'timestamp':
       // PostgreSQL may add fractional seconds; the API shows whole seconds everywhere.
       return String(raw).slice(0, 19).replace('T', ' ');

@@ -19,6 +19,7 @@ import { isRetryable } from './translate-error.ts';
  */
 interface TransactionState {
   afterCommit: Array<() => void>;
+  afterRollback: Array<() => void | Promise<void>>;
 }
 
 const scope = new AsyncLocalStorage<TransactionState>();
@@ -36,7 +37,7 @@ export async function inTransaction<T>(database: Database, fn: (trx: DbExecutor)
   assertNoTransaction('a new transaction');
   const attempts = options.attempts ?? 8;
   for (let attempt = 1; ; attempt++) {
-    const state: TransactionState = { afterCommit: [] };
+    const state: TransactionState = { afterCommit: [], afterRollback: [] };
     try {
       const result = await database.kysely.transaction().execute((trx) => {
         states.set(trx, state);
@@ -45,6 +46,7 @@ export async function inTransaction<T>(database: Database, fn: (trx: DbExecutor)
       runAll(database, state.afterCommit);
       return result;
     } catch (error) {
+      await undoAll(database, state.afterRollback);
       if (attempt >= attempts || !isRetryable(error)) throw error;
       await new Promise((resolve) => setTimeout(resolve, Math.min(200, 5 * 2 ** attempt) * (0.5 + Math.random())));
     }
@@ -56,6 +58,24 @@ export function afterCommit(db: DbExecutor, fn: () => void): void {
   const state = states.get(db);
   if (state) state.afterCommit.push(fn);
   else runAll(undefined, [fn]);
+}
+
+/**
+ * Runs `fn` when `db`'s transaction attempt rolls back (never after a commit): undoes work done
+ * beside the database, such as a file linked into place. Outside a transaction it never runs.
+ */
+export function afterRollback(db: DbExecutor, fn: () => void | Promise<void>): void {
+  states.get(db)?.afterRollback.push(fn);
+}
+
+async function undoAll(database: Database, work: Array<() => void | Promise<void>>): Promise<void> {
+  for (const fn of work) {
+    try {
+      await outsideTransaction(fn);
+    } catch (error) {
+      (database.reportError ?? console.error)(error, 'after-rollback callback failed');
+    }
+  }
 }
 
 /**

@@ -82,6 +82,11 @@ export function isRetryable(error: unknown): boolean {
   return kindOf(error) === 'retry';
 }
 
+/** True when a write collided with an existing unique key. */
+export function isUniqueViolation(error: unknown): boolean {
+  return kindOf(error) === 'unique';
+}
+
 /** The AppError for a driver error, or undefined when it is not one the client caused. */
 export function translateDbError(error: unknown, kind: WriteKind): AppError | undefined {
   if (error instanceof AppError) return error;

@@ -12,9 +12,16 @@ const CHUNK = 1000;
  * A list of every matching row (the `facturascripts` profile's `limit` <= 0), streamed: read in
  * chunks and written as they come, with the client's pace (backpressure), so neither the rows
  * nor the response are ever whole in memory, and other requests use the database between
- * chunks. Rows inserted or deleted while it streams may shift between chunks.
+ * chunks. Rows inserted or deleted while it streams may shift between chunks. `present` adds what
+ * the model's presenter shows beyond its columns.
  */
-export async function streamList(ctx: AppContext, model: Model, query: ListQuery, reply: FastifyReply): Promise<FastifyReply> {
+export async function streamList(
+  ctx: AppContext,
+  model: Model,
+  query: ListQuery,
+  reply: FastifyReply,
+  present: (rows: Array<Record<string, unknown>>) => Promise<Array<Record<string, unknown>>> = async (rows) => rows,
+): Promise<FastifyReply> {
   const total = await ctx.store.count(model, query);
   const format = formatterFor(reply.request, model);
   async function* body(): AsyncGenerator<string> {
@@ -23,7 +30,7 @@ export async function streamList(ctx: AppContext, model: Model, query: ListQuery
     for (let offset = 0; ; offset += CHUNK) {
       const rows = await ctx.store.page(model, { ...query, limit: CHUNK, offset });
       let text = '';
-      for (const row of rows) {
+      for (const row of await present(rows)) {
         text += (first ? '' : ',') + JSON.stringify(format(row));
         first = false;
       }

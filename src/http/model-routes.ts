@@ -29,9 +29,15 @@ export function parseId(model: Model, request: FastifyRequest): FieldValue {
 export function registerModelRoutes(app: FastifyInstance, ctx: AppContext, model: Model): void {
   const { store, config } = ctx;
   const names = [...new Set([model.resource, model.alias])];
-  const record = recordJsonSchema(model);
+  const presenter = ctx.presenters.get(model);
+  const plain = recordJsonSchema(model);
+  const record = presenter ? { ...plain, properties: { ...(plain.properties as object), ...presenter.properties } } : plain;
   const schema = schemaOutput(model);
   const writer = ctx.writers.get(model);
+  const streamsFiles = writer?.streamsFiles;
+  const present = async <T extends Record<string, unknown>>(request: FastifyRequest, rows: T[]): Promise<T[]> =>
+    presenter ? ((await presenter.present(rows, request.query as Record<string, unknown>)) as T[]) : rows;
+  const presentOne = async (request: FastifyRequest, row: Record<string, unknown>) => (await present(request, [row]))[0]!;
   const ensure = async (id: FieldValue) => {
     const found = await store.get(model, id);
     if (!found) throw new AppError('record-not-found');
@@ -40,23 +46,23 @@ export function registerModelRoutes(app: FastifyInstance, ctx: AppContext, model
   const list = async (request: FastifyRequest, reply: FastifyReply) => {
     const legacy = isLegacy(request);
     const query = parseListQuery(model, request.query as Record<string, unknown>, { defaultLimit: 50, maxLimit: legacy ? Number.MAX_SAFE_INTEGER : config.maxListLimit, lenient: legacy });
-    if (query.limit === null) return streamList(ctx, model, query, reply);
+    if (query.limit === null) return streamList(ctx, model, query, reply, presenter && ((rows) => present(request, rows)));
     const { rows, total } = await store.list(model, query);
     reply.header('X-Total-Count', String(total));
-    return rows;
+    return present(request, rows);
   };
   const create = async (request: FastifyRequest, reply: FastifyReply) => {
     const { body, source } = bodyOf(request);
     reply.code(201);
-    if (writer) return writer.create(body, source);
+    if (writer) return presentOne(request, await writer.create(body, source));
     const { record: created, reveal } = await store.create(model, readInput(model, body, source, 'create', undefined, { ignoreUnknown: isLegacy(request) }));
-    return { ...created, ...reveal };
+    return presentOne(request, { ...created, ...reveal });
   };
   const update = async (request: FastifyRequest) => {
     const id = parseId(model, request);
     const { body, source } = bodyOf(request);
-    if (writer) return writer.update(id, body, source);
-    return store.update(model, id, readInput(model, body, source, 'update', id, { ignoreUnknown: isLegacy(request) }));
+    if (writer) return presentOne(request, await writer.update(id, body, source));
+    return presentOne(request, await store.update(model, id, readInput(model, body, source, 'update', id, { ignoreUnknown: isLegacy(request) })));
   };
 
   addResourceRoute(app, {
@@ -67,7 +73,7 @@ export function registerModelRoutes(app: FastifyInstance, ctx: AppContext, model
     methods: {
       // A streamed list (every row) bypasses the schema; a page is serialised by it.
       GET: { schema: { response: { 200: { type: 'array', items: record } } }, handler: list },
-      POST: model.readOnlyResource ? undefined : { handler: create, write: 'create' },
+      POST: model.readOnlyResource ? undefined : { handler: create, write: 'create', streamsFiles },
     },
   });
   addResourceRoute(app, {
@@ -83,9 +89,9 @@ export function registerModelRoutes(app: FastifyInstance, ctx: AppContext, model
     methods: {
       GET: {
         schema: { response: { 200: record } },
-        handler: async (request) => ensure(parseId(model, request)),
+        handler: async (request) => presentOne(request, await ensure(parseId(model, request))),
       },
-      ...(model.readOnlyResource ? {} : { PUT: { handler: update, write: 'update' as const }, PATCH: { handler: update, write: 'update' as const } }),
+      ...(model.readOnlyResource ? {} : { PUT: { handler: update, write: 'update' as const, streamsFiles }, PATCH: { handler: update, write: 'update' as const, streamsFiles } }),
       DELETE: model.readOnlyResource ? undefined : {
         write: 'delete',
         handler: async (request) => {

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Busboy, type BusboyHeaders, type BusboyInstance } from '@fastify/busboy';
 import { AppError } from '../errors.ts';
+import { MultipartStream } from './multipart-stream.ts';
 
 export interface MultipartLimits {
   /** Largest request, counted in bytes as they arrive (framing included). */
@@ -14,10 +15,13 @@ export interface MultipartLimits {
  * gives an array), files are Buffers. The whole request is limited while it streams: past
  * `bodyLimit` the parser stops reading and the request fails with 413 at once, so a huge upload
  * costs neither memory nor the time to receive it. A body without a boundary, or cut short, is a
- * 400. Field names never reach an object prototype.
+ * 400. Field names never reach an object prototype. Routes configured with `streamsFiles` get a
+ * `MultipartStream` instead, unread.
  */
 export function registerMultipartBody(app: FastifyInstance, limits: MultipartLimits): void {
   app.addContentTypeParser('multipart/form-data', (request, payload, done) => {
+    // Upload routes read the stream themselves, under their own limits.
+    if (request.routeOptions.config.streamsFiles) return done(null, new MultipartStream(payload, request.headers));
     const declared = Number(request.headers['content-length']);
     if (Number.isFinite(declared) && declared > limits.bodyLimit) return done(new AppError('body-too-large'), undefined);
     let parser: BusboyInstance;

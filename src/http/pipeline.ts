@@ -42,6 +42,8 @@ export async function registerPipeline(app: FastifyInstance, steps: PipelineStep
       reply.code(204).header('Content-Length', '0').send();
       return reply;
     }
+    // A public route (a signed download link) carries its own authorisation.
+    if (request.routeOptions.config.public && !request.is404) return;
     await steps.authenticate?.(request);
     const version = apiVersionOf(request.url);
     if (version !== undefined && version !== '3') throw new AppError('api-version-invalid');

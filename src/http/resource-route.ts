@@ -25,6 +25,10 @@ declare module 'fastify' {
     shape?: ResponseShape;
     /** `model`: a generic model resource (its errors follow the request's profile). */
     family?: 'model';
+    /** Multipart bodies are handed over unread as a `MultipartStream` (uploads). */
+    streamsFiles?: boolean;
+    /** Answered without an API key (signed download links): the pipeline skips key and rules. */
+    public?: boolean;
   }
 }
 
@@ -36,7 +40,7 @@ export interface ResourceRoute {
   /** The records its answers carry (see ResponseShape). */
   shape?: ResponseShape;
   family?: 'model';
-  methods: Partial<Record<Method, { handler: Handler; schema?: FastifySchema; write?: WriteKind; shape?: ResponseShape }>>;
+  methods: Partial<Record<Method, { handler: Handler; schema?: FastifySchema; write?: WriteKind; shape?: ResponseShape; streamsFiles?: boolean }>>;
 }
 
 /**
@@ -51,8 +55,8 @@ export function addResourceRoute(app: FastifyInstance, route: ResourceRoute): vo
   const config = { resource: route.resource };
   for (const url of route.urls) {
     for (const method of supported) {
-      const { handler, schema, write, shape } = route.methods[method]!;
-      app.route({ method, url, config: { ...config, write, shape: shape ?? route.shape, family: route.family }, schema, handler });
+      const { handler, schema, write, shape, streamsFiles } = route.methods[method]!;
+      app.route({ method, url, config: { ...config, write, shape: shape ?? route.shape, family: route.family, streamsFiles }, schema, handler });
     }
     if (unsupported.length) {
       app.route({

@@ -129,5 +129,8 @@ export function coerceValue(field: FieldDef, raw: unknown, source: InputSource, 
       if (value === null || typeof value !== 'object' || Buffer.isBuffer(value)) return bad('invalid-json');
       return withinDepth(value) ? ok(value as Record<string, unknown>) : bad('too-deep');
     }
+    case 'binary':
+      // Bytes reach a service table through its owner's code, never through a request body.
+      return bad('read-only');
   }
 }

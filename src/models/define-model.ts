@@ -54,6 +54,11 @@ export interface ModelDefinition {
   indexes?: string[][];
   /** Overrides the reference's plural alias when its rule does not give the reference's name. */
   alias?: string;
+  /**
+   * Overrides the canonical resource name (the lower-case model name) where the reference serves
+   * the model under a custom controller's name (`attachedfiles`).
+   */
+  resource?: string;
   /** Service bookkeeping (ban counters, cache versions): a table, but never an API resource. */
   internal?: boolean;
   /** A resource clients may read but not write (the service keeps it: e.g. document links). */
@@ -95,7 +100,7 @@ export function defineModel(definition: ModelDefinition): Model {
     // Names from requests index this map: a null prototype means `constructor` or `__proto__` is
     // simply not a field.
     fields: Object.assign(Object.create(null) as Record<string, FieldDef>, definition.fields),
-    resource: definition.name.toLowerCase(),
+    resource: definition.resource ?? definition.name.toLowerCase(),
     alias: definition.alias ?? pluralize(definition.name),
     primaryKey: primary[0]![0],
     fieldNames: entries.map(([name]) => name),

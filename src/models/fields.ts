@@ -13,7 +13,9 @@ export type FieldType =
   | 'date'
   | 'time'
   | 'timestamp'
-  | 'json';
+  | 'json'
+  /** Bytes (Buffer), for service tables only: never read from or written to a client. */
+  | 'binary';
 
 export type OnDelete = 'CASCADE' | 'SET NULL' | 'RESTRICT';
 
@@ -89,6 +91,7 @@ export const f = {
   time: (options?: Options) => make('time', options),
   timestamp: (options?: Options) => make('timestamp', options),
   json: (options?: Options) => make('json', options),
+  binary: (options?: Options) => make('binary', options),
   /** A percentage (discounts, retentions): a double between 0 and 100. */
   percent: (options?: Options) => make('double', { min: 0, max: 100, ...options }),
   /** A reference to another table's column, with its ON DELETE rule. */

@@ -1,6 +1,36 @@
 import { isRequiredOnCreate, type Model } from '../../src/models/define-model.ts';
 import type { FieldDef } from '../../src/models/fields.ts';
-import type { TestApp } from './test-app.ts';
+import { deflateSync, crc32 } from 'node:zlib';
+import { multipart, type TestApp } from './test-app.ts';
+
+/** A 2 x 2 PNG, the file of records created by upload (any image check passes). */
+export function samplePng(): Buffer {
+  const chunk = (type: string, data: Buffer) => {
+    const length = Buffer.alloc(4);
+    length.writeUInt32BE(data.length);
+    const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
+    const crc = Buffer.alloc(4);
+    crc.writeUInt32BE(crc32(body));
+    return Buffer.concat([length, body, crc]);
+  };
+  const header = Buffer.alloc(13);
+  header.writeUInt32BE(2, 0);
+  header.writeUInt32BE(2, 4);
+  header.set([8, 2, 0, 0, 0], 8);
+  const rows = Buffer.from([0, 9, 9, 9, 9, 9, 9, 0, 9, 9, 9, 9, 9, 9]);
+  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', header), chunk('IDAT', deflateSync(rows)), chunk('IEND', Buffer.alloc(0))]);
+}
+
+/**
+ * Creates a record through the model's API: JSON, or for models whose records are uploads
+ * (attached files) a multipart upload of a sample PNG with the values as form fields.
+ */
+export async function createRecord(t: TestApp, model: Model, values: Record<string, unknown>): Promise<{ status: number; body: any }> {
+  if (!t.app.ctx.writers.get(model)?.streamsFiles) return t.call('POST', `/api/3/${model.resource}`, values);
+  const fields = Object.fromEntries(Object.entries(values).map(([name, value]) => [name, String(value)]));
+  const answer = await t.request({ method: 'POST', url: `/api/3/${model.resource}`, ...multipart(fields, [{ field: 'file', name: 'sample.png', type: 'image/png', content: samplePng() }]) });
+  return { status: answer.statusCode, body: answer.json() };
+}
 
 let sequence = 0;
 
@@ -62,7 +92,7 @@ export async function buildRecord(t: TestApp, model: Model, fixes: Record<string
       let row = existing.body?.[0];
       if (!row) {
         if (depth > 5) throw new Error(`cannot build a parent for ${model.table}.${name}`);
-        const parent = await t.call('POST', `/api/3/${target.resource}`, await buildRecord(t, target, fixes, depth + 1));
+        const parent = await createRecord(t, target, await buildRecord(t, target, fixes, depth + 1));
         if (parent.status !== 201) throw new Error(`parent ${target.resource}: ${JSON.stringify(parent.body)}`);
         row = parent.body;
       }

@@ -50,6 +50,7 @@ async function removeDocument(ctx: AppContext, db: DbExecutor, ref: DocumentRefe
   const links = await db.selectFrom('doctransformations').selectAll().where('model2', '=', type.name).where('iddoc2', '=', id as number).execute();
   await db.deleteFrom('doctransformations').where('model2', '=', type.name).where('iddoc2', '=', id as number).execute();
   await db.deleteFrom(type.header.table).where(type.key, '=', id as number).execute();
+  await ctx.store.deleted({ db, dialect, model: type.header, existing: doc });
   const parents = new Map<string, Set<number>>();
   for (const link of links) {
     // A link to a type this installation does not know (a plugin's, since removed) is left alone.
