@@ -67,4 +67,9 @@ export interface AppContext {
   writers: Map<Model, RecordWriter>;
   /** Additions to the records a model's generic routes answer with (see RecordPresenter). */
   presenters: Map<Model, RecordPresenter>;
+  /**
+   * Resources that may be switched off (a plugin's models and endpoints), by resource name: while
+   * the function says no, their routes answer 404 and the root does not list them.
+   */
+  availability: Map<string, () => Promise<boolean>>;
 }

@@ -10,10 +10,10 @@ import { registerProfileSerializer } from './http/profile-serializer.ts';
 import { registerRootRoute } from './http/root-route.ts';
 import { startJobs, type Jobs } from './jobs.ts';
 import type { Job } from './module.ts';
-import { coreModules } from './modules/index.ts';
+import { installationModules } from './plugins/installation-modules.ts';
 
 export interface CreateAppOptions extends Omit<CoreOptions, 'log' | 'modules'> {
-  /** The installation's modules; `coreModules()` unless a test picks its own. */
+  /** The installation's modules: the core's and the installed plugins', unless a test picks its own. */
   modules?: CoreOptions['modules'];
   /** Fastify logger option; defaults to pino at config.logLevel. */
   logger?: boolean | Record<string, unknown>;
@@ -46,7 +46,7 @@ export async function createApp(options: CreateAppOptions): Promise<App> {
   let core: Core | undefined;
   let jobs: Jobs | undefined;
   try {
-    core = await createCore({ ...options, modules: options.modules ?? coreModules(), log: server.log });
+    core = await createCore({ ...options, modules: options.modules ?? (await installationModules(config)), log: server.log });
     const { ctx } = core;
     registerErrorHandler(server);
     await registerBodyParsers(server, { bodyLimit: config.bodyLimit });

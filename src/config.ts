@@ -35,6 +35,8 @@ export interface Config {
   uploadMaxFileBytes: number;
   uploadMaxFiles: number;
   uploadMaxRequestBytes: number;
+  /** A folder of installed plugins besides the shipped `plugins/` (each a folder with `plugin.json`). */
+  pluginsDir: string | undefined;
 }
 
 export class ConfigError extends Error {
@@ -100,6 +102,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     uploadMaxFileBytes: intVar(env, 'UPLOAD_MAX_FILE_BYTES', 10 * 1_048_576, 1, 4 * 1_073_741_824),
     uploadMaxFiles: intVar(env, 'UPLOAD_MAX_FILES', 20, 1, 1000),
     uploadMaxRequestBytes: intVar(env, 'UPLOAD_MAX_REQUEST_BYTES', 100 * 1_048_576, 1024, 16 * 1_073_741_824),
+    pluginsDir: env.PLUGINS_DIR ? path.resolve(env.PLUGINS_DIR) : undefined,
   };
 }
 

@@ -69,6 +69,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
       customResources: new Set(),
       writers: new Map(),
       presenters: new Map(),
+      availability: new Map(),
     };
     const schema = await syncSchema(database, registry, options.migrations ?? MIGRATIONS);
     const seeded = await runSeeds(ctx, modules.flatMap((module) => module.seeds ?? []));

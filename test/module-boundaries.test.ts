@@ -8,11 +8,12 @@ import { coreModules } from '../src/modules/index.ts';
  * The module rules of docs/architecture.md, read from the imports of every source file:
  * - a module imports the layers and other modules' `index.ts`, never another module's inner files;
  * - a module imports only modules listed before it in `coreModules()` (no cycles);
- * - the layers never import a module; only the composition roots (app, main, CLI) do.
+ * - the layers never import a module; only the composition roots (app, main, CLI, the
+ *   installation's module list with its plugins) do.
  */
 const src = path.resolve(import.meta.dirname, '../src');
 const modulesDir = path.join(src, 'modules');
-const COMPOSITION_ROOTS = [path.join(src, 'app.ts'), path.join(src, 'main.ts'), path.join(src, 'cli')];
+const COMPOSITION_ROOTS = [path.join(src, 'app.ts'), path.join(src, 'main.ts'), path.join(src, 'cli'), path.join(src, 'plugins', 'installation-modules.ts')];
 
 function sourceFiles(dir: string): string[] {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {

@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import { loadProcessConfig } from '../config.ts';
 import { createCore, type Core } from '../core.ts';
 import { AppError } from '../errors.ts';
-import { coreModules } from '../modules/index.ts';
+import { installationModules } from '../plugins/installation-modules.ts';
 import type { FieldValue } from '../models/fields.ts';
 
 const USAGE = `Usage: npm run cli -- <command>
@@ -129,7 +129,7 @@ async function main(): Promise<void> {
     warn: (object: object, message?: string) => console.error(message ?? '', object),
     error: (object: object, message?: string) => console.error(message ?? '', object),
   };
-  const core = await createCore({ config: { ...config, stateRefreshMs: 0 }, modules: coreModules(), log });
+  const core = await createCore({ config: { ...config, stateRefreshMs: 0 }, modules: await installationModules(config), log });
   try {
     process.exitCode = await runCommand(core, process.argv.slice(2), (line) => console.log(line));
   } catch (error) {

@@ -20,6 +20,8 @@ export interface PipelineSteps {
   authenticate?: PipelineStep;
   /** Step 6: the key may use this resource with this method. */
   authorize?: PipelineStep;
+  /** Whether a resource is switched on (a disabled plugin's resources do not exist). */
+  available?: (resource: string) => Promise<boolean>;
 }
 
 /**
@@ -49,6 +51,8 @@ export async function registerPipeline(app: FastifyInstance, steps: PipelineStep
     if (version !== undefined && version !== '3') throw new AppError('api-version-invalid');
     // No route matched: the resource does not exist (checked after authentication, as in the spec).
     if (!request.routeOptions.url || request.is404) throw new AppError('resource-not-found');
+    const resource = request.routeOptions.config.resource;
+    if (resource && steps.available && !(await steps.available(resource))) throw new AppError('resource-not-found');
     await steps.authorize?.(request);
   });
 

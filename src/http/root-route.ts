@@ -23,6 +23,15 @@ export function registerRootRoute(app: FastifyInstance, ctx: AppContext): void {
   addResourceRoute(app, {
     resource: '',
     urls: ['/api/3'],
-    methods: { GET: { handler: async (request) => listing(isLegacy(request)) } },
+    methods: {
+      GET: {
+        handler: async (request) => {
+          const { resources } = listing(isLegacy(request));
+          if (!ctx.availability.size) return { resources };
+          const shown = await Promise.all(resources.map(async (name) => !ctx.availability.has(name) || (await ctx.availability.get(name)!())));
+          return { resources: resources.filter((_, index) => shown[index]) };
+        },
+      },
+    },
   });
 }

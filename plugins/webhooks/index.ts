@@ -1,0 +1,5 @@
+import type { PluginApi, PluginDefinition } from '../../src/plugins/plugin-api.ts';
+
+export default function webhooks(_api: PluginApi): PluginDefinition {
+  return {};
+}
