@@ -6,9 +6,11 @@ import { registerDownloadRoute } from './download-route.ts';
 import { dropLinksOfDeletedRecords } from './file-links-cleanup.ts';
 import { attachedFileModel, attachedFileRelationModel, fileContentModel, serviceSecretModel } from './file-models.ts';
 import { filesOf, startFiles } from './files-runtime.ts';
+import { productImageModel, productImageThumbnailModel } from './product-images/product-image-model.ts';
+import { setupProductImages } from './product-images/product-image-resource.ts';
 import { registerUploadRoute } from './upload-route.ts';
 
-export { attachedFileModel, attachedFileRelationModel };
+export { attachedFileModel, attachedFileRelationModel, productImageModel };
 export { attachedImage } from './file-storage.ts';
 export { filesOf } from './files-runtime.ts';
 export { thumbnailPathOf, thumbnailPrefixOf } from './stored-name.ts';
@@ -24,12 +26,13 @@ const STALE_SPOOL_MS = 60 * 60_000;
 export function filesModule(): Module {
   return {
     name: 'files',
-    models: [attachedFileModel, attachedFileRelationModel, fileContentModel, serviceSecretModel],
+    models: [attachedFileModel, attachedFileRelationModel, fileContentModel, serviceSecretModel, productImageModel, productImageThumbnailModel],
     async setup(ctx) {
       await startFiles(ctx);
       ctx.writers.set(attachedFileModel, attachedFileWriter(ctx));
       ctx.presenters.set(attachedFileModel, attachedFilePresenter(ctx));
       dropLinksOfDeletedRecords(ctx);
+      setupProductImages(ctx);
     },
     register(server, ctx) {
       registerUploadRoute(server, ctx);
