@@ -6,6 +6,7 @@ import type { ExportView } from '../src/modules/export/export-view.ts';
 import { labelsFor } from '../src/modules/export/labels/labels.ts';
 import { localeFormat } from '../src/modules/export/locale-format.ts';
 import { renderPdf } from '../src/modules/export/pdf/render-pdf.ts';
+import { handmadePng } from './helpers/png.ts';
 import { exampleInvoiceView, line, manyLinesView, party, sampleView, withLines } from './helpers/export-views.ts';
 
 /**
@@ -71,30 +72,7 @@ function bigInvoice(lang: string): ExportView {
 
 /** A valid PNG of `width` x `height` pixels, RGB (colour type 2) or RGBA (6). */
 function png(width: number, height: number, colorType: 2 | 6, claimed = { width, height }): Buffer {
-  const channels = colorType === 6 ? 4 : 3;
-  const raw = Buffer.alloc((width * channels + 1) * height);
-  for (let row = 0; row < height; row++) {
-    for (let column = 0; column < width; column++) {
-      const at = row * (width * channels + 1) + 1 + column * channels;
-      raw.set(colorType === 6 ? [29, 78, 137, 200] : [29, 78, 137], at);
-    }
-  }
-  const chunk = (type: string, data: Buffer) => {
-    const length = Buffer.alloc(4);
-    length.writeUInt32BE(data.length);
-    const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
-    const crc = Buffer.alloc(4);
-    crc.writeUInt32BE(zlib.crc32(body));
-    return Buffer.concat([length, body, crc]);
-  };
-  const header = Buffer.alloc(13);
-  header.writeUInt32BE(claimed.width, 0);
-  header.writeUInt32BE(claimed.height, 4);
-  header.set([8, colorType, 0, 0, 0], 8);
-  return Buffer.concat([
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    chunk('IHDR', header), chunk('IDAT', zlib.deflateSync(raw)), chunk('IEND', Buffer.alloc(0)),
-  ]);
+  return handmadePng(width, height, { alpha: colorType === 6, claimed });
 }
 
 describe('PDF export', () => {

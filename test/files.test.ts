@@ -5,31 +5,16 @@ import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import v8 from 'node:v8';
 import vm from 'node:vm';
-import zlib from 'node:zlib';
 import { downloadLinks } from '../src/modules/files/download-links.ts';
 import { enabledEngines } from './helpers/engines.ts';
+import { handmadePng } from './helpers/png.ts';
 import { forEachEngine, multipart, startTestApp, type TestApp } from './helpers/test-app.ts';
 
 type Upload = { field?: string; name: string; content: Buffer | string; type?: string };
 
 /** A 1 x 1 PNG: a real image, so that its type is sniffed as image/png whatever its name says. */
 function png(): Buffer {
-  const chunk = (type: string, data: Buffer) => {
-    const length = Buffer.alloc(4);
-    length.writeUInt32BE(data.length);
-    const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
-    const crc = Buffer.alloc(4);
-    crc.writeUInt32BE(zlib.crc32(body));
-    return Buffer.concat([length, body, crc]);
-  };
-  const header = Buffer.alloc(13);
-  header.writeUInt32BE(1, 0);
-  header.writeUInt32BE(1, 4);
-  header.set([8, 2, 0, 0, 0], 8);
-  return Buffer.concat([
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    chunk('IHDR', header), chunk('IDAT', zlib.deflateSync(Buffer.from([0, 200, 30, 30]))), chunk('IEND', Buffer.alloc(0)),
-  ]);
+  return handmadePng(1, 1);
 }
 
 function upload(t: TestApp, url: string, files: Upload[], fields: Record<string, string> = {}, method: 'POST' | 'PUT' | 'PATCH' = 'POST') {

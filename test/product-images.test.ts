@@ -3,9 +3,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, it } from 'node:test';
-import zlib from 'node:zlib';
 import sharp from 'sharp';
 import { enabledEngines } from './helpers/engines.ts';
+import { handmadePng } from './helpers/png.ts';
 import { forEachEngine, multipart } from './helpers/test-app.ts';
 
 /**
@@ -21,22 +21,7 @@ function image(width: number, height: number, format: 'png' | 'jpeg' | 'gif' | '
 
 /** A PNG whose header claims `width` x `height` with almost no pixel data: a decompression bomb's shape. */
 function claimedPng(width: number, height: number): Buffer {
-  const chunk = (type: string, data: Buffer) => {
-    const length = Buffer.alloc(4);
-    length.writeUInt32BE(data.length);
-    const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
-    const crc = Buffer.alloc(4);
-    crc.writeUInt32BE(zlib.crc32(body));
-    return Buffer.concat([length, body, crc]);
-  };
-  const header = Buffer.alloc(13);
-  header.writeUInt32BE(width, 0);
-  header.writeUInt32BE(height, 4);
-  header.set([8, 2, 0, 0, 0], 8);
-  return Buffer.concat([
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    chunk('IHDR', header), chunk('IDAT', zlib.deflateSync(Buffer.from([0, 1, 2, 3]))), chunk('IEND', Buffer.alloc(0)),
-  ]);
+  return handmadePng(1, 1, { claimed: { width, height } });
 }
 
 const TYPES = { png: 'image/png', jpeg: 'image/jpeg', gif: 'image/gif', webp: 'image/webp', txt: 'text/plain' } as const;

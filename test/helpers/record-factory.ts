@@ -1,24 +1,11 @@
 import { isRequiredOnCreate, type Model } from '../../src/models/define-model.ts';
 import type { FieldDef } from '../../src/models/fields.ts';
-import { deflateSync, crc32 } from 'node:zlib';
+import { handmadePng } from './png.ts';
 import { multipart, type TestApp } from './test-app.ts';
 
 /** A 2 x 2 PNG, the file of records created by upload (any image check passes). */
 export function samplePng(): Buffer {
-  const chunk = (type: string, data: Buffer) => {
-    const length = Buffer.alloc(4);
-    length.writeUInt32BE(data.length);
-    const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
-    const crc = Buffer.alloc(4);
-    crc.writeUInt32BE(crc32(body));
-    return Buffer.concat([length, body, crc]);
-  };
-  const header = Buffer.alloc(13);
-  header.writeUInt32BE(2, 0);
-  header.writeUInt32BE(2, 4);
-  header.set([8, 2, 0, 0, 0], 8);
-  const rows = Buffer.from([0, 9, 9, 9, 9, 9, 9, 0, 9, 9, 9, 9, 9, 9]);
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', header), chunk('IDAT', deflateSync(rows)), chunk('IEND', Buffer.alloc(0))]);
+  return handmadePng(2, 2);
 }
 
 /**
