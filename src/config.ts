@@ -37,6 +37,13 @@ export interface Config {
   uploadMaxRequestBytes: number;
   /** A folder of installed plugins besides the shipped `plugins/` (each a folder with `plugin.json`). */
   pluginsDir: string | undefined;
+  /** Days the event log keeps events (docs/events.md); older ones are pruned in the background. */
+  eventsRetentionDays: number;
+  /**
+   * How old (ms) the event after a hole in the event log's ids must be before readers pass the
+   * hole as a rolled-back write rather than wait for it to commit (docs/events.md, ordering).
+   */
+  eventsGapMs: number;
 }
 
 export class ConfigError extends Error {
@@ -103,6 +110,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     uploadMaxFiles: intVar(env, 'UPLOAD_MAX_FILES', 20, 1, 1000),
     uploadMaxRequestBytes: intVar(env, 'UPLOAD_MAX_REQUEST_BYTES', 100 * 1_048_576, 1024, 16 * 1_073_741_824),
     pluginsDir: env.PLUGINS_DIR ? path.resolve(env.PLUGINS_DIR) : undefined,
+    eventsRetentionDays: intVar(env, 'EVENTS_RETENTION_DAYS', 30, 1, 36_500),
+    eventsGapMs: intVar(env, 'EVENTS_GAP_MS', 10_000, 0, 3_600_000),
   };
 }
 

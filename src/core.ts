@@ -10,6 +10,7 @@ import { syncSchema, type Migration, type SyncReport } from './db/schema-sync.ts
 import { SharedState, stateVersionModel } from './db/shared-state.ts';
 import { outsideTransaction } from './db/transaction.ts';
 import { EventBus } from './events.ts';
+import { eventLogModel } from './event-log.ts';
 import type { Module } from './module.ts';
 import { ModelRegistry } from './models/registry.ts';
 
@@ -50,7 +51,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
   const stopped: Module[] = [];
   try {
     // The data layer's own tables, then every module's models; the registry orders them by their foreign keys.
-    const registry = new ModelRegistry([codeCounterModel, stateVersionModel, ...modules.flatMap((module) => module.models ?? [])]);
+    const registry = new ModelRegistry([codeCounterModel, stateVersionModel, eventLogModel, ...modules.flatMap((module) => module.models ?? [])]);
     registry.check();
     const events = new EventBus((error, event) => options.log.error({ err: error, event }, 'event listener failed'), outsideTransaction);
     const clock = new BusinessClock(options.clock, config.timeZone ?? 'UTC');

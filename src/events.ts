@@ -2,6 +2,10 @@
  * The internal, typed event bus of one app instance (spec, "Events": the core sends no webhooks;
  * extensions subscribe in-process). Listeners run after the change they describe has been
  * committed; a listener that throws is logged and never breaks the request that emitted.
+ *
+ * Every event but `model.load` is also written to the event log in the transaction of its change
+ * (src/event-log.ts: emit them with `publish`, never with a bare `emit`); docs/events.md lists
+ * them with their payloads.
  */
 export interface ModelEvent {
   model: string;
@@ -12,6 +16,20 @@ export interface ModelEvent {
 export interface DocumentEvent {
   type: string;
   doc: Record<string, unknown>;
+}
+
+/** An API key: its visible fields only (never the token nor its digest). */
+export interface ApiKeyEvent {
+  id: number;
+  record: Record<string, unknown>;
+}
+
+/** An access rule (`apiaccess`) created, changed or deleted (also when its key is deleted). */
+export interface AccessEvent {
+  action: 'created' | 'updated' | 'deleted';
+  idapikey: number;
+  resource: string;
+  rule: Record<string, unknown>;
 }
 
 export interface AppEvents {
@@ -29,6 +47,12 @@ export interface AppEvents {
   'file.uploaded': { file: Record<string, unknown>; replaced: boolean };
   /** An attached file and its bytes were deleted. */
   'file.deleted': { file: Record<string, unknown> };
+  'apikey.created': ApiKeyEvent;
+  /** A key's `enabled` flag changed to true. */
+  'apikey.enabled': ApiKeyEvent;
+  /** A key's `enabled` flag changed to false. */
+  'apikey.disabled': ApiKeyEvent;
+  'access.changed': AccessEvent;
 }
 
 type Listener<T> = (payload: T) => void | Promise<void>;

@@ -37,12 +37,16 @@ for (const engine of enabledEngines()) {
       const scratch = await scratchDatabase(engine);
       drop = scratch.drop;
       const v1 = await startTestApp(engine, { url: scratch.url, models: [settingsModel, parent, childV1] });
-      assert.deepEqual(v1.app.schema.createdTables.sort(), ['api_state', 'code_counters', 'settings', 't_child', 't_parent']);
-      assert.equal((await v1.call('POST', '/api/3/parent', { name: 'p1' })).status, 201);
-      assert.equal((await v1.call('POST', '/api/3/parent', { name: 'p2' })).status, 201);
-      assert.equal((await v1.call('POST', '/api/3/child', { idparent: 1, label: 'first' })).status, 201);
-      assert.equal((await v1.call('POST', '/api/3/child', { idparent: 1, label: 'second' })).status, 201);
-      await v1.close();
+      try {
+        assert.deepEqual(v1.app.schema.createdTables.sort(), ['api_state', 'code_counters', 'event_log', 'settings', 't_child', 't_parent']);
+        assert.equal((await v1.call('POST', '/api/3/parent', { name: 'p1' })).status, 201);
+        assert.equal((await v1.call('POST', '/api/3/parent', { name: 'p2' })).status, 201);
+        assert.equal((await v1.call('POST', '/api/3/child', { idparent: 1, label: 'first' })).status, 201);
+        assert.equal((await v1.call('POST', '/api/3/child', { idparent: 1, label: 'second' })).status, 201);
+      } finally {
+        // An instance left open would keep the scratch database from being dropped.
+        await v1.close();
+      }
 
       const v2 = await startTestApp(engine, { url: scratch.url, models: [settingsModel, parent, childV2, extra] });
       try {
@@ -68,9 +72,12 @@ for (const engine of enabledEngines()) {
 
       // A third start with the same version changes nothing.
       const again = await startTestApp(engine, { url: scratch.url, models: [settingsModel, parent, childV2, extra] });
-      assert.deepEqual([again.app.schema.createdTables, again.app.schema.addedColumns, again.app.schema.rebuiltTables], [[], [], []]);
-      assert.equal((await again.call('GET', '/api/3/child')).body.length, 3);
-      await again.close();
+      try {
+        assert.deepEqual([again.app.schema.createdTables, again.app.schema.addedColumns, again.app.schema.rebuiltTables], [[], [], []]);
+        assert.equal((await again.call('GET', '/api/3/child')).body.length, 3);
+      } finally {
+        await again.close();
+      }
     });
 
     it('runs versioned migrations once, in order', async () => {

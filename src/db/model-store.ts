@@ -7,15 +7,27 @@ import type { FieldValue } from '../models/fields.ts';
 import type { ListQuery } from '../query/list-query.ts';
 import type { Database, DbExecutor } from './database.ts';
 import { rowReader, toDbValue, toDbValues, type RowReader } from './row-codec.ts';
-import { afterCommit, inTransaction } from './transaction.ts';
+import { inTransaction } from './transaction.ts';
+import { publish } from '../event-log.ts';
 import { codeTaken, nextCode, type CodeColumn } from './code-counter.ts';
 import { QueryCache, type Prepared } from './query-cache.ts';
 import { translateDbError, type WriteKind } from './translate-error.ts';
 
 export type StoredRecord = Record<string, FieldValue>;
 
+/**
+ * What one write did, for watchers that need the record (visible fields only): undefined for a
+ * batch insert (`insertMany`).
+ */
+export interface WriteChange {
+  action: 'create' | 'update' | 'delete';
+  record: StoredRecord;
+  /** The record before an update. */
+  before?: StoredRecord;
+}
+
 /** Work that must happen in the same transaction as any write to some models (e.g. a cache version bump). */
-export type WriteWatcher = (db: DbExecutor, model: Model) => Promise<void>;
+export type WriteWatcher = (db: DbExecutor, model: Model, change?: WriteChange) => Promise<void>;
 /** A later module's veto on deleting another module's records (throws AppError to refuse). */
 export type DeleteGuard = (ctx: DeleteContext) => Promise<void>;
 
@@ -137,8 +149,17 @@ export class ModelStore {
     for (const listener of this.#deletedListeners) await listener(ctx);
   }
 
-  async #written(model: Model, db: DbExecutor): Promise<void> {
-    for (const watcher of this.#watchers.get(model.resource) ?? []) await watcher(db, model);
+  async #written(model: Model, db: DbExecutor, change?: WriteChange): Promise<void> {
+    for (const watcher of this.#watchers.get(model.resource) ?? []) await watcher(db, model, change);
+  }
+
+  /** Logs and announces `model.save`/`model.delete` of records of `model` (internal models: announced only). */
+  #publish(db: DbExecutor, model: Model, type: 'model.save' | 'model.delete', records: StoredRecord[], created = false): Promise<void> {
+    const pk = model.primaryKey;
+    const log = !model.internal;
+    return publish(db, this, ...records.map((record) => type === 'model.save'
+      ? { type, payload: { model: model.resource, record, created }, resource: model.resource, key: record[pk], log }
+      : { type, payload: { model: model.resource, record }, resource: model.resource, key: record[pk], log }));
   }
 
   async #prepare(ctx: SaveContext, creating: boolean): Promise<void> {
@@ -161,7 +182,7 @@ export class ModelStore {
 
   /**
    * Inserts a record (serial and code keys generated when absent); runs in its own transaction
-   * unless given one. `model.save` is emitted once that transaction commits.
+   * unless given one. `model.save` is logged in that transaction and emitted once it commits.
    */
   async create(model: Model, input: Values, db?: DbExecutor): Promise<{ record: StoredRecord; reveal: Record<string, unknown> }> {
     const generated = Object.entries(model.fields)
@@ -169,8 +190,8 @@ export class ModelStore {
       .map(([name, field]) => ({ name, source: field.generatedCode === true ? { table: model.table, column: name } : field.generatedCode! }));
     return this.#within(db, async (trx) => {
       const result = generated.length ? await this.#insertWithCodes(model, input, trx, generated) : await this.#insert(model, { ...input }, trx);
-      await this.#written(model, trx);
-      afterCommit(trx, () => this.events.emit('model.save', { model: model.resource, record: result.record, created: true }));
+      await this.#publish(trx, model, 'model.save', [result.record], true);
+      await this.#written(model, trx, { action: 'create', record: result.record });
       return result;
     });
   }
@@ -238,8 +259,8 @@ export class ModelStore {
    * Inserts several new records of one model with few statements (as many rows each as the
    * engines' limits on bound values allow), in the caller's transaction, with the same defaults,
    * hooks before saving and validation as `create` (models with `afterSave` hooks or generated
-   * codes use `create`). Returns the new serial ids, in input order; `model.save` is emitted for
-   * each record once the transaction commits.
+   * codes use `create`). Returns the new serial ids, in input order; `model.save` is logged for
+   * each record (one statement for all, at the commit) and emitted once the transaction commits.
    */
   async insertMany(model: Model, inputs: Values[], db: DbExecutor, options: { prepared?: boolean } = {}): Promise<number[]> {
     if (!inputs.length) return [];
@@ -280,12 +301,8 @@ export class ModelStore {
       });
     }
     if (serial) saved.forEach((record, index) => (record[pk] = ids[index]!));
+    await this.#publish(db, model, 'model.save', saved.map((record) => this.#visible(model, record)), true);
     await this.#written(model, db);
-    if (this.events.has('model.save')) {
-      afterCommit(db, () => {
-        for (const record of saved) this.events.emit('model.save', { model: model.resource, record: this.#visible(model, record), created: true });
-      });
-    }
     return ids;
   }
 
@@ -307,9 +324,9 @@ export class ModelStore {
       }
       const written = (await this.get(model, id, trx, 'all'))!;
       const saved = ((await this.#guard('update', async () => model.hooks?.afterSave?.({ ...ctx, record: written }))) ?? written) as StoredRecord;
-      await this.#written(model, trx);
       const visible = this.#visible(model, saved);
-      afterCommit(trx, () => this.events.emit('model.save', { model: model.resource, record: visible, created: false }));
+      await this.#publish(trx, model, 'model.save', [visible]);
+      await this.#written(model, trx, { action: 'update', record: visible, before: this.#visible(model, existing as StoredRecord) });
       return visible;
     });
     return record;
@@ -326,8 +343,8 @@ export class ModelStore {
       await this.#guard('delete', () => trx.deleteFrom(model.table).where(model.primaryKey, '=', pkValue).execute());
       await this.#guard('delete', async () => model.hooks?.afterDelete?.(hook));
       await this.deleted(hook);
-      await this.#written(model, trx);
-      afterCommit(trx, () => this.events.emit('model.delete', { model: model.resource, record: existing }));
+      await this.#publish(trx, model, 'model.delete', [existing]);
+      await this.#written(model, trx, { action: 'delete', record: existing });
       return existing;
     });
     return record;

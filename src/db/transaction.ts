@@ -9,6 +9,8 @@ import { isRetryable } from './translate-error.ts';
  * - `inTransaction` runs a function in one transaction: everything it writes commits together or
  *   not at all. Deadlocks and serialisation failures are retried with a short, jittered pause;
  *   each attempt starts from scratch.
+ * - `beforeCommit(db, fn)` registers work that must be written in the transaction `db` as late as
+ *   possible, once its function has finished (the event log's rows, see src/event-log.ts).
  * - `afterCommit(db, fn)` registers work (events, cache invalidation) on the transaction `db`:
  *   it runs once, after the commit of the attempt that succeeded, and never for a rollback. Given
  *   a plain connection (no transaction), it runs at once.
@@ -18,6 +20,7 @@ import { isRetryable } from './translate-error.ts';
  *   fails loudly instead of hanging, and `assertNoTransaction` lets cached state refuse a reload.
  */
 interface TransactionState {
+  beforeCommit: Array<() => Promise<void>>;
   afterCommit: Array<() => void>;
   afterRollback: Array<() => void | Promise<void>>;
 }
@@ -37,11 +40,16 @@ export async function inTransaction<T>(database: Database, fn: (trx: DbExecutor)
   assertNoTransaction('a new transaction');
   const attempts = options.attempts ?? 8;
   for (let attempt = 1; ; attempt++) {
-    const state: TransactionState = { afterCommit: [], afterRollback: [] };
+    const state: TransactionState = { beforeCommit: [], afterCommit: [], afterRollback: [] };
     try {
       const result = await database.kysely.transaction().execute((trx) => {
         states.set(trx, state);
-        return scope.run(state, () => fn(trx));
+        return scope.run(state, async () => {
+          const value = await fn(trx);
+          // Callbacks may register more callbacks: run until none is left.
+          for (let i = 0; i < state.beforeCommit.length; i++) await state.beforeCommit[i]!();
+          return value;
+        });
       });
       runAll(database, state.afterCommit);
       return result;
@@ -51,6 +59,18 @@ export async function inTransaction<T>(database: Database, fn: (trx: DbExecutor)
       await new Promise((resolve) => setTimeout(resolve, Math.min(200, 5 * 2 ** attempt) * (0.5 + Math.random())));
     }
   }
+}
+
+/**
+ * Runs `fn` in `db`'s transaction once the transaction's function has finished, just before the
+ * commit (in registration order; a failure rolls the transaction back). Returns false, and
+ * registers nothing, when `db` is not a transaction of `inTransaction`.
+ */
+export function beforeCommit(db: DbExecutor, fn: () => Promise<void>): boolean {
+  const state = states.get(db);
+  if (!state) return false;
+  state.beforeCommit.push(fn);
+  return true;
 }
 
 /** Runs `fn` after `db`'s transaction commits (never if it rolls back); at once outside a transaction. */

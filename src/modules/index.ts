@@ -6,6 +6,7 @@ import { companyModule } from './company/index.ts';
 import { contactsModule } from './contacts/index.ts';
 import { customersModule } from './customers/index.ts';
 import { documentsModule } from './documents/index.ts';
+import { eventsModule } from './events/index.ts';
 import { exportModule } from './export/index.ts';
 import { filesModule } from './files/index.ts';
 import { financeModule } from './finance/index.ts';
@@ -27,7 +28,7 @@ export function coreModules(): Module[] {
   return [
     settingsModule(), usersModule(), authModule(), geographyModule(), companyModule(), fiscalModule(), taxesModule(),
     financeModule(), accountingModule(), contactsModule(), customersModule(), catalogueModule(), paymentsModule(), documentsModule(),
-    filesModule(), exportModule(), logsModule(), systemModule(), installationModule(),
+    filesModule(), exportModule(), logsModule(), eventsModule(), systemModule(), installationModule(),
   ];
 }
 

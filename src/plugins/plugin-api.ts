@@ -6,6 +6,7 @@ import type { DbExecutor, Engine } from '../db/database.ts';
 import type { SqlDialect } from '../db/dialect.ts';
 import type { ModelStore } from '../db/model-store.ts';
 import { AppError, fieldErrors, validationError } from '../errors.ts';
+import type { LoggedEvent } from '../event-log.ts';
 import type { AppEvents } from '../events.ts';
 import type { Method, WriteKind } from '../http/resource-route.ts';
 import { defineModel, type Model } from '../models/define-model.ts';
@@ -33,6 +34,13 @@ export interface PluginContext {
   readonly clock: BusinessClock;
   readonly config: Readonly<Config>;
   readonly log: Logger;
+  /**
+   * The event log after the event `after`, in order, never past an event still to commit
+   * (docs/events.md); `last` is where the next read continues.
+   */
+  readEvents(after: number, limit: number): Promise<{ events: LoggedEvent[]; last: number }>;
+  /** One event of the log, while it is kept. */
+  readEvent(id: number): Promise<LoggedEvent | undefined>;
 }
 
 /** A custom endpoint: `path` below `/api/3/` (`notes/:id`), a resource name of its own for access rules. */

@@ -1,5 +1,6 @@
 import type { AppContext } from '../app-context.ts';
 import { afterCommit, inTransaction } from '../db/transaction.ts';
+import { readEventLog } from '../event-log.ts';
 import { addResourceRoute, type Handler, type Method, type WriteKind } from '../http/resource-route.ts';
 import type { Module } from '../module.ts';
 import type { PluginContext, PluginDefinition } from './plugin-api.ts';
@@ -40,6 +41,14 @@ export function pluginModule(plugin: InstalledPlugin, states: () => PluginStates
         clock: ctx.clock,
         config: ctx.config,
         log: ctx.log,
+        async readEvents(after, limit) {
+          const page = await readEventLog(ctx.database.kysely, { after, limit, now: ctx.clock.now(), gapMs: ctx.config.eventsGapMs });
+          return { events: page.events, last: page.last };
+        },
+        async readEvent(id) {
+          const page = await readEventLog(ctx.database.kysely, { after: id - 1, limit: 1, now: ctx.clock.now(), gapMs: Number.MAX_SAFE_INTEGER });
+          return page.events[0]?.id === id ? page.events[0] : undefined;
+        },
       };
       for (const model of definition.models ?? []) {
         ctx.availability.set(model.resource, enabledNow);

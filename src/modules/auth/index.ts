@@ -1,6 +1,7 @@
 import type { Module } from '../../module.ts';
 import { AccessControl } from './access-control.ts';
 import { apiAccessModel, apiKeyModel } from './auth-models.ts';
+import { watchKeyChanges } from './auth-events.ts';
 import { authPipeline } from './auth-pipeline.ts';
 import { incidentModel } from './internal-models.ts';
 
@@ -20,6 +21,7 @@ export function authModule(): Module {
     setup(ctx) {
       access = new AccessControl(ctx);
       Object.assign(ctx.pipeline, authPipeline(access, ctx));
+      watchKeyChanges(ctx);
     },
     jobs: [{ name: 'access', intervalMs: (ctx) => ctx.config.stateRefreshMs, run: () => access!.tick() }],
     async stop() {

@@ -1,7 +1,9 @@
 import type { AppContext } from '../../app-context.ts';
 import type { DbExecutor } from '../../db/database.ts';
-import { afterCommit, inTransaction } from '../../db/transaction.ts';
+import { inTransaction } from '../../db/transaction.ts';
 import { AppError } from '../../errors.ts';
+import { publish } from '../../event-log.ts';
+import { documentEvent, paymentEvents } from './document-events.ts';
 import type { FieldValue } from '../../models/fields.ts';
 import type { Values } from '../../models/define-model.ts';
 import { deleteUnpaidReceipts } from '../payments/index.ts';
@@ -54,9 +56,10 @@ async function changeDocument(ctx: AppContext, db: DbExecutor, ref: DocumentRefe
   const lock = await lockDocument(db, dialect, type, id);
   if (!lock) throw new AppError('record-not-found');
   const doc = (await headerOf(db, type, id))!;
-  // Announced first, before what the change caused (approval, generated document, payments).
+  // Announced first, before what the change caused (approval, generated document, payments), with
+  // the header as the change leaves it.
   let saved: Row = doc;
-  afterCommit(db, () => ctx.events.emit('document.updated', { type: type.name, doc: visible(type.header, saved) }));
+  await publish(db, ctx, documentEvent(type, 'document.updated', id, () => ({ type: type.name, doc: visible(type.header, saved) })));
   const header = { ...input.header };
   const requestedStatus = header.idestado !== undefined && header.idestado !== null && !sameValue(header.idestado, doc.idestado) ? Number(header.idestado) : undefined;
   delete header.idestado;
@@ -109,11 +112,9 @@ async function changeDocument(ctx: AppContext, db: DbExecutor, ref: DocumentRefe
   if (type.invoice && pagada !== undefined && pagada !== null) {
     const changed = await payInvoiceReceipts({ db, dialect, type, invoice: (await headerOf(db, type, id))!, decimals: ref.settings.decimals, today: ref.today }, pagada === true);
     payments += changed.length;
-    afterCommit(db, () => {
-      for (const receipt of changed) ctx.events.emit('receipt.paid', { type: type.name, receipt, paid: pagada === true });
-    });
+    await publish(db, ctx, ...paymentEvents(type, id, changed, pagada === true, 0));
   }
-  if (payments) afterCommit(db, () => ctx.events.emit('payment.recorded', { type: type.name, idfactura: id, count: payments }));
+  await publish(db, ctx, ...paymentEvents(type, id, [], false, payments));
   saved = (await headerOf(db, type, id))!;
   await settleCustomerRisk(db, dialect, ref.settings.decimals, lock.customer, saved);
   return saved;
@@ -123,11 +124,11 @@ async function applyStatus(ctx: AppContext, db: DbExecutor, ref: DocumentReferen
   const { generated } = await changeStatus(ctx, db, ref, type, id, status.idestado);
   if (status.generadoc || !status.editable) {
     const doc = (await headerOf(db, type, id))!;
-    afterCommit(db, () => ctx.events.emit('document.approved', { type: type.name, doc: visible(type.header, doc), idestado: status.idestado }));
+    await publish(db, ctx, documentEvent(type, 'document.approved', id, { type: type.name, doc: visible(type.header, doc), idestado: status.idestado }));
   }
   if (generated) {
     const child = (await headerOf(db, generated.type, generated.id))!;
     const lines = (await linesOf(db, generated.type, generated.id)).map((line) => visible(generated.type.line, line));
-    afterCommit(db, () => ctx.events.emit('document.created', { type: generated.type.name, doc: visible(generated.type.header, child), lines }));
+    await publish(db, ctx, documentEvent(generated.type, 'document.created', generated.id, { type: generated.type.name, doc: visible(generated.type.header, child), lines }));
   }
 }

@@ -1,7 +1,8 @@
 import type { AppContext } from '../../app-context.ts';
 import type { DbExecutor } from '../../db/database.ts';
-import { afterCommit, inTransaction } from '../../db/transaction.ts';
+import { inTransaction } from '../../db/transaction.ts';
 import { AppError, validationError } from '../../errors.ts';
+import { publish } from '../../event-log.ts';
 import type { Values } from '../../models/define-model.ts';
 import { riskOf } from '../customers/index.ts';
 import { rateFor } from '../finance/index.ts';
@@ -10,6 +11,7 @@ import { settleCustomerRisk } from './customer-risk.ts';
 import { buildLines, lineDefaults } from './document-lines.ts';
 import { loadReference, statusOf, type DocumentReference } from './document-reference.ts';
 import { documentResult, headerOf, type DocumentResult } from './document-repository.ts';
+import { documentEvent, paymentEvents } from './document-events.ts';
 import type { DocumentType } from './document-types.ts';
 import { insertDocument } from './insert-document.ts';
 import { payInvoiceReceipts } from './invoice-receipts.ts';
@@ -69,11 +71,9 @@ export async function createDocument(ctx: AppContext, type: DocumentType, input:
     await settleCustomerRisk(trx, ctx.database.dialect, settings.decimals, customer, header);
     const payments = recorded + paid.length;
     const result = await documentResult(trx, type, id);
-    afterCommit(trx, () => {
-      ctx.events.emit('document.created', { type: type.name, doc: result.doc, lines: result.lines });
-      for (const receipt of paid) ctx.events.emit('receipt.paid', { type: type.name, receipt, paid: true });
-      if (payments) ctx.events.emit('payment.recorded', { type: type.name, idfactura: id, count: payments });
-    });
+    await publish(trx, ctx,
+      documentEvent(type, 'document.created', id, { type: type.name, doc: result.doc, lines: result.lines }),
+      ...paymentEvents(type, id, paid, true, payments));
     return result;
   });
 }

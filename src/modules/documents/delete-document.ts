@@ -1,8 +1,10 @@
 import type { AppContext } from '../../app-context.ts';
 import type { DbExecutor } from '../../db/database.ts';
 import type { SqlDialect } from '../../db/dialect.ts';
-import { afterCommit, inTransaction } from '../../db/transaction.ts';
+import { inTransaction } from '../../db/transaction.ts';
 import { AppError } from '../../errors.ts';
+import { publish } from '../../event-log.ts';
+import { documentEvent } from './document-events.ts';
 import type { FieldValue } from '../../models/fields.ts';
 import { moveStock } from '../catalogue/index.ts';
 import { deleteReceipts } from '../payments/index.ts';
@@ -25,7 +27,7 @@ export async function deleteDocument(ctx: AppContext, type: DocumentType, id: Fi
     const { removed, customer } = await removeDocument(ctx, db, ref, type, id);
     await settleCustomerRisk(db, ctx.database.dialect, ref.settings.decimals, customer);
     const doc = visible(type.header, removed);
-    afterCommit(db, () => ctx.events.emit('document.deleted', { type: type.name, doc }));
+    await publish(db, ctx, documentEvent(type, 'document.deleted', id, { type: type.name, doc }));
     return doc;
   });
 }

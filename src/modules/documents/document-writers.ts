@@ -1,7 +1,9 @@
 import type { AppContext, RecordWriter } from '../../app-context.ts';
 import type { DbExecutor } from '../../db/database.ts';
-import { afterCommit, inTransaction } from '../../db/transaction.ts';
+import { inTransaction } from '../../db/transaction.ts';
 import { AppError } from '../../errors.ts';
+import { publish } from '../../event-log.ts';
+import { documentEvent } from './document-events.ts';
 import { readInput } from '../../models/read-input.ts';
 import { moveStock } from '../catalogue/index.ts';
 import { updateDocument } from './change-document.ts';
@@ -44,7 +46,7 @@ function lineWriter(ctx: AppContext, type: DocumentType): RecordWriter {
       await recalculate(ctx, trx, ref, type, id);
       const updated = visible(type.header, (await headerOf(trx, type, id))!);
       await settleCustomerRisk(trx, ctx.database.dialect, ref.settings.decimals, customer, updated);
-      afterCommit(trx, () => ctx.events.emit('document.updated', { type: type.name, doc: updated }));
+      await publish(trx, ctx, documentEvent(type, 'document.updated', id, { type: type.name, doc: updated }));
     }));
   };
   const { dialect } = ctx.database;

@@ -1,6 +1,8 @@
 import type { AppContext } from '../../app-context.ts';
-import { afterCommit, inTransaction } from '../../db/transaction.ts';
+import { inTransaction } from '../../db/transaction.ts';
 import { AppError, validationError, fieldErrors } from '../../errors.ts';
+import { publish } from '../../event-log.ts';
+import { paymentEvents } from './document-events.ts';
 import { coerceValue, parseDate, type InputSource } from '../../models/coerce.ts';
 import type { FieldValue } from '../../models/fields.ts';
 import type { DocumentType } from './document-types.ts';
@@ -53,10 +55,7 @@ export async function payInvoice(ctx: AppContext, type: DocumentType, id: FieldV
       request.codpago ?? null,
     );
     await settleCustomerRisk(trx, ctx.database.dialect, settings.decimals, lock.customer);
-    afterCommit(trx, () => {
-      for (const receipt of changed) ctx.events.emit('receipt.paid', { type: type.name, receipt, paid: request.pagada });
-      if (changed.length) ctx.events.emit('payment.recorded', { type: type.name, idfactura: id, count: changed.length });
-    });
+    await publish(trx, ctx, ...paymentEvents(type, id, changed, request.pagada, changed.length));
     return { ok: 'record-updated', data: visible(type.header, (await headerOf(trx, type, id))!) };
   });
 }

@@ -1,6 +1,8 @@
 import type { AppContext } from '../../app-context.ts';
-import { afterCommit, inTransaction } from '../../db/transaction.ts';
+import { inTransaction } from '../../db/transaction.ts';
 import { AppError, validationError, fieldErrors } from '../../errors.ts';
+import { publish } from '../../event-log.ts';
+import { documentEvent, paymentEvents } from './document-events.ts';
 import { coerceValue, parseDate, parseTime, type InputSource } from '../../models/coerce.ts';
 import { insertDocument } from './insert-document.ts';
 import { documentResult, headerOf, linesOf, lockDocument, visible, type DocumentResult } from './document-repository.ts';
@@ -124,12 +126,10 @@ export async function refundInvoice(ctx: AppContext, request: RefundRequest): Pr
     const created = await documentResult(trx, INVOICE, id);
     await settleCustomerRisk(trx, ctx.database.dialect, settings.decimals, lock.customer, created.doc);
     const locked = visible(INVOICE.header, (await headerOf(trx, INVOICE, request.idfactura))!);
-    afterCommit(trx, () => {
-      ctx.events.emit('document.updated', { type: INVOICE.name, doc: locked });
-      ctx.events.emit('document.created', { type: INVOICE.name, doc: created.doc, lines: created.lines });
-      for (const receipt of paid) ctx.events.emit('receipt.paid', { type: INVOICE.name, receipt, paid: true });
-      if (paid.length) ctx.events.emit('payment.recorded', { type: INVOICE.name, idfactura: id, count: paid.length });
-    });
+    await publish(trx, ctx,
+      documentEvent(INVOICE, 'document.updated', request.idfactura, { type: INVOICE.name, doc: locked }),
+      documentEvent(INVOICE, 'document.created', id, { type: INVOICE.name, doc: created.doc, lines: created.lines }),
+      ...paymentEvents(INVOICE, id, paid, true, paid.length));
     return created;
   });
 }

@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import type { AppContext } from '../../app-context.ts';
 import type { DbExecutor } from '../../db/database.ts';
-import { afterCommit, inTransaction } from '../../db/transaction.ts';
+import { inTransaction } from '../../db/transaction.ts';
 import { AppError } from '../../errors.ts';
+import { publish } from '../../event-log.ts';
 import type { Values } from '../../models/define-model.ts';
 import { attachedFileModel } from './file-models.ts';
 import { filesOf } from './files-runtime.ts';
@@ -39,7 +40,7 @@ async function storeOne(ctx: AppContext, trx: DbExecutor, file: SpooledFile, met
   const path = await putUnique(trx, filesOf(ctx).store, file, (variant) => storedPathOf(idfile, file.name, String(record.date), variant));
   await trx.updateTable('attached_files').set({ path }).where('idfile', '=', idfile).execute();
   const saved = { ...record, path };
-  afterCommit(trx, () => ctx.events.emit('file.uploaded', { file: saved, replaced: false }));
+  await publish(trx, ctx, { type: 'file.uploaded', payload: { file: saved, replaced: false }, resource: attachedFileModel.resource, key: idfile });
   return saved;
 }
 
@@ -71,7 +72,7 @@ export async function replaceUpload(ctx: AppContext, idfile: number, file: Spool
     await store.removePrefix(trx, thumbnailPrefixOf(idfile));
     await trx.updateTable('attached_files').set({ path, mimetype: file.mimetype, size: file.size }).where('idfile', '=', idfile).execute();
     const saved = await ctx.store.update(attachedFileModel, idfile, { filename: file.name, ...metadata }, trx);
-    afterCommit(trx, () => ctx.events.emit('file.uploaded', { file: saved, replaced: true }));
+    await publish(trx, ctx, { type: 'file.uploaded', payload: { file: saved, replaced: true }, resource: attachedFileModel.resource, key: idfile });
     return saved;
   });
 }
@@ -83,7 +84,7 @@ export async function deleteAttachedFile(ctx: AppContext, idfile: number): Promi
     const removed = await ctx.store.remove(attachedFileModel, idfile, trx);
     await store.remove(trx, String(removed.path));
     await store.removePrefix(trx, thumbnailPrefixOf(idfile));
-    afterCommit(trx, () => ctx.events.emit('file.deleted', { file: removed }));
+    await publish(trx, ctx, { type: 'file.deleted', payload: { file: removed }, resource: attachedFileModel.resource, key: idfile });
     return removed;
   });
 }
