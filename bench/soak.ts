@@ -21,7 +21,7 @@ function rssOf(pid: number): number {
   return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024;
 }
 
-const { port, child } = await startServer('app');
+const { port, child } = await startServer(['app']);
 const base = `http://127.0.0.1:${port}`;
 try {
   // Invoices to pay and unpay during the run.

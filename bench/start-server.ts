@@ -1,13 +1,32 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
 import { createInterface } from 'node:readline';
 
-/** Starts `node bench/servers.ts <kind>` and resolves once it prints the port it listens on. */
-export async function startServer(kind: 'baseline' | 'app'): Promise<{ port: number; child: ChildProcess }> {
-  const child = spawn(process.execPath, [new URL('./servers.ts', import.meta.url).pathname, kind], { stdio: ['ignore', 'pipe', 'inherit'] });
+export interface Server {
+  port: number;
+  /** The token of the app's key restricted to reading customers. */
+  restrictedKey?: string;
+  child: ChildProcess;
+}
+
+/** Starts `node bench/servers.ts <args>` and resolves once it prints the port it listens on. */
+export async function startServer(args: string[]): Promise<Server> {
+  const child = spawn(process.execPath, [new URL('./servers.ts', import.meta.url).pathname, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
   const line = await new Promise<string>((resolve, reject) => {
     const lines = createInterface({ input: child.stdout! });
     lines.once('line', resolve);
-    child.once('exit', (code) => reject(new Error(`${kind} server exited with ${code}`)));
+    child.once('exit', (code) => reject(new Error(`${args.join(' ')} server exited with ${code}`)));
   });
-  return { port: JSON.parse(line).port, child };
+  return { ...JSON.parse(line), child };
+}
+
+/** The server's peak resident memory so far, in MiB (Linux: VmHWM; elsewhere 0, unknown). */
+export function peakRssMib(server: Server): number {
+  try {
+    const status = fs.readFileSync(`/proc/${server.child.pid}/status`, 'utf8');
+    const kib = Number(/^VmHWM:\s+(\d+) kB/m.exec(status)?.[1] ?? 0);
+    return Math.round(kib / 1024);
+  } catch {
+    return 0;
+  }
 }

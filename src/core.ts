@@ -10,6 +10,7 @@ import { syncSchema, type Migration, type SyncReport } from './db/schema-sync.ts
 import { SharedState, stateVersionModel } from './db/shared-state.ts';
 import { outsideTransaction } from './db/transaction.ts';
 import { EventBus } from './events.ts';
+import { CountCache } from './db/count-cache.ts';
 import { eventLogModel } from './event-log.ts';
 import type { Module } from './module.ts';
 import { ModelRegistry } from './models/registry.ts';
@@ -55,7 +56,8 @@ export async function createCore(options: CoreOptions): Promise<Core> {
     registry.check();
     const events = new EventBus((error, event) => options.log.error({ err: error, event }, 'event listener failed'), outsideTransaction);
     const clock = new BusinessClock(options.clock, config.timeZone ?? 'UTC');
-    const store = new ModelStore(database, events, clock);
+    const counts = new CountCache({ writes: database.writes, byTable: (table) => registry.byTable(table), now: () => clock.now(), maxAgeMs: config.stateRefreshMs });
+    const store = new ModelStore(database, events, clock, { counts });
     const ctx: AppContext = {
       config,
       database,

@@ -8,6 +8,7 @@ import {
 import { AppError } from '../src/errors.ts';
 import type { Database, Engine } from '../src/db/database.ts';
 import { QueryCache } from '../src/db/query-cache.ts';
+import { WriteTracker } from '../src/db/write-tracker.ts';
 import { dialectFor } from '../src/db/dialect.ts';
 import { coerceValue, isStorableText } from '../src/models/coerce.ts';
 import { MAX_DOUBLE_INPUT, type FieldDef, type FieldType } from '../src/models/fields.ts';
@@ -68,7 +69,7 @@ function compilerDialect(engine: Engine): Dialect {
 }
 
 const compilers = (['sqlite', 'postgres', 'mysql'] as const).map((engine) => {
-  const database: Database = { engine, dialect: dialectFor(engine), kysely: new Kysely({ dialect: compilerDialect(engine) }), close: async () => {}, reportError: () => {}, counter: { statements: 0 } };
+  const database: Database = { engine, dialect: dialectFor(engine), kysely: new Kysely({ dialect: compilerDialect(engine) }), close: async () => {}, reportError: () => {}, counter: { statements: 0 }, writes: new WriteTracker() };
   return { engine, cache: new QueryCache(database) };
 });
 

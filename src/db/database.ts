@@ -3,12 +3,18 @@ import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, MysqlDialect, PostgresDialect, type Dialect } from 'kysely';
 import { QueuedSqliteDialect } from './sqlite-queued-dialect.ts';
-import pg from 'pg';
-import { createPool as createMysqlPool } from 'mysql2';
+import type pgLibrary from 'pg';
+import type mysqlLibrary from 'mysql2';
+import { lazyLibrary } from '../lazy-library.ts';
+
+// Only the engine in use is loaded.
+const pg = lazyLibrary<typeof pgLibrary>('pg');
+const mysql = lazyLibrary<typeof mysqlLibrary>('mysql2');
 import { parseDatabaseUrl } from '../config.ts';
 import { cachedStatements } from './sqlite-statement-cache.ts';
 import { guardedDialect, type StatementCounter } from './guarded-dialect.ts';
 import { dialectFor, type SqlDialect } from './dialect.ts';
+import { WriteTracker } from './write-tracker.ts';
 
 export type Engine = 'sqlite' | 'postgres' | 'mysql';
 
@@ -26,6 +32,8 @@ export interface Database {
   reportError: (error: unknown, what: string) => void;
   /** Statements run so far (all connections). */
   readonly counter: StatementCounter;
+  /** The generation of each table this instance writes (derived caches check it). */
+  readonly writes: WriteTracker;
 }
 
 // pg returns DATE/TIME/TIMESTAMP as JS Dates (in the process time zone) and BIGINT/NUMERIC as
@@ -42,7 +50,7 @@ const PG_PARSERS: Record<number, (value: string) => unknown> = {
 
 const pgTypes = {
   getTypeParser(oid: number, format?: 'text' | 'binary') {
-    return PG_PARSERS[oid] ?? pg.types.getTypeParser(oid, format as 'text');
+    return PG_PARSERS[oid] ?? pg().types.getTypeParser(oid, format as 'text');
   },
 };
 
@@ -54,8 +62,9 @@ const consoleReport = (error: unknown, what: string) => console.error(what, erro
 
 function open(engine: Engine, dialect: Dialect): Database {
   const counter: StatementCounter = { statements: 0 };
-  const kysely = new Kysely({ dialect: guardedDialect(dialect, counter) });
-  return { engine, dialect: dialectFor(engine), kysely, counter, reportError: consoleReport, close: () => kysely.destroy() };
+  const writes = new WriteTracker();
+  const kysely = new Kysely({ dialect: guardedDialect(dialect, counter, writes) });
+  return { engine, dialect: dialectFor(engine), kysely, counter, writes, reportError: consoleReport, close: () => kysely.destroy() };
 }
 
 export function createDatabase(url: string, options: DatabaseOptions = {}): Database {
@@ -73,7 +82,7 @@ export function createDatabase(url: string, options: DatabaseOptions = {}): Data
   }
   if (engine === 'postgres') {
     // A bounded wait for a connection: a database that is down answers 503 instead of holding requests forever.
-    const pool = new pg.Pool({
+    const pool = new (pg().Pool)({
       connectionString: url,
       max: poolSize,
       types: pgTypes,
@@ -91,7 +100,7 @@ export function createDatabase(url: string, options: DatabaseOptions = {}): Data
     pool.on('connect', (client) => client.on('error', (error) => database.reportError(error, 'PostgreSQL connection lost while in use')));
     return database;
   }
-  const pool = createMysqlPool({
+  const pool = mysql().createPool({
     uri: url.replace(/^mariadb:/, 'mysql:'),
     connectionLimit: poolSize,
     dateStrings: true,

@@ -1,5 +1,6 @@
 import type { DatabaseConnection, Dialect, Driver } from 'kysely';
 import { assertNoTransaction } from './transaction.ts';
+import type { WriteTracker } from './write-tracker.ts';
 
 /** How many statements the database has run: cheap enough to keep on, read by tests and benches. */
 export interface StatementCounter {
@@ -11,26 +12,34 @@ export interface StatementCounter {
  * transaction (see transaction.ts): on SQLite such a request would wait for the transaction that
  * is waiting for it, and on a pool it takes a second connection per transaction until the pool
  * is exhausted. Failing fast turns a permanent hang into an error with a stack. Every statement
- * run on a connection it hands out is counted in `counter`.
+ * run on a connection it hands out is counted in `counter`, and its writes told to `writes`.
  */
-export function guardedDialect(dialect: Dialect, counter: StatementCounter): Dialect {
+export function guardedDialect(dialect: Dialect, counter: StatementCounter, writes: WriteTracker): Dialect {
   return {
     createAdapter: () => dialect.createAdapter(),
     createQueryCompiler: () => dialect.createQueryCompiler(),
     createIntrospector: (db) => dialect.createIntrospector(db),
-    createDriver: () => guardedDriver(dialect.createDriver(), counter),
+    createDriver: () => guardedDriver(dialect.createDriver(), counter, writes),
   };
 }
 
-function guardedDriver(driver: Driver, counter: StatementCounter): Driver {
+const TRANSACTION_ENDS = new Set<PropertyKey>(['commitTransaction', 'rollbackTransaction']);
+
+function guardedDriver(driver: Driver, counter: StatementCounter, writes: WriteTracker): Driver {
   const counted = new WeakSet<DatabaseConnection>();
   const count = (connection: DatabaseConnection) => {
     if (counted.has(connection)) return connection;
     counted.add(connection);
     const execute = connection.executeQuery.bind(connection);
-    connection.executeQuery = (query, options) => {
+    connection.executeQuery = async (query, options) => {
       counter.statements++;
-      return execute(query, options);
+      const done = writes.statement(connection, query.query);
+      if (!done) return execute(query, options);
+      try {
+        return await execute(query, options);
+      } finally {
+        done();
+      }
     };
     return connection;
   };
@@ -40,6 +49,22 @@ function guardedDriver(driver: Driver, counter: StatementCounter): Driver {
         return async (...args: Parameters<Driver['acquireConnection']>) => {
           assertNoTransaction('a database connection');
           return count(await target.acquireConnection(...args));
+        };
+      }
+      if (property === 'beginTransaction') {
+        return async (connection: DatabaseConnection, settings: Parameters<Driver['beginTransaction']>[1]) => {
+          writes.began(connection);
+          return target.beginTransaction(connection, settings);
+        };
+      }
+      if (TRANSACTION_ENDS.has(property)) {
+        const end = (Reflect.get(target, property, target) as (connection: DatabaseConnection) => Promise<void>).bind(target);
+        return async (connection: DatabaseConnection) => {
+          try {
+            return await end(connection);
+          } finally {
+            writes.ended(connection);
+          }
         };
       }
       // Bound to the driver itself: drivers keep private fields that a proxy receiver cannot reach.

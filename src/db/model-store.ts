@@ -11,6 +11,7 @@ import { inTransaction } from './transaction.ts';
 import { publish } from '../event-log.ts';
 import { codeTaken, nextCode, type CodeColumn } from './code-counter.ts';
 import { QueryCache, type Prepared } from './query-cache.ts';
+import type { CountCache } from './count-cache.ts';
 import { translateDbError, type WriteKind } from './translate-error.ts';
 
 export type StoredRecord = Record<string, FieldValue>;
@@ -43,15 +44,17 @@ export class ModelStore {
   readonly #watchers = new Map<string, WriteWatcher[]>();
   readonly #deletedListeners: DeleteGuard[] = [];
   readonly #deleteGuards = new Map<string, DeleteGuard[]>();
+  readonly #counts: CountCache | undefined;
 
   /** Fills `initial` values: business dates on the installation's wall clock, timestamps in UTC. */
   readonly clock: BusinessClock;
 
-  constructor(database: Database, events: EventBus, clock: BusinessClock) {
+  constructor(database: Database, events: EventBus, clock: BusinessClock, options: { counts?: CountCache } = {}) {
     this.database = database;
     this.events = events;
     this.clock = clock;
     this.#queries = new QueryCache(database);
+    this.#counts = options.counts;
   }
 
   async #run(db: DbExecutor, prepared: Prepared): Promise<Record<string, unknown>[]> {
@@ -89,18 +92,28 @@ export class ModelStore {
     return record;
   }
 
-  /** How many records match a list query's filters. */
+  /** How many records match a list query's filters (see CountCache for when a kept total is reused). */
   async count(model: Model, query: ListQuery): Promise<number> {
-    const { count } = this.#queries.list(model, query);
+    return this.#total(model, this.#queries.list(model, query).count);
+  }
+
+  async #total(model: Model, count: Prepared): Promise<number> {
+    const counts = this.#counts;
+    const key = counts && `${count.query.sql}\u0000${JSON.stringify(count.parameters)}`;
+    const known = key === undefined ? undefined : counts!.get(model, key);
+    if (known !== undefined) return known;
+    const stamp = counts?.stamp(model);
+    const at = this.clock.now();
     const rows = await this.#guard('read', () => this.#run(this.database.kysely, count));
-    return Number(rows[0]?.total ?? 0);
+    const total = Number(rows[0]?.total ?? 0);
+    if (key !== undefined) counts!.set(model, key, total, stamp!, at);
+    return total;
   }
 
   async list(model: Model, query: ListQuery): Promise<{ rows: StoredRecord[]; total: number }> {
-    const { kysely } = this.database;
     const { select, count } = this.#queries.list(model, query);
-    const [rows, counted] = await this.#guard('read', () => Promise.all([this.#run(kysely, select), this.#run(kysely, count)]));
-    return { rows: this.#loaded(model, rows), total: Number(counted[0]?.total ?? 0) };
+    const [rows, total] = await Promise.all([this.#guard('read', () => this.#run(this.database.kysely, select)), this.#total(model, count)]);
+    return { rows: this.#loaded(model, rows), total };
   }
 
   /** One page of a list query, without the count (a list read in chunks). */

@@ -149,8 +149,11 @@ export function parseListQuery(model: Model, query: Query, options: ListQueryOpt
     if (index === 0 || operations.get(filter.key) === 'or') where.push([]);
     where[where.length - 1]!.push(filter.condition);
   }
-  // The primary key ends every order, so that pages never repeat or skip rows of equal sort values.
-  if (!sort.some((entry) => entry.field === model.primaryKey)) sort.push({ field: model.primaryKey, direction: 'asc' });
+  // The primary key ends every order, so that pages never repeat or skip rows of equal sort values;
+  // in the direction of the last sort, so that an index on the sorted columns (which ends with the
+  // key, or the row id) gives the whole order without sorting.
+  const last = sort[sort.length - 1];
+  if (!sort.some((entry) => entry.field === model.primaryKey)) sort.push({ field: model.primaryKey, direction: last && !last.transform ? last.direction : 'asc' });
 
   const limitRaw = single(query, 'limit');
   const offsetRaw = single(query, 'offset');

@@ -55,6 +55,8 @@ export const proveedorModel = defineModel({
     tipoidfiscal: f.string(25),
     web: f.string(100),
   },
+  // Lists sorted by name (then the key, as every list), and look-ups by tax id.
+  indexes: [['nombre', 'codproveedor'], ['cifnif']],
   validate(values, existing) {
     const errors: Errors = {};
     checkCode(errors, values, existing, 'codproveedor', codeOf(10));

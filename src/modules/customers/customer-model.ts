@@ -42,6 +42,8 @@ export const customerModel = defineModel({
     telefono2: f.string(30),
     web: f.string(100),
   },
+  // Lists sorted by name (then the key, as every list), and look-ups by tax id.
+  indexes: [['nombre', 'codcliente'], ['cifnif']],
   validate(values, existing) {
     const errors: Record<string, string> = {};
     checkCode(errors, values, existing, 'codcliente', codeOf(10));

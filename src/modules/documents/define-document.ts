@@ -60,8 +60,9 @@ export function defineDocument(family: DocumentFamily, spec: DocumentSpec): Mode
     table: spec.table,
     fields: sortedFields({ ...HEADER_FIELDS[family](), ...(spec.invoice ? invoiceFields(spec.table) : {}), ...spec.fields }),
     unique,
-    // fecha and creationdate: sorting and polling; the third serves numbering and date order.
-    indexes: [['fecha'], ['creationdate'], ['idempresa', 'codserie', 'codejercicio', 'fecha']],
+    // Date order (`sort[fecha]`, then `hora`), polling on creationdate, a customer's or supplier's
+    // documents by date, and numbering and date order within a series.
+    indexes: [['fecha', 'hora'], ['creationdate'], [family === 'sales' ? 'codcliente' : 'codproveedor', 'fecha'], ['idempresa', 'codserie', 'codejercicio', 'fecha']],
     validate: validateDocument,
     hooks: { beforeSave: documentBeforeSave },
   });

@@ -1,4 +1,7 @@
-import ExcelJS from 'exceljs';
+import type ExcelJSLibrary from 'exceljs';
+import { lazyLibrary } from '../../lazy-library.ts';
+
+const exceljs = lazyLibrary<typeof ExcelJSLibrary>('exceljs');
 import { documentTable, type Cell } from './document-table.ts';
 import type { ExportView } from './export-view.ts';
 import { labelsFor } from './labels/labels.ts';
@@ -15,7 +18,7 @@ function xlsxCell(cell: Cell): string | number | Date | null {
  */
 export async function renderXlsx(view: ExportView): Promise<Buffer> {
   const table = documentTable(view);
-  const workbook = new ExcelJS.Workbook();
+  const workbook = new (exceljs().Workbook)();
   workbook.creator = view.company.name;
   workbook.title = `${labelsFor(view.lang).titles[view.kind]} ${view.code}`;
   const money = `#,##0.${'0'.repeat(Math.max(0, view.currency.decimals))}`;

@@ -1,4 +1,4 @@
-import { create } from 'xmlbuilder2';
+import { xmlDocument } from './xml-element.ts';
 import type { Dec } from '../../../models/round.ts';
 import type { ExportView } from '../export-view.ts';
 import { amountText, numberText } from './amount-text.ts';
@@ -25,7 +25,7 @@ const date102 = (value: string) => value.slice(0, 10).replaceAll('-', '');
  */
 export function renderCii(view: ExportView): string {
   const invoice = enInvoice(view);
-  const doc = create({ version: '1.0', encoding: 'UTF-8' });
+  const doc = xmlDocument();
   const root = doc.ele(CII_NAMESPACES.rsm, 'rsm:CrossIndustryInvoice', {
     'xmlns:ram': CII_NAMESPACES.ram, 'xmlns:qdt': CII_NAMESPACES.qdt, 'xmlns:udt': CII_NAMESPACES.udt,
   });

@@ -1,4 +1,4 @@
-import { create } from 'xmlbuilder2';
+import { xmlDocument } from './xml-element.ts';
 import { dec, round, type Dec } from '../../../models/round.ts';
 import { partiesOf, type ExportView } from '../export-view.ts';
 import { amountText, numberText, percentText } from './amount-text.ts';
@@ -58,7 +58,7 @@ export function renderFacturae(view: ExportView): string {
   const own = view.side === 'purchase' ? oneLine(view.externalNumber) : '';
   const number = own && own.length <= 20 ? own : view.code.length <= 20 ? view.code : oneLine(view.number, 20);
 
-  const doc = create({ version: '1.0', encoding: 'UTF-8' });
+  const doc = xmlDocument();
   const root = doc.ele(FACTURAE_NAMESPACE, 'fe:Facturae');
   const header = root.ele('FileHeader');
   header.ele('SchemaVersion').txt('3.2.2');

@@ -1,4 +1,4 @@
-import { create } from 'xmlbuilder2';
+import { xmlDocument } from './xml-element.ts';
 import type { Dec } from '../../../models/round.ts';
 import type { ExportView } from '../export-view.ts';
 import { amountText, numberText } from './amount-text.ts';
@@ -25,7 +25,7 @@ export const EN16931_CUSTOMIZATION = 'urn:cen.eu:en16931:2017';
 export function renderUbl(view: ExportView): string {
   const invoice = enInvoice(view);
   const credit = invoice.creditNote;
-  const doc = create({ version: '1.0', encoding: 'UTF-8' });
+  const doc = xmlDocument();
   const root = doc.ele(credit ? UBL_NAMESPACES.creditNote : UBL_NAMESPACES.invoice, credit ? 'CreditNote' : 'Invoice', {
     'xmlns:cac': UBL_NAMESPACES.cac, 'xmlns:cbc': UBL_NAMESPACES.cbc,
   });

@@ -1,4 +1,12 @@
 import type { create } from 'xmlbuilder2';
+import { lazyLibrary } from '../../../lazy-library.ts';
+
+const xmlbuilder2 = lazyLibrary<{ create: typeof create }>('xmlbuilder2');
+
+/** A new XML document (version 1.0, UTF-8). */
+export function xmlDocument(): XmlNode {
+  return xmlbuilder2().create({ version: '1.0', encoding: 'UTF-8' });
+}
 
 /** An element under construction (xmlbuilder2's builder). */
 export type XmlNode = ReturnType<typeof create>;

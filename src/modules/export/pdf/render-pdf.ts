@@ -1,5 +1,6 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import PDFDocument from 'pdfkit';
+import type PDFKitDocument from 'pdfkit';
+import { lazyLibrary } from '../../../lazy-library.ts';
 import type { ExportView } from '../export-view.ts';
 import { labelsFor } from '../labels/labels.ts';
 import { localeFormat } from '../locale-format.ts';
@@ -13,6 +14,8 @@ import type { PdfContext } from './pdf-context.ts';
 import { registerPdfFonts } from './pdf-fonts.ts';
 import { PdfPen } from './pdf-pen.ts';
 import { drawTotals } from './totals-block.ts';
+
+const pdfkit = lazyLibrary<typeof PDFKitDocument>('pdfkit');
 
 /**
  * The document as a company sends it to its customer, as PDF bytes: a pure function of the view
@@ -30,6 +33,7 @@ import { drawTotals } from './totals-block.ts';
 export async function renderPdf(view: ExportView): Promise<Buffer> {
   const labels = labelsFor(view.lang);
   const title = documentTitle(view, labels);
+  const PDFDocument = pdfkit();
   const doc = new PDFDocument({
     autoFirstPage: false,
     bufferPages: true,

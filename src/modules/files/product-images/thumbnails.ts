@@ -1,8 +1,11 @@
 import { createHash } from 'node:crypto';
-import sharp from 'sharp';
+import type sharpLibrary from 'sharp';
+import { lazyLibrary } from '../../../lazy-library.ts';
 import { AppError, validationError } from '../../../errors.ts';
 import type { FileStore } from '../storage/file-store.ts';
 import { slugOf, thumbnailPrefixOf } from '../stored-name.ts';
+
+const sharp = lazyLibrary<typeof sharpLibrary>('sharp');
 
 /** A thumbnail's box: the largest size it may have, in pixels. */
 export interface Box {
@@ -67,7 +70,7 @@ export async function makeThumbnail(store: FileStore, source: string, mimetype: 
   const bytes = await store.readAll(source, MAX_SOURCE_BYTES);
   if (!bytes) return undefined;
   try {
-    const { data, info } = await sharp(bytes, { limitInputPixels: MAX_INPUT_PIXELS })
+    const { data, info } = await sharp()(bytes, { limitInputPixels: MAX_INPUT_PIXELS })
       .rotate()
       .resize({ width: box.width, height: box.height, fit: 'inside', withoutEnlargement: true })
       .toFormat(output.format)
