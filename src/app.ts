@@ -7,6 +7,8 @@ import { clientErrorHandler, frameworkErrors } from './http/framework-errors.ts'
 import { registerModelRoutes } from './http/model-routes.ts';
 import { registerPipeline } from './http/pipeline.ts';
 import { registerProfileSerializer } from './http/profile-serializer.ts';
+import { registerHealthRoutes } from './http/health-routes.ts';
+import { registerRequestLog, requestIdOf } from './http/request-log.ts';
 import { registerRootRoute } from './http/root-route.ts';
 import { startJobs, type Jobs } from './jobs.ts';
 import type { Job } from './module.ts';
@@ -38,8 +40,11 @@ export async function createApp(options: CreateAppOptions): Promise<App> {
     // A hop count is valid at run time (Fastify docs) though missing from its types.
     trustProxy: config.trustProxy as boolean | string,
     routerOptions: { ignoreTrailingSlash: true },
-    // Per-request log lines only at debug level: they cost more than a whole cached read.
-    logController: new LogController({ disableRequestLogging: config.logLevel !== 'debug' && config.logLevel !== 'trace' }),
+    // The client's X-Request-Id when sane, else a new one (request-log.ts).
+    requestIdHeader: false,
+    genReqId: requestIdOf,
+    // Fastify's own two lines per request are replaced by one compact line (request-log.ts).
+    logController: new LogController({ disableRequestLogging: true }),
     clientErrorHandler,
     frameworkErrors,
   });
@@ -48,7 +53,10 @@ export async function createApp(options: CreateAppOptions): Promise<App> {
   try {
     core = await createCore({ ...options, modules: options.modules ?? (await installationModules(config)), log: server.log });
     const { ctx } = core;
+    let closing = false;
     registerErrorHandler(server);
+    registerRequestLog(server, (request) => ctx.pipeline.logContext?.(request));
+    registerHealthRoutes(server, ctx, () => closing);
     await registerBodyParsers(server, { bodyLimit: config.bodyLimit });
     await registerPipeline(server, ctx.pipeline);
     registerProfileSerializer(server);
@@ -64,6 +72,7 @@ export async function createApp(options: CreateAppOptions): Promise<App> {
       server,
       runJob: (name) => running.run(name),
       async close() {
+        closing = true;
         await server.close();
         await running.stop();
         await started.close();

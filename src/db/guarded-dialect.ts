@@ -1,10 +1,12 @@
-import type { DatabaseConnection, Dialect, Driver } from 'kysely';
+import type { CompiledQuery, DatabaseConnection, Dialect, Driver } from 'kysely';
 import { assertNoTransaction } from './transaction.ts';
 import type { WriteTracker } from './write-tracker.ts';
 
 /** How many statements the database has run: cheap enough to keep on, read by tests and benches. */
 export interface StatementCounter {
   statements: number;
+  /** Sees every statement before it runs, when set (tests that check what a use case runs). */
+  observer?: (query: CompiledQuery) => void;
 }
 
 /**
@@ -33,6 +35,7 @@ function guardedDriver(driver: Driver, counter: StatementCounter, writes: WriteT
     const execute = connection.executeQuery.bind(connection);
     connection.executeQuery = async (query, options) => {
       counter.statements++;
+      counter.observer?.(query);
       const done = writes.statement(connection, query.query);
       if (!done) return execute(query, options);
       try {

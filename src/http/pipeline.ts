@@ -22,6 +22,8 @@ export interface PipelineSteps {
   authorize?: PipelineStep;
   /** Whether a resource is switched on (a disabled plugin's resources do not exist). */
   available?: (resource: string) => Promise<boolean>;
+  /** What the request log line says about the caller (the key's id), never a secret. */
+  logContext?: (request: FastifyRequest) => Record<string, unknown> | undefined;
 }
 
 /**
@@ -39,6 +41,7 @@ export async function registerPipeline(app: FastifyInstance, steps: PipelineStep
   });
 
   app.addHook('onRequest', async (request, reply) => {
+    if (request.routeOptions.config.operational && !request.is404) return;
     await steps.apiEnabled?.(request);
     if (request.method === 'OPTIONS') {
       reply.code(204).header('Content-Length', '0').send();

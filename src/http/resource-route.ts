@@ -29,6 +29,8 @@ declare module 'fastify' {
     streamsFiles?: boolean;
     /** Answered without an API key (signed download links): the pipeline skips key and rules. */
     public?: boolean;
+    /** Health and readiness: outside the API, answered even with the API switched off. */
+    operational?: boolean;
   }
 }
 

@@ -20,6 +20,7 @@ export function tokenOf(request: FastifyRequest): string | undefined {
 /** Pipeline steps 2-4 and 6 (architecture section 5) backed by the settings and the access control state. */
 export function authPipeline(access: AccessControl, ctx: AppContext): PipelineSteps {
   return {
+    logContext: (request) => (request.caller ? { key: request.caller.keyId ?? 'global' } : undefined),
     async apiEnabled() {
       if (!(await ctx.settings()).enable_api) throw new AppError('api-disabled');
     },

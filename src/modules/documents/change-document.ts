@@ -17,7 +17,7 @@ import type { DocumentType } from './document-types.ts';
 import { exerciseFor } from './fiscal-year.ts';
 import { payInvoiceReceipts } from './invoice-receipts.ts';
 import { syncLines } from './line-changes.ts';
-import { assignNumber, checkInvoiceChronology, lockSerie } from './numbering.ts';
+import { assignNumber, checkInvoiceChronology, lockSerie, releaseNumber } from './numbering.ts';
 import { recalculate } from './recalculate.ts';
 
 /** What a locked (non-editable) document still accepts (TransformerDocument unlocked fields). */
@@ -85,11 +85,15 @@ async function changeDocument(ctx: AppContext, db: DbExecutor, ref: DocumentRefe
   const fecha = input.fecha ?? (doc.fecha as string);
   const hora = input.hora ?? (doc.hora as string);
   const codserie = (values.codserie as string | undefined) ?? (doc.codserie as string);
+  // The number the document leaves, given back once it holds its new one.
+  let released: Parameters<typeof releaseNumber>[3] | undefined;
   if (input.fecha !== undefined || input.hora !== undefined || values.codserie !== undefined) {
-    await lockSerie(db, dialect, codserie);
+    // Both series when the document moves: always in the same order, so two moves never deadlock.
+    for (const serie of [...new Set([codserie, String(doc.codserie)])].sort()) await lockSerie(db, dialect, serie);
     const codejercicio = await exerciseFor(db, dialect, Number(doc.idempresa), fecha);
     Object.assign(values, { fecha, hora });
     if (codejercicio !== doc.codejercicio || codserie !== doc.codserie) {
+      released = { codserie: String(doc.codserie), idempresa: Number(doc.idempresa), codejercicio: String(doc.codejercicio), numero: Number(doc.numero) };
       const assigned = await assignNumber(db, dialect, type, { codserie, idempresa: Number(doc.idempresa), codejercicio, fecha, hora });
       Object.assign(values, { codejercicio, numero: String(assigned.numero), codigo: assigned.codigo });
     }
@@ -103,6 +107,7 @@ async function changeDocument(ctx: AppContext, db: DbExecutor, ref: DocumentRefe
   // A new payment method replaces the unpaid receipts (they are regenerated with its terms).
   if (type.invoice && values.codpago !== undefined) await deleteUnpaidReceipts(db, dialect, type.side, Number(id));
   if (Object.keys(values).length) await ctx.store.update(type.header, id as number, values, db);
+  if (released) await releaseNumber(db, dialect, type, released);
   if (input.lines !== undefined) await syncLines(ctx, db, ref, type, (await headerOf(db, type, id))!, input.lines);
 
   // A document that was locked and stays locked keeps its totals: later changes of taxes, regimes

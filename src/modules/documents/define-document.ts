@@ -61,8 +61,9 @@ export function defineDocument(family: DocumentFamily, spec: DocumentSpec): Mode
     fields: sortedFields({ ...HEADER_FIELDS[family](), ...(spec.invoice ? invoiceFields(spec.table) : {}), ...spec.fields }),
     unique,
     // Date order (`sort[fecha]`, then `hora`), polling on creationdate, a customer's or supplier's
-    // documents by date, and numbering and date order within a series.
-    indexes: [['fecha', 'hora'], ['creationdate'], [family === 'sales' ? 'codcliente' : 'codproveedor', 'fecha'], ['idempresa', 'codserie', 'codejercicio', 'fecha']],
+    // documents by date, date order within a series (invoice chronology), and a number's look-up
+    // by numbering (numbering.ts; by exercise, the unique key serves).
+    indexes: [['fecha', 'hora'], ['creationdate'], [family === 'sales' ? 'codcliente' : 'codproveedor', 'fecha'], ['idempresa', 'codserie', 'codejercicio', 'fecha'], ['codserie', 'numero']],
     validate: validateDocument,
     hooks: { beforeSave: documentBeforeSave },
   });

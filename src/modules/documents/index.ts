@@ -5,6 +5,8 @@ import { DOCUMENT_TYPES } from './document-types.ts';
 import { registerDocumentWriters } from './document-writers.ts';
 import { refreshOverdue } from './overdue-refresh.ts';
 import { guardSoldProducts } from './product-use.ts';
+import { numberGapModel } from './number-gaps.ts';
+import { recordExistingGaps } from './numbering.ts';
 
 export { DOCUMENT_TYPES, documentType, type DocumentType } from './document-types.ts';
 export { docTransformationModel };
@@ -21,7 +23,9 @@ export type { Calculation, TaxGroup } from './calculation/types.ts';
 export function documentsModule(): Module {
   return {
     name: 'documents',
-    models: [...DOCUMENT_TYPES.map((type) => type.header), ...DOCUMENT_TYPES.map((type) => type.line), docTransformationModel],
+    models: [...DOCUMENT_TYPES.map((type) => type.header), ...DOCUMENT_TYPES.map((type) => type.line), docTransformationModel, numberGapModel],
+    // Gaps left before they were recorded (an installation upgraded to O(1) numbering) are found once.
+    seeds: [{ id: 'number-gaps', run: async (ctx, trx) => (await recordExistingGaps(trx, ctx.database.dialect, DOCUMENT_TYPES)) > 0 }],
     setup(ctx) {
       registerDocumentWriters(ctx);
       guardSoldProducts(ctx);

@@ -5,6 +5,7 @@ import { AppError } from '../../errors.ts';
 import { expandPattern } from './code-patterns.ts';
 import type { DocumentType } from './document-types.ts';
 import { dbBoolean } from '../../db/row-codec.ts';
+import { forgetGap, highestGap, lowerTop, recordGaps } from './number-gaps.ts';
 
 export interface NumberingInput {
   codserie: string;
@@ -85,74 +86,147 @@ async function sequenceFor(db: DbExecutor, type: DocumentType, input: NumberingI
   return sequenceFor(db, type, input);
 }
 
+/** The documents a sequence numbers: its serie and company, in its exercise or in those without a sequence of their own. */
+async function scopeOf(db: DbExecutor, type: DocumentType, input: NumberingInput, sequence: Sequence) {
+  let query = db.selectFrom(type.header.table).where('codserie', '=', input.codserie).where('idempresa', '=', input.idempresa);
+  if (sequence.codejercicio) return query.where('codejercicio', '=', input.codejercicio);
+  const own = await db.selectFrom('secuencias_documentos').select('codejercicio').where('tipodoc', '=', type.name)
+    .where('codserie', '=', input.codserie).where('idempresa', '=', input.idempresa).where('codejercicio', 'is not', null).execute();
+  const excluded = own.map((row) => String(row.codejercicio)).filter(Boolean);
+  if (excluded.length) query = query.where('codejercicio', 'not in', excluded);
+  return query;
+}
+
+type Scope = Awaited<ReturnType<typeof scopeOf>>;
+
+/** The document numbered `numero` in the scope (an indexed look-up: `numero` is compared as stored). */
+function documentAt(scope: Scope, numero: number) {
+  return scope.select(['fecha', 'hora', 'codejercicio']).where('numero', '=', String(numero)).limit(1).executeTakeFirst();
+}
+
 /**
  * `numero` and `codigo` for a new document (facturascripts-model.md 3.8, BusinessDocumentCode):
  * the next number of its sequence, or with gap filling (customer invoices) the highest free number
  * below it. Must run under `lockSerie`.
+ *
+ * In O(1): the sequence row says the next number and the recorded gaps (number-gaps.ts) the free
+ * ones; a few indexed look-ups check that the sequence is right (the number is free and, when
+ * gaps are filled, the one before it is taken). A sequence that is not (edited by hand, or rows
+ * written around the API) is repaired by one scan of the serie, which also records its gaps.
  */
 export async function assignNumber(db: DbExecutor, dialect: SqlDialect, type: DocumentType, input: NumberingInput): Promise<Assigned> {
   const sequence = await sequenceFor(db, type, input);
-  const table = type.header.table;
-  const numberSql = dialect.integer(sql.ref('numero'));
-  let query = db
-    .selectFrom(table)
-    .select([sql<number>`${numberSql}`.as('n'), 'fecha', 'hora', 'codejercicio'])
-    .where('codserie', '=', input.codserie)
-    .where('idempresa', '=', input.idempresa);
-  if (sequence.codejercicio) {
-    query = query.where('codejercicio', '=', input.codejercicio);
-  } else {
-    const own = await db.selectFrom('secuencias_documentos').select('codejercicio').where('tipodoc', '=', type.name)
-      .where('codserie', '=', input.codserie).where('idempresa', '=', input.idempresa).where('codejercicio', 'is not', null).execute();
-    const excluded = own.map((row) => String(row.codejercicio)).filter(Boolean);
-    if (excluded.length) query = query.where('codejercicio', 'not in', excluded);
+  const scope = await scopeOf(db, type, input, sequence);
+  const assigned = (await fromSequence(db, scope, sequence, input)) ?? (await fromScan(db, dialect, scope, sequence, input));
+  assigned.codigo = codeOf(sequence, { ...input, fecha: assigned.fecha ?? input.fecha, hora: assigned.hora ?? input.hora }, assigned.numero);
+  return assigned;
+}
+
+async function setNext(db: DbExecutor, sequence: Sequence, numero: number): Promise<void> {
+  if (numero !== sequence.numero) await db.updateTable('secuencias_documentos').set({ numero }).where('idsecuencia', '=', sequence.idsecuencia).execute();
+}
+
+/** The number the sequence row and the recorded gaps give, or undefined when the row cannot be trusted. */
+async function fromSequence(db: DbExecutor, scope: Scope, sequence: Sequence, input: NumberingInput): Promise<Assigned | undefined> {
+  const next = sequence.numero;
+  if (next < sequence.inicio) return undefined;
+  // One look at the number to give (it must be free) and the one before it: filling gaps, the
+  // sequence stands right above the highest document.
+  const around = new Set((await scope.select('numero').where('numero', 'in', [String(next - 1), String(next)]).execute()).map((row) => Number(row.numero)));
+  if (around.has(next)) return undefined;
+  if (!sequence.usarhuecos) {
+    await setNext(db, sequence, next + 1);
+    return { numero: next, codigo: '', highest: true };
   }
-  // Without a gap (as many numbers as the range they span) the scan below finds nothing: skip it.
-  const summary = await query.clearSelect().select([sql<number>`MAX(${numberSql})`.as('max'), sql<number>`COUNT(*)`.as('count'), sql<number>`MIN(${numberSql})`.as('min')]).executeTakeFirst();
-  const [max, count, min] = [Number(summary?.max ?? 0), Number(summary?.count ?? 0), Number(summary?.min ?? 0)];
-  const gapless = count === 0 || (min <= sequence.inicio && max - min + 1 === count);
-  if (!sequence.usarhuecos || gapless) {
-    let numero = sequence.numero;
-    if (max >= numero || sequence.usarhuecos) numero = count === 0 && sequence.usarhuecos ? sequence.inicio : max + 1;
-    await db.updateTable('secuencias_documentos').set({ numero: numero + 1 }).where('idsecuencia', '=', sequence.idsecuencia).execute();
-    return { numero, codigo: codeOf(sequence, input, numero), highest: numero > max };
-  }
-  const previous = (await query.orderBy(sql`${numberSql}`, 'desc').limit(1000).execute()).map((row) => ({
-    n: Number(row.n),
-    fecha: String(row.fecha),
-    hora: row.hora === null ? null : String(row.hora),
-    codejercicio: String(row.codejercicio),
-  }));
-  const highest = previous[0]?.n ?? 0;
-  let next = sequence.numero;
-  if (highest >= next || sequence.usarhuecos) next = highest + 1;
-  let result: Assigned | undefined;
-  if (sequence.usarhuecos) {
-    if (!previous.length) {
-      result = { numero: sequence.inicio, codigo: '', highest: true };
-      next = sequence.inicio + 1;
-    } else {
-      const used = new Set(previous.map((row) => row.n));
-      // Below a full window nothing is known: gaps are only looked for among the numbers read.
-      const floor = previous.length >= 1000 ? Math.max(sequence.inicio, previous[previous.length - 1]!.n) : sequence.inicio;
-      for (let candidate = next - 1; candidate >= floor; candidate--) {
-        if (used.has(candidate)) continue;
-        // A gap of this exercise (the next number is this exercise's): the document takes the date
-        // of that next invoice, so dates stay in number order.
-        const after = previous.filter((row) => row.n > candidate).sort((a, b) => a.n - b.n)[0];
-        if (after && after.codejercicio !== input.codejercicio) break;
-        result = { numero: candidate, codigo: '', highest: !after, ...(after && !sequence.mantenerfecha ? { fecha: after.fecha, hora: after.hora ?? input.hora } : {}) };
-        break;
-      }
+  if (next > sequence.inicio && !around.has(next - 1)) return undefined;
+  const gap = await highestGap(db, sequence.idsecuencia, sequence.inicio, next - 1);
+  if (gap !== undefined) {
+    const after = await documentAt(scope, gap + 1);
+    if (!after || (await documentAt(scope, gap))) return undefined;
+    // A gap of another exercise is left to that exercise's documents (reference 5.6).
+    if (String(after.codejercicio) === input.codejercicio) {
+      await forgetGap(db, sequence.idsecuencia, gap);
+      return { numero: gap, codigo: '', highest: false, ...(sequence.mantenerfecha ? {} : { fecha: String(after.fecha), hora: after.hora === null ? input.hora : String(after.hora) }) };
     }
   }
-  if (!result) {
-    result = { numero: next, codigo: '', highest: next > highest };
-    next += 1;
+  await setNext(db, sequence, next + 1);
+  return { numero: next, codigo: '', highest: true };
+}
+
+/** Below a full window of the highest numbers nothing is known: gaps are only looked for among them. */
+const SCAN_WINDOW = 1000;
+
+/** The free numbers below the highest of `numbers` (its SCAN_WINDOW highest, in descending order). */
+function gapsAmong(numbers: number[], inicio: number): number[] {
+  if (!numbers.length) return [];
+  const used = new Set(numbers);
+  const floor = numbers.length >= SCAN_WINDOW ? Math.max(inicio, numbers[numbers.length - 1]!) : inicio;
+  const gaps: number[] = [];
+  for (let candidate = numbers[0]! - 1; candidate >= floor; candidate--) if (!used.has(candidate)) gaps.push(candidate);
+  return gaps;
+}
+
+/**
+ * Records the gaps of every sequence that fills them, from one scan of its serie: how an
+ * installation numbered before gaps were recorded (or after rows were written around the API)
+ * gets them (the documents module's `number-gaps` seed).
+ */
+export async function recordExistingGaps(db: DbExecutor, dialect: SqlDialect, types: readonly DocumentType[]): Promise<number> {
+  const numberSql = dialect.integer(sql.ref('numero'));
+  let recorded = 0;
+  for (const row of await db.selectFrom('secuencias_documentos').selectAll().execute()) {
+    const type = types.find((candidate) => candidate.name === row.tipodoc);
+    if (!type || !dbBoolean(row.usarhuecos)) continue;
+    const input = { codserie: String(row.codserie), idempresa: Number(row.idempresa), codejercicio: String(row.codejercicio ?? ''), fecha: '', hora: '' };
+    const sequence = { idsecuencia: Number(row.idsecuencia), codejercicio: row.codejercicio === null ? null : String(row.codejercicio) || null, inicio: Math.max(1, Number(row.inicio ?? 1)) };
+    const scope = await scopeOf(db, type, input, sequence as Sequence);
+    const numbers = (await scope.select(sql<number>`${numberSql}`.as('n')).orderBy(sql`${numberSql}`, 'desc').limit(SCAN_WINDOW).execute()).map((found) => Number(found.n));
+    const gaps = gapsAmong(numbers, sequence.inicio);
+    await recordGaps(db, dialect, sequence.idsecuencia, gaps);
+    recorded += gaps.length;
   }
-  await db.updateTable('secuencias_documentos').set({ numero: Math.max(next, sequence.numero) }).where('idsecuencia', '=', sequence.idsecuencia).execute();
-  result.codigo = codeOf(sequence, { ...input, fecha: result.fecha ?? input.fecha, hora: result.hora ?? input.hora }, result.numero);
-  return result;
+  return recorded;
+}
+
+/** The number found by scanning the serie (a sequence out of step): repairs the sequence and records the gaps it saw. */
+async function fromScan(db: DbExecutor, dialect: SqlDialect, scope: Scope, sequence: Sequence, input: NumberingInput): Promise<Assigned> {
+  const numberSql = dialect.integer(sql.ref('numero'));
+  const previous = (await scope.select([sql<number>`${numberSql}`.as('n'), 'fecha', 'hora', 'codejercicio']).orderBy(sql`${numberSql}`, 'desc').limit(SCAN_WINDOW).execute())
+    .map((row) => ({ n: Number(row.n), fecha: String(row.fecha), hora: row.hora === null ? null : String(row.hora), codejercicio: String(row.codejercicio) }));
+  const highest = previous[0]?.n ?? 0;
+  if (!sequence.usarhuecos) {
+    const numero = Math.max(sequence.numero, highest + 1);
+    await setNext(db, sequence, numero + 1);
+    return { numero, codigo: '', highest: true };
+  }
+  if (!previous.length) {
+    await setNext(db, sequence, sequence.inicio + 1);
+    return { numero: sequence.inicio, codigo: '', highest: true };
+  }
+  await recordGaps(db, dialect, sequence.idsecuencia, gapsAmong(previous.map((row) => row.n), sequence.inicio));
+  await setNext(db, sequence, highest + 1);
+  return (await fromSequence(db, scope, { ...sequence, numero: highest + 1 }, input))!;
+}
+
+/**
+ * Gives back the number of a document that leaves its sequence (deleted, or moved to another
+ * serie or exercise), where gaps are filled: the highest lowers the sequence, any other becomes a
+ * recorded gap. Must run under `lockSerie` of the document's serie.
+ */
+export async function releaseNumber(db: DbExecutor, dialect: SqlDialect, type: DocumentType, doc: { codserie: string; idempresa: number; codejercicio: string; numero: number }): Promise<void> {
+  const rows = await db.selectFrom('secuencias_documentos').selectAll().where('tipodoc', '=', type.name)
+    .where('codserie', '=', doc.codserie).where('idempresa', '=', doc.idempresa).orderBy('idsecuencia', 'asc').execute();
+  const row = rows.find((candidate) => candidate.codejercicio === doc.codejercicio) ?? rows.find((candidate) => candidate.codejercicio === null || candidate.codejercicio === '');
+  if (!row || !dbBoolean(row.usarhuecos)) return;
+  const idsecuencia = Number(row.idsecuencia);
+  const next = Number(row.numero);
+  const inicio = Math.max(1, Number(row.inicio ?? 1));
+  if (doc.numero === next - 1) {
+    const top = await lowerTop(db, idsecuencia, doc.numero, inicio);
+    await db.updateTable('secuencias_documentos').set({ numero: top }).where('idsecuencia', '=', idsecuencia).execute();
+  } else if (doc.numero >= inicio && doc.numero < next - 1) {
+    await recordGaps(db, dialect, idsecuencia, [doc.numero]);
+  }
 }
 
 function codeOf(sequence: Sequence, input: NumberingInput, numero: number): string {
