@@ -57,6 +57,11 @@ export async function createApp(options: CreateAppOptions): Promise<App> {
     registerErrorHandler(server);
     registerRequestLog(server, (request) => ctx.pipeline.logContext?.(request));
     registerHealthRoutes(server, ctx, () => closing);
+    // While closing, each answer ends its connection: a keep-alive client would otherwise hold the
+    // server's close open until its own idle timeout.
+    server.addHook('onSend', async (_request, reply) => {
+      if (closing) reply.header('Connection', 'close');
+    });
     await registerBodyParsers(server, { bodyLimit: config.bodyLimit });
     await registerPipeline(server, ctx.pipeline);
     registerProfileSerializer(server);

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { runCommand } from '../src/cli/main.ts';
 import { coreModules } from '../src/modules/index.ts';
 import { createCore } from '../src/core.ts';
 import { loadConfig } from '../src/config.ts';
 import { forEachEngine, GLOBAL_KEY, startTestApp, type TestApp } from './helpers/test-app.ts';
 import { scratchDatabase } from './helpers/engines.ts';
+import { eventually } from './helpers/eventually.ts';
 
 /** A clock the tests move by hand; each engine's suite starts it at the same instant. */
 const START = Date.parse('2026-11-21T10:00:00Z');
@@ -16,19 +16,6 @@ async function createKey(t: TestApp, body: Record<string, unknown>): Promise<{ i
   const response = await t.call('POST', '/api/3/apikey', body);
   assert.equal(response.status, 201, JSON.stringify(response.body));
   return { id: response.body.id, token: response.body.apikey };
-}
-
-/** Polls until `check` passes (other instances see changes within STATE_REFRESH_MS). */
-async function eventually(check: () => Promise<void>, timeoutMs = 3000): Promise<void> {
-  const start = Date.now();
-  for (;;) {
-    try {
-      return await check();
-    } catch (error) {
-      if (Date.now() - start > timeoutMs) throw error;
-      await sleep(20);
-    }
-  }
 }
 
 forEachEngine(
