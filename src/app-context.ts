@@ -10,6 +10,7 @@ import type { InputSource } from './models/coerce.ts';
 import type { Settings } from './settings.ts';
 import type { SharedState } from './db/shared-state.ts';
 import type { PipelineSteps } from './http/pipeline.ts';
+import type { FastifyContextConfig, FastifySchema } from 'fastify';
 
 /** The pino-style logger of the app (Fastify's), or a console adapter in the CLI. */
 export interface Logger {
@@ -72,4 +73,14 @@ export interface AppContext {
    * the function says no, their routes answer 404 and the root does not list them.
    */
   availability: Map<string, () => Promise<boolean>>;
+  /** Every route the HTTP server serves (filled as they are registered): what the OpenAPI document describes. */
+  routes: RouteRecord[];
+}
+
+/** One served method and URL (Fastify's path syntax), with what describes it. */
+export interface RouteRecord {
+  method: string;
+  url: string;
+  config: FastifyContextConfig;
+  schema?: FastifySchema;
 }

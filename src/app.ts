@@ -54,6 +54,13 @@ export async function createApp(options: CreateAppOptions): Promise<App> {
     core = await createCore({ ...options, modules: options.modules ?? (await installationModules(config)), log: server.log });
     const { ctx } = core;
     let closing = false;
+    // Every route, as it is registered, for the OpenAPI document (HEAD mirrors GET; OPTIONS is CORS's).
+    server.addHook('onRoute', (route) => {
+      for (const method of [route.method].flat()) {
+        if (method === 'HEAD' || method === 'OPTIONS' || route.config?.notAllowed) continue;
+        ctx.routes.push({ method, url: route.url, config: route.config ?? {}, schema: route.schema });
+      }
+    });
     registerErrorHandler(server);
     registerRequestLog(server, (request) => ctx.pipeline.logContext?.(request));
     registerHealthRoutes(server, ctx, () => closing);

@@ -73,6 +73,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
       writers: new Map(),
       presenters: new Map(),
       availability: new Map(),
+      routes: [],
     };
     const schema = await syncSchema(database, registry, options.migrations ?? MIGRATIONS);
     const seeded = await runSeeds(ctx, modules.flatMap((module) => module.seeds ?? []));

@@ -31,6 +31,8 @@ declare module 'fastify' {
     public?: boolean;
     /** Health and readiness: outside the API, answered even with the API switched off. */
     operational?: boolean;
+    /** The 405 answer of the methods a resource path does not support. */
+    notAllowed?: boolean;
   }
 }
 
@@ -64,7 +66,7 @@ export function addResourceRoute(app: FastifyInstance, route: ResourceRoute): vo
       app.route({
         method: unsupported,
         url,
-        config,
+        config: { ...config, notAllowed: true },
         handler: async () => {
           throw new AppError('method-not-allowed', { allow });
         },

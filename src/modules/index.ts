@@ -8,6 +8,7 @@ import { customersModule } from './customers/index.ts';
 import { documentsModule } from './documents/index.ts';
 import { eventsModule } from './events/index.ts';
 import { exportModule } from './export/index.ts';
+import { openapiModule } from './openapi/index.ts';
 import { filesModule } from './files/index.ts';
 import { financeModule } from './finance/index.ts';
 import { fiscalModule } from './fiscal/index.ts';
@@ -28,7 +29,7 @@ export function coreModules(): Module[] {
   return [
     settingsModule(), usersModule(), authModule(), geographyModule(), companyModule(), fiscalModule(), taxesModule(),
     financeModule(), accountingModule(), contactsModule(), customersModule(), catalogueModule(), paymentsModule(), documentsModule(),
-    filesModule(), exportModule(), logsModule(), eventsModule(), systemModule(), installationModule(),
+    filesModule(), exportModule(), logsModule(), eventsModule(), systemModule(), installationModule(), openapiModule(),
   ];
 }
 

@@ -1,0 +1,181 @@
+import type { AppContext, RouteRecord } from '../../app-context.ts';
+import { ERROR_CATALOGUE } from '../../errors.ts';
+import type { Model } from '../../models/define-model.ts';
+import { inputSchema, recordSchema } from './model-schemas.ts';
+
+/** The description's own version: bumped when the document's shape (not the API) changes. */
+const TITLE = 'Invoicing API';
+
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const json = (schema: unknown) => ({ 'application/json': { schema } });
+
+/** Codes by error body shape, from the one error vocabulary (src/errors.ts). */
+function errorSchemas(): Record<string, unknown> {
+  const codes = (shape: string) => Object.entries(ERROR_CATALOGUE).filter(([, entry]) => entry.shape === shape).map(([code]) => code).sort();
+  return {
+    AuthError: {
+      type: 'object',
+      description: 'Authentication, version and permission errors (401, 403, 429, 400 api-version-invalid).',
+      required: ['error'],
+      properties: { error: { type: 'string', enum: codes('error') } },
+    },
+    Error: {
+      type: 'object',
+      description: 'Every other error; some carry more members (`fields` of a validation error, `allow`, `missing` ...): docs/errors.md.',
+      required: ['status', 'message'],
+      properties: { status: { const: 'error' }, message: { type: 'string', enum: codes('message') }, fields: { type: 'object', additionalProperties: { type: 'string' } } },
+    },
+  };
+}
+
+const ERRORS: Record<string, { description: string; schema: string }> = {
+  400: { description: 'Bad request: invalid parameters or version', schema: 'Error' },
+  401: { description: 'Missing or invalid key', schema: 'AuthError' },
+  403: { description: 'Not allowed for this key, or the API is switched off', schema: 'AuthError' },
+  404: { description: 'No such resource or record', schema: 'Error' },
+  405: { description: 'Method not allowed (see Allow)', schema: 'Error' },
+  422: { description: 'Validation failed', schema: 'Error' },
+  429: { description: 'Address banned after failed authentications (see Retry-After)', schema: 'AuthError' },
+  503: { description: 'Database busy or unavailable (see Retry-After)', schema: 'Error' },
+};
+
+function errorResponses(codes: number[]): Record<string, unknown> {
+  return Object.fromEntries(codes.map((code) => [String(code), { $ref: `#/components/responses/E${code}` }]));
+}
+
+/** Fastify's `/api/3/cliente/:id` and `/MyFiles/*` as OpenAPI paths, with their parameters. */
+function pathOf(url: string): { path: string; parameters: Array<Record<string, unknown>> } {
+  const parameters: Array<Record<string, unknown>> = [];
+  const path = url.split('/').map((segment) => {
+    if (segment.startsWith(':')) {
+      parameters.push({ name: segment.slice(1), in: 'path', required: true, schema: { type: 'string' } });
+      return `{${segment.slice(1)}}`;
+    }
+    if (segment === '*') {
+      parameters.push({ name: 'path', in: 'path', required: true, schema: { type: 'string' }, description: 'The rest of the path.' });
+      return '{path}';
+    }
+    return segment;
+  }).join('/');
+  return { path, parameters };
+}
+
+const LIST_PARAMETERS = [
+  { name: 'filter', in: 'query', style: 'deepObject', explode: true, schema: { type: 'object', additionalProperties: { type: 'string' } }, description: '`filter[field]=value`, `filter[field_gt]` ... (docs/query-syntax.md); only the model\'s visible fields' },
+  { name: 'operation', in: 'query', style: 'deepObject', explode: true, schema: { type: 'object', additionalProperties: { enum: ['and', 'or'] } } },
+  { name: 'sort', in: 'query', style: 'deepObject', explode: true, schema: { type: 'object', additionalProperties: { enum: ['ASC', 'DESC', 'asc', 'desc'] } } },
+  { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, default: 50 } },
+  { name: 'offset', in: 'query', schema: { type: 'integer', minimum: 0, default: 0 } },
+];
+
+/** One operation of a model's generic resource. */
+function modelOperation(model: Model, method: string, one: boolean): Record<string, unknown> {
+  const name = model.resource;
+  if (method === 'GET' && !one) {
+    return {
+      summary: `List ${name}`,
+      parameters: LIST_PARAMETERS.map((parameter) => ({ $ref: `#/components/parameters/${parameter.name}` })),
+      responses: {
+        200: { description: 'One page of records', headers: { 'X-Total-Count': { $ref: '#/components/headers/X-Total-Count' } }, content: json({ type: 'array', items: ref(name) }) },
+        ...errorResponses([400, 401, 403, 404]),
+      },
+    };
+  }
+  if (method === 'GET') return { summary: `Get one ${name}`, responses: { 200: { description: 'The record', content: json(ref(name)) }, ...errorResponses([401, 403, 404]) } };
+  if (method === 'POST') {
+    return {
+      summary: `Create a ${name}`,
+      requestBody: { required: true, content: { ...json(ref(`${name}.input`)), 'application/x-www-form-urlencoded': { schema: ref(`${name}.input`) } } },
+      responses: { 201: { description: 'The record created', content: json(ref(name)) }, ...errorResponses([400, 401, 403, 404, 422]) },
+    };
+  }
+  if (method === 'PUT' || method === 'PATCH') {
+    return {
+      summary: `Update a ${name}`,
+      requestBody: { required: true, content: json({ ...ref(`${name}.input`) }) },
+      responses: { 200: { description: 'The record updated', content: json(ref(name)) }, ...errorResponses([400, 401, 403, 404, 422]) },
+    };
+  }
+  return {
+    summary: `Delete a ${name}`,
+    responses: { 200: { description: 'The record deleted', content: json({ type: 'object', properties: { ok: { const: 'record-deleted' }, data: ref(name) } }) }, ...errorResponses([401, 403, 404, 422]) },
+  };
+}
+
+/** A custom endpoint: its own response schema when it declares one. */
+function customOperation(route: RouteRecord): Record<string, unknown> {
+  const declared = (route.schema?.response as Record<string, unknown> | undefined)?.[200];
+  const open = route.config.public || route.config.operational;
+  return {
+    summary: `${route.method} ${route.url}`,
+    ...(['POST', 'PUT', 'PATCH'].includes(route.method) ? { requestBody: { content: json({ type: 'object' }) } } : {}),
+    responses: { 200: { description: 'Success', content: json(declared ?? {}) }, ...errorResponses(open ? [404] : [400, 401, 403, 404, 422]) },
+    ...(open ? { security: [] } : {}),
+  };
+}
+
+/**
+ * The OpenAPI 3.1 description of what this installation serves now: every model resource from the
+ * registry (records and inputs from its fields), every custom endpoint from the routes as
+ * registered, the key scheme, the error shapes and `X-Total-Count`. Resources switched off (a
+ * disabled plugin's) are left out. Never written by hand: `npm run openapi` writes it to
+ * docs/openapi.json.
+ */
+export async function openApiDocument(ctx: AppContext, version: string): Promise<Record<string, unknown>> {
+  const available = new Map<string, boolean>();
+  for (const [resource, check] of ctx.availability) available.set(resource, await check());
+  const paths: Record<string, Record<string, unknown>> = {};
+  const schemas: Record<string, unknown> = errorSchemas();
+  const tags = new Set<string>();
+  const aliases = new Map<string, string>();
+  for (const route of ctx.routes) {
+    const resource = route.config.resource;
+    if (resource && available.get(resource) === false) continue;
+    if (!route.url.startsWith('/api/3') && !route.config.public && !route.config.operational) continue;
+    const model = (route.config.family === 'model' || route.url.endsWith('/schema')) && resource ? ctx.registry.get(resource) : undefined;
+    if (model && model.alias !== model.resource && route.url.split('/')[3] === model.alias) {
+      // The plural alias serves the same operations: described once, referenced from both paths.
+      aliases.set(pathOf(route.url).path, pathOf(route.url.replace(`/api/3/${model.alias}`, `/api/3/${model.resource}`)).path);
+      continue;
+    }
+    const { path, parameters } = pathOf(route.url);
+    const operation = model && !route.url.endsWith('/schema') ? modelOperation(model, route.method, route.url.endsWith('/:id')) : customOperation(route);
+    if (model) {
+      schemas[model.resource] = recordSchema(model);
+      schemas[`${model.resource}.input`] = inputSchema(model);
+    }
+    const tag = resource || (route.config.operational ? 'operations' : 'root');
+    tags.add(tag);
+    paths[path] ??= {};
+    paths[path][route.method.toLowerCase()] = {
+      operationId: `${route.method.toLowerCase()}${path.replace(/[^A-Za-z0-9]+(.)?/g, (_, next: string | undefined) => (next ?? '').toUpperCase())}`,
+      tags: [tag],
+      ...operation,
+      ...(parameters.length ? { parameters: [...parameters, ...((operation.parameters as unknown[]) ?? [])] } : {}),
+    };
+  }
+  const pathItems: Record<string, unknown> = {};
+  for (const [alias, canonical] of aliases) {
+    const name = canonical.slice('/api/3/'.length).replace(/[{}]/g, '').replace(/\//g, '.');
+    if (paths[canonical] && !('$ref' in paths[canonical])) pathItems[name] = paths[canonical];
+    paths[canonical] = paths[alias] = { $ref: `#/components/pathItems/${name}` };
+  }
+  const sorted = <T>(entries: Record<string, T>) => Object.fromEntries(Object.entries(entries).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  const sortedPaths = sorted(paths);
+  return {
+    openapi: '3.1.0',
+    info: { title: TITLE, version, description: 'A JSON REST API over an invoicing installation. Generated from the model registry and the routes (docs/openapi.md).' },
+    servers: [{ url: '/' }],
+    security: [{ apiKey: [] }],
+    tags: [...tags].sort().map((name) => ({ name })),
+    paths: sortedPaths,
+    components: {
+      securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-Auth-Token', description: 'An API key (`Token` is accepted too).' } },
+      parameters: Object.fromEntries(LIST_PARAMETERS.map((parameter) => [parameter.name, parameter])),
+      headers: { 'X-Total-Count': { description: 'Records matching the filters, whatever `limit` and `offset`.', schema: { type: 'integer', minimum: 0 } } },
+      responses: Object.fromEntries(Object.entries(ERRORS).map(([code, { description, schema }]) => [`E${code}`, { description, content: json(ref(schema)) }])),
+      pathItems: sorted(pathItems),
+      schemas: sorted(schemas),
+    },
+  };
+}
