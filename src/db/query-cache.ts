@@ -1,9 +1,9 @@
-import { sql, type CompiledQuery } from 'kysely';
+import { sql, type CompiledQuery, type ExpressionBuilder } from 'kysely';
 import type { Model } from '../models/define-model.ts';
 import type { FieldValue } from '../models/fields.ts';
 import { conditionParameters, whereOf } from '../query/apply-list-query.ts';
 import type { ListQuery } from '../query/list-query.ts';
-import type { Database } from './database.ts';
+import type { Database, Engine } from './database.ts';
 import { toDbValue } from './row-codec.ts';
 
 /** A compiled statement and the parameters of this call. */
@@ -50,8 +50,9 @@ export class QueryCache {
       query.where.map((group) => group.map((c) => `${c.field}:${c.op}`).join('&')).join('|'),
       query.sort.map((s) => `${s.transform ?? ''}${s.field}:${s.direction}`).join(','),
       query.limit === null ? 'all' : 'page',
+      query.after ? 'after' : '',
     ].join('#');
-    const paging = query.limit === null ? [] : [query.limit, query.offset];
+    const paging = [...keysetParameters(engine, model, query), ...(query.limit === null ? [] : [query.limit, query.offset])];
     const cached = this.#lists.get(key);
     if (cached) {
       return {
@@ -74,7 +75,7 @@ export class QueryCache {
     const { engine, kysely } = this.#database;
     const from = kysely.selectFrom(model.table);
     const filtered = query.where.length ? from.where(whereOf(engine, model, query)) : from;
-    let select = filtered.select(model.visibleFields);
+    let select = (query.after ? filtered.where(keysetCondition(engine, model, query)) : filtered).select(model.visibleFields);
     const { dialect } = this.#database;
     for (const { field, direction, transform } of query.sort) {
       const column = sql.ref(field);
@@ -86,4 +87,24 @@ export class QueryCache {
       count: filtered.select((eb) => eb.fn.countAll().as('total')).compile(),
     };
   }
+}
+
+/**
+ * Rows after the cursor's sort values (list-cursor.ts): for sort keys k1..kn and values v1..vn,
+ * (k1 > v1) OR (k1 = v1 AND k2 > v2) OR ... with < for descending keys. The primary key ends every
+ * sort, so the condition is strict and no row repeats or goes missing.
+ */
+function keysetCondition(engine: Engine, model: Model, query: ListQuery) {
+  const values = query.after!.map((value, index) => toDbValue(engine, model.fields[query.sort[index]!.field]!, value));
+  return (eb: ExpressionBuilder<any, any>) => eb.or(query.sort.map((entry, index) => eb.and([
+    ...query.sort.slice(0, index).map((before, at) => eb(before.field, '=', values[at])),
+    eb(entry.field, entry.direction === 'asc' ? '>' : '<', values[index]),
+  ])));
+}
+
+/** The parameters of `keysetCondition`, in the order the compiled SQL binds them. */
+function keysetParameters(engine: Engine, model: Model, query: ListQuery): unknown[] {
+  if (!query.after) return [];
+  const values = query.after.map((value, index) => toDbValue(engine, model.fields[query.sort[index]!.field]!, value));
+  return query.sort.flatMap((_, index) => values.slice(0, index + 1));
 }

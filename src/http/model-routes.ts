@@ -5,7 +5,8 @@ import { coerceValue } from '../models/coerce.ts';
 import type { FieldValue } from '../models/fields.ts';
 import { readInput } from '../models/read-input.ts';
 import { recordJsonSchema, schemaOutput } from '../models/schema-output.ts';
-import { parseListQuery } from '../query/list-query.ts';
+import { encodeListCursor, keysetPageable } from '../query/list-cursor.ts';
+import { parseListQuery, type ListQuery } from '../query/list-query.ts';
 import type { AppContext } from '../app-context.ts';
 import { bodyOf } from './body.ts';
 import { streamList } from './list-stream.ts';
@@ -18,6 +19,20 @@ export function parseId(model: Model, request: FastifyRequest): FieldValue {
   const coerced = coerceValue({ ...model.fields[model.primaryKey]!, length: undefined }, raw, 'json');
   if (!coerced.ok || coerced.value === null) throw new AppError('record-not-found');
   return coerced.value;
+}
+
+/**
+ * The next page of a full page: the same request with a `cursor` after its last row where the sort
+ * allows keyset paging (list-cursor.ts), else with the next `offset`.
+ */
+function nextPageUrl(model: Model, query: ListQuery, url: string, last: Record<string, unknown>): string {
+  const mark = url.indexOf('?');
+  const params = new URLSearchParams(mark < 0 ? '' : url.slice(mark + 1));
+  params.delete('cursor');
+  params.delete('offset');
+  if (keysetPageable(model, query.sort)) params.set('cursor', encodeListCursor(query.sort, last));
+  else params.set('offset', String(query.offset + query.limit!));
+  return `${mark < 0 ? url : url.slice(0, mark)}?${params.toString()}`;
 }
 
 /**
@@ -49,6 +64,7 @@ export function registerModelRoutes(app: FastifyInstance, ctx: AppContext, model
     if (query.limit === null) return streamList(ctx, model, query, reply, presenter && ((rows) => present(request, rows)));
     const { rows, total } = await store.list(model, query);
     reply.header('X-Total-Count', String(total));
+    if (rows.length === query.limit) reply.header('Link', `<${nextPageUrl(model, query, request.url, rows[rows.length - 1]!)}>; rel="next"`);
     return present(request, rows);
   };
   const create = async (request: FastifyRequest, reply: FastifyReply) => {

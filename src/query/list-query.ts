@@ -2,6 +2,7 @@ import { AppError } from '../errors.ts';
 import type { Model } from '../models/define-model.ts';
 import { coerceValue, isStorableText } from '../models/coerce.ts';
 import type { FieldValue } from '../models/fields.ts';
+import { decodeListCursor } from './list-cursor.ts';
 
 /**
  * List query string -> validated AST (spec "List query parameters", plus the reference's `_is`,
@@ -42,6 +43,8 @@ export interface ListQuery {
   offset: number;
   /** `_like` values may hold `%` and `_` wildcards (the established system's reading). */
   likeWildcards?: boolean;
+  /** Keyset paging: rows after these sort values (one per `sort` entry, from a `cursor`). */
+  after?: FieldValue[];
 }
 
 export interface ListQueryOptions {
@@ -162,10 +165,14 @@ export function parseListQuery(model: Model, query: Query, options: ListQueryOpt
     const offset = limit !== null && /^\d+$/.test(offsetRaw) && Number.isSafeInteger(Number(offsetRaw)) ? Number(offsetRaw) : 0;
     return { where, sort, limit, offset, likeWildcards: true };
   }
+  const cursor = single(query, 'cursor');
+  const offset = offsetRaw === '' ? 0 : parseInteger(offsetRaw, 'invalid-offset', 0, Number.MAX_SAFE_INTEGER);
+  if (cursor !== '' && offset !== 0) throw new AppError('invalid-cursor', { reason: 'cursor-with-offset' });
   return {
     where,
     sort,
     limit: limitRaw === '' ? options.defaultLimit : parseInteger(limitRaw, 'invalid-limit', 1, options.maxLimit, { max: options.maxLimit }),
-    offset: offsetRaw === '' ? 0 : parseInteger(offsetRaw, 'invalid-offset', 0, Number.MAX_SAFE_INTEGER),
+    offset,
+    ...(cursor === '' ? {} : { after: decodeListCursor(model, sort, cursor) }),
   };
 }

@@ -66,6 +66,7 @@ const LIST_PARAMETERS = [
   { name: 'sort', in: 'query', style: 'deepObject', explode: true, schema: { type: 'object', additionalProperties: { enum: ['ASC', 'DESC', 'asc', 'desc'] } } },
   { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, default: 50 } },
   { name: 'offset', in: 'query', schema: { type: 'integer', minimum: 0, default: 0 } },
+  { name: 'cursor', in: 'query', schema: { type: 'string' }, description: 'The next page after a full one, from its `Link: <...>; rel="next"` (keyset paging; not with `offset`)' },
 ];
 
 /** One operation of a model's generic resource. */
@@ -76,7 +77,7 @@ function modelOperation(model: Model, method: string, one: boolean): Record<stri
       summary: `List ${name}`,
       parameters: LIST_PARAMETERS.map((parameter) => ({ $ref: `#/components/parameters/${parameter.name}` })),
       responses: {
-        200: { description: 'One page of records', headers: { 'X-Total-Count': { $ref: '#/components/headers/X-Total-Count' } }, content: json({ type: 'array', items: ref(name) }) },
+        200: { description: 'One page of records', headers: { 'X-Total-Count': { $ref: '#/components/headers/X-Total-Count' }, Link: { $ref: '#/components/headers/Link' } }, content: json({ type: 'array', items: ref(name) }) },
         ...errorResponses([400, 401, 403, 404]),
       },
     };
@@ -172,7 +173,10 @@ export async function openApiDocument(ctx: AppContext, version: string): Promise
     components: {
       securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-Auth-Token', description: 'An API key (`Token` is accepted too).' } },
       parameters: Object.fromEntries(LIST_PARAMETERS.map((parameter) => [parameter.name, parameter])),
-      headers: { 'X-Total-Count': { description: 'Records matching the filters, whatever `limit` and `offset`.', schema: { type: 'integer', minimum: 0 } } },
+      headers: {
+        'X-Total-Count': { description: 'Records matching the filters, whatever `limit` and `offset`.', schema: { type: 'integer', minimum: 0 } },
+        Link: { description: 'On a full page: `<url>; rel="next"`, the next page (by `cursor`, or by `offset` for sorts on nullable fields).', schema: { type: 'string' } },
+      },
       responses: Object.fromEntries(Object.entries(ERRORS).map(([code, { description, schema }]) => [`E${code}`, { description, content: json(ref(schema)) }])),
       pathItems: sorted(pathItems),
       schemas: sorted(schemas),
