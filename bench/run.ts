@@ -42,12 +42,22 @@ async function measure(server: Server, scenario: Scenario, path = scenario.path,
   return { rps: result.requests.average, p99: result.latency.p99, errors: result.errors + result.timeouts + result.non2xx };
 }
 
+/** The `Link: rel="next"` target of a request (a page by cursor). */
+async function nextLink(server: Server, path: string): Promise<string> {
+  const answer = await fetch(`http://127.0.0.1:${server.port}${path}`, { headers: { 'x-auth-token': BENCH_KEY } });
+  await answer.arrayBuffer();
+  const link = /^<([^>]+)>; rel="next"$/.exec(answer.headers.get('link') ?? '');
+  if (!link) throw new Error(`no next page for ${path}`);
+  return link[1]!;
+}
+
 /**
  * Warm-up (JIT, statement caches, connection pools), then the measured run, then one read alone:
  * it waits behind the statements the server still has queued, so the next scenario starts on an
  * idle server.
  */
 async function run(server: Server, scenario: Scenario, path?: string): Promise<Figure> {
+  if (scenario.followLink) path = await nextLink(server, path ?? scenario.path);
   await measure(server, scenario, path, 1);
   const figure = await measure(server, scenario, path);
   const probe = scenario.method === 'POST' ? '/api/3/cliente/1' : path ?? scenario.path;

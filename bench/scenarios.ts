@@ -26,6 +26,8 @@ export interface Scenario {
   createsInvoices?: boolean;
   /** The request on the large database, when it differs (a page as deep in proportion). */
   largePath?: string;
+  /** Measure the page this request's `Link: rel="next"` points to (a cursor page) instead. */
+  followLink?: boolean;
 }
 
 export const SCENARIOS: Scenario[] = [
@@ -41,8 +43,10 @@ export const GROWTH_SCENARIOS: Scenario[] = [
   { name: 'customers: filter + sort, 50 rows', path: '/api/3/cliente?filter[nombre_like]=customer%201&sort[nombre]=ASC&limit=50' },
   { name: 'customers: by tax id', path: '/api/3/cliente?filter[cifnif]=B00000420&limit=50' },
   { name: 'customers: sorted, deep offset', path: '/api/3/cliente?sort[nombre]=ASC&limit=50&offset=900', largePath: '/api/3/cliente?sort[nombre]=ASC&limit=50&offset=90000' },
+  { name: 'customers: sorted, deep page by cursor', path: '/api/3/cliente?sort[nombre]=ASC&limit=50&offset=850', largePath: '/api/3/cliente?sort[nombre]=ASC&limit=50&offset=89950', followLink: true },
   { name: 'invoices: of a customer, by date', path: '/api/3/facturacliente?filter[codcliente]=42&sort[fecha]=DESC&limit=50' },
   { name: 'invoices: by date, deep offset', path: '/api/3/facturacliente?sort[fecha]=DESC&sort[hora]=DESC&limit=50&offset=900', largePath: '/api/3/facturacliente?sort[fecha]=DESC&sort[hora]=DESC&limit=50&offset=90000' },
+  { name: 'invoices: by date, deep page by cursor', path: '/api/3/facturacliente?sort[fecha]=DESC&sort[hora]=DESC&limit=50&offset=850', largePath: '/api/3/facturacliente?sort[fecha]=DESC&sort[hora]=DESC&limit=50&offset=89950', followLink: true },
 ];
 
 /** The large database's rate must be at least this share of the small one's. */

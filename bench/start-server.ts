@@ -1,5 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { createInterface } from 'node:readline';
 
 export interface Server {
@@ -11,7 +13,9 @@ export interface Server {
 
 /** Starts `node bench/servers.ts <args>` and resolves once it prints the port it listens on. */
 export async function startServer(args: string[]): Promise<Server> {
-  const child = spawn(process.execPath, [new URL('./servers.ts', import.meta.url).pathname, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  // With Node's compile cache, as `npm start` runs (src/main.ts).
+  const env = { ...process.env, NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE ?? path.join(os.tmpdir(), 'node-compile-cache') };
+  const child = spawn(process.execPath, [new URL('./servers.ts', import.meta.url).pathname, ...args], { stdio: ['ignore', 'pipe', 'inherit'], env });
   const line = await new Promise<string>((resolve, reject) => {
     const lines = createInterface({ input: child.stdout! });
     lines.once('line', resolve);

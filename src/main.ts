@@ -1,60 +1,9 @@
-import { createApp, type App } from './app.ts';
-import { loadProcessConfig } from './config.ts';
-import { createInitialKey } from './modules/auth/index.ts';
+import module from 'node:module';
 
 /**
- * Graceful shutdown (docs/deploy.md): stop accepting (`/ready` answers 503, new requests on open
- * connections get 503), let the requests in flight finish for up to `shutdownTimeoutMs`, then close
- * what is left, stop the background jobs, flush coalesced writes and close the database. Exits 0
- * when every request in flight finished, 1 when some had to be cut; a second signal exits at once.
+ * Process entry (`npm start`). Node's compile cache keeps the TypeScript sources' compiled code
+ * between starts (in the OS temporary folder, or NODE_COMPILE_CACHE): a start takes half the time
+ * and ~25 MiB less memory once the cache is warm. It must be on before the sources are imported.
  */
-async function shutdown(app: App, timeoutMs: number, signal: string): Promise<number> {
-  app.server.log.info({ signal, timeoutMs }, 'shutting down');
-  let timer: NodeJS.Timeout | undefined;
-  const timedOut = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), timeoutMs)));
-  const closing = app.close();
-  const cut = await Promise.race([closing.then(() => false), timedOut]);
-  clearTimeout(timer);
-  if (cut) {
-    app.server.log.warn('requests still in flight at the shutdown timeout: closing their connections');
-    app.server.server.closeAllConnections();
-    await closing;
-  }
-  app.server.log.info('stopped');
-  return cut ? 1 : 0;
-}
-
-/** Process entry: config -> app -> listen; graceful shutdown on SIGINT/SIGTERM. */
-async function main(): Promise<void> {
-  const config = loadProcessConfig();
-  const app = await createApp({ config });
-  if (app.firstRun) {
-    const { id, token } = await createInitialKey(app.ctx);
-    // Printed once, on the console only: the database keeps a digest, never the token.
-    console.log(
-      `\nNew installation: the API is enabled and a full-access key was created (id ${id}).\n` +
-        `  X-Auth-Token: ${token}\n` +
-        `Store it now; it cannot be shown again. More keys: npm run cli -- apikey create --help\n`,
-    );
-  }
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) process.exit(1);
-    stopping = true;
-    shutdown(app, config.shutdownTimeoutMs, signal).then(
-      (code) => process.exit(code),
-      (error) => {
-        console.error(error);
-        process.exit(1);
-      },
-    );
-  };
-  process.on('SIGINT', () => stop('SIGINT'));
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  await app.server.listen({ port: config.port, host: config.host });
-}
-
-main().catch((error) => {
-  console.error(error);
-  process.exit(1);
-});
+module.enableCompileCache?.();
+await import('./serve.ts');

@@ -13,7 +13,7 @@ import { coreModules } from '../src/modules/index.ts';
  */
 const src = path.resolve(import.meta.dirname, '../src');
 const modulesDir = path.join(src, 'modules');
-const COMPOSITION_ROOTS = [path.join(src, 'app.ts'), path.join(src, 'main.ts'), path.join(src, 'cli'), path.join(src, 'plugins', 'installation-modules.ts')];
+const COMPOSITION_ROOTS = [path.join(src, 'app.ts'), path.join(src, 'main.ts'), path.join(src, 'serve.ts'), path.join(src, 'cli'), path.join(src, 'plugins', 'installation-modules.ts')];
 
 function sourceFiles(dir: string): string[] {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
