@@ -44,9 +44,9 @@ export const GROWTH_SCENARIOS: Scenario[] = [
   { name: 'customers: by tax id', path: '/api/3/cliente?filter[cifnif]=B00000420&limit=50' },
   { name: 'customers: sorted, deep offset', path: '/api/3/cliente?sort[nombre]=ASC&limit=50&offset=900', largePath: '/api/3/cliente?sort[nombre]=ASC&limit=50&offset=90000' },
   { name: 'customers: sorted, deep page by cursor', path: '/api/3/cliente?sort[nombre]=ASC&limit=50&offset=850', largePath: '/api/3/cliente?sort[nombre]=ASC&limit=50&offset=89950', followLink: true },
-  { name: 'invoices: of a customer, by date', path: '/api/3/facturacliente?filter[codcliente]=42&sort[fecha]=DESC&limit=50' },
-  { name: 'invoices: by date, deep offset', path: '/api/3/facturacliente?sort[fecha]=DESC&sort[hora]=DESC&limit=50&offset=900', largePath: '/api/3/facturacliente?sort[fecha]=DESC&sort[hora]=DESC&limit=50&offset=90000' },
-  { name: 'invoices: by date, deep page by cursor', path: '/api/3/facturacliente?sort[fecha]=DESC&sort[hora]=DESC&limit=50&offset=850', largePath: '/api/3/facturacliente?sort[fecha]=DESC&sort[hora]=DESC&limit=50&offset=89950', followLink: true },
+  { name: 'invoices: of a customer, by date', path: '/api/3/facturacliente?filter[codcliente]=2&sort[fecha]=DESC&limit=50' },
+  { name: 'invoices: by date, deep offset', path: '/api/3/facturacliente?sort[fecha]=DESC&limit=50&offset=900', largePath: '/api/3/facturacliente?sort[fecha]=DESC&limit=50&offset=90000' },
+  { name: 'invoices: by date, deep page by cursor', path: '/api/3/facturacliente?sort[fecha]=DESC&limit=50&offset=850', largePath: '/api/3/facturacliente?sort[fecha]=DESC&limit=50&offset=89950', followLink: true },
 ];
 
 /** The large database's rate must be at least this share of the small one's. */

@@ -96,15 +96,21 @@ export class QueryCache {
  */
 function keysetCondition(engine: Engine, model: Model, query: ListQuery) {
   const values = query.after!.map((value, index) => toDbValue(engine, model.fields[query.sort[index]!.field]!, value));
-  return (eb: ExpressionBuilder<any, any>) => eb.or(query.sort.map((entry, index) => eb.and([
-    ...query.sort.slice(0, index).map((before, at) => eb(before.field, '=', values[at])),
-    eb(entry.field, entry.direction === 'asc' ? '>' : '<', values[index]),
-  ])));
+  const [first] = query.sort;
+  return (eb: ExpressionBuilder<any, any>) => eb.and([
+    // Implied by the disjunction, but what lets the engines start an index range at the cursor
+    // instead of filtering every row from the first.
+    eb(first!.field, first!.direction === 'asc' ? '>=' : '<=', values[0]),
+    eb.or(query.sort.map((entry, index) => eb.and([
+      ...query.sort.slice(0, index).map((before, at) => eb(before.field, '=', values[at])),
+      eb(entry.field, entry.direction === 'asc' ? '>' : '<', values[index]),
+    ]))),
+  ]);
 }
 
 /** The parameters of `keysetCondition`, in the order the compiled SQL binds them. */
 function keysetParameters(engine: Engine, model: Model, query: ListQuery): unknown[] {
   if (!query.after) return [];
   const values = query.after.map((value, index) => toDbValue(engine, model.fields[query.sort[index]!.field]!, value));
-  return query.sort.flatMap((_, index) => values.slice(0, index + 1));
+  return [values[0], ...query.sort.flatMap((_, index) => values.slice(0, index + 1))];
 }
