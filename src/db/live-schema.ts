@@ -67,3 +67,15 @@ export async function readLiveConstraints(db: DbExecutor, engine: Engine): Promi
   const { rows } = await query.execute(db);
   return new Set(rows.map((row) => String(row.n)));
 }
+
+/** The schema's indexes named by the sync for plain indexes (`ix_`), with their tables. */
+export async function readLivePlainIndexes(db: DbExecutor, engine: Engine): Promise<Array<{ name: string; table: string }>> {
+  const query =
+    engine === 'sqlite'
+      ? sql<{ n: string; t: string }>`SELECT name AS n, tbl_name AS t FROM sqlite_master WHERE type = 'index'`
+      : engine === 'postgres'
+        ? sql<{ n: string; t: string }>`SELECT indexname AS n, tablename AS t FROM pg_indexes WHERE schemaname = current_schema()`
+        : sql<{ n: string; t: string }>`SELECT DISTINCT index_name AS n, table_name AS t FROM information_schema.statistics WHERE table_schema = DATABASE()`;
+  const { rows } = await query.execute(db);
+  return rows.map((row) => ({ name: String(row.n), table: String(row.t) })).filter((index) => index.name.startsWith('ix_'));
+}

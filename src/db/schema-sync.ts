@@ -4,7 +4,7 @@ import type { ModelRegistry } from '../models/registry.ts';
 import type { Database } from './database.ts';
 import { columnSql, quoteIdent } from './column-sql.ts';
 import { alterColumnTypes, planTypeChanges } from './column-type-change.ts';
-import { readLiveColumns, readLiveConstraints } from './live-schema.ts';
+import { readLiveColumns, readLiveConstraints, readLivePlainIndexes } from './live-schema.ts';
 import {
   appliedMigrationIds,
   checkMigrations,
@@ -33,6 +33,8 @@ export interface SyncReport {
   alteredColumns?: string[];
   /** Before-sync migrations recorded without running, because this sync created the database in its final shape. */
   skippedMigrations?: string[];
+  /** Plain indexes (`ix_` names) of the registry's tables that the models no longer derive, dropped. */
+  droppedIndexes?: string[];
 }
 
 /**
@@ -43,9 +45,11 @@ export interface SyncReport {
  *    by a before-sync migration's `converts` throws SchemaChangeRefusedError before any DDL;
  * 3. type changes are applied (first: they can fail on the data; SQLite rebuilds the table, as it
  *    does when its foreign keys changed), missing tables and columns created, then missing unique
- *    constraints, indexes and foreign keys;
+ *    constraints, indexes and foreign keys; then plain indexes (`ix_`) of the registry's tables
+ *    that the models no longer derive are dropped (a covered index, one a model stopped declaring);
  * 4. pending after-sync migrations (backfills).
- * Nothing is dropped, so rows survive an upgrade; a second run with the same registry changes nothing.
+ * No table, column or constraint is dropped, so rows survive an upgrade; a second run with the
+ * same registry changes nothing.
  */
 export async function syncSchema(database: Database, registry: ModelRegistry, migrations: Migration[] = []): Promise<SyncReport> {
   checkMigrations(migrations);
@@ -59,6 +63,7 @@ export async function syncSchema(database: Database, registry: ModelRegistry, mi
       appliedMigrations: [],
       alteredColumns: [],
       skippedMigrations: [],
+      droppedIndexes: [],
     };
     const run = (text: string) => sql.raw(text).execute(db);
     let live = await readLiveColumns(db, engine);
@@ -125,6 +130,15 @@ export async function syncSchema(database: Database, registry: ModelRegistry, mi
         if (constraints.has(index.name)) continue;
         await run(`CREATE ${index.unique ? 'UNIQUE ' : ''}INDEX ${q(index.name)} ON ${q(model.table)} (${index.columns.map(q).join(', ')})`);
       }
+    }
+    // After the creations: on MariaDB/MySQL a foreign key then finds the covering index that
+    // replaces the one dropped. Tables of no registered model are not touched.
+    const derived = new Map(registry.models.map((model) => [model.table, new Set(tableIndexes(model).map((index) => index.name))]));
+    for (const index of await readLivePlainIndexes(db, engine)) {
+      const wanted = derived.get(index.table);
+      if (!wanted || wanted.has(index.name)) continue;
+      await run(engine === 'mysql' ? `DROP INDEX ${q(index.name)} ON ${q(index.table)}` : `DROP INDEX ${q(index.name)}`);
+      report.droppedIndexes.push(index.name);
     }
     // SQLite declares foreign keys inline; the other engines get the missing ones once every table exists.
     if (engine !== 'sqlite') {

@@ -16,17 +16,28 @@ export function constraintName(prefix: string, table: string, columns: string[])
   return `${name.slice(0, 50)}_${hash.toString(36)}`;
 }
 
-/** Unique constraints and indexes a model's table should have, with their names. */
+/**
+ * Unique constraints and indexes a model's table should have, with their names: the model's
+ * uniques and extra indexes, and an index per foreign key column. A plain index whose columns
+ * begin another index or unique constraint is left out: the longer one answers the same lookups
+ * (foreign key checks included, which need an index starting with the column), and every index is
+ * one more write per insert.
+ */
 export function tableIndexes(model: Model): Array<{ name: string; columns: string[]; unique: boolean }> {
   const uniques = [
     ...Object.entries(model.fields).filter(([, field]) => field.unique).map(([name]) => [name]),
     ...(model.unique ?? []),
   ];
-  const plain = [
+  const wanted = [
     ...(model.indexes ?? []),
     // Foreign key columns are indexed: RESTRICT/CASCADE checks and joins look them up.
     ...Object.entries(model.fields).filter(([, field]) => field.references && !field.primary).map(([name]) => [name]),
   ];
+  const begins = (longer: string[], columns: string[]) => longer.length >= columns.length && columns.every((column, i) => longer[i] === column);
+  const plain = wanted.filter((columns, i) =>
+    !uniques.some((unique) => begins(unique, columns)) &&
+    // Of two equal lists the first stays; a strictly longer one always covers.
+    !wanted.some((other, j) => j !== i && begins(other, columns) && (other.length > columns.length || j < i)));
   return [
     ...uniques.map((columns) => ({ name: constraintName('uq', model.table, columns), columns, unique: true })),
     ...plain.map((columns) => ({ name: constraintName('ix', model.table, columns), columns, unique: false })),
