@@ -1,19 +1,22 @@
 /**
  * After a burst of creations: the sales invoices' numbers in each series and year must be 1..n,
- * each once (gap-free numbering). Read through the API, a page at a time. Returns the problem, or
- * undefined when there is none.
+ * each once (gap-free numbering). Read through the API by following the pages' `Link: rel="next"`
+ * (cursors: as cheap on a million invoices as on a thousand), optionally only those matching
+ * `filter` (e.g. `filter[codserie]=A`). Returns the problem, or undefined when there is none.
  */
-export async function checkInvoiceNumbers(port: number, key: string): Promise<string | undefined> {
+export async function checkInvoiceNumbers(port: number, key: string, filter = ''): Promise<string | undefined> {
   const numbers = new Map<string, number[]>();
-  for (let offset = 0; ; offset += 1000) {
-    const answer = await fetch(`http://127.0.0.1:${port}/api/3/facturacliente?limit=1000&offset=${offset}&sort[idfactura]=ASC`, { headers: { 'x-auth-token': key } });
+  let next: string | undefined = `/api/3/facturacliente?limit=1000&sort[idfactura]=ASC${filter && `&${filter}`}`;
+  while (next) {
+    const answer = await fetch(`http://127.0.0.1:${port}${next}`, { headers: { 'x-auth-token': key } });
     if (!answer.ok) return `listing invoices: ${answer.status}`;
     const page = (await answer.json()) as Array<{ codserie: string; codejercicio: string; numero: string }>;
     for (const invoice of page) {
       const series = `${invoice.codserie}/${invoice.codejercicio}`;
-      numbers.set(series, [...(numbers.get(series) ?? []), Number(invoice.numero)]);
+      if (!numbers.has(series)) numbers.set(series, []);
+      numbers.get(series)!.push(Number(invoice.numero));
     }
-    if (page.length < 1000) break;
+    next = /^<([^>]+)>; rel="next"$/.exec(answer.headers.get('link') ?? '')?.[1];
   }
   for (const [series, list] of numbers) {
     const sorted = [...list].sort((a, b) => a - b);

@@ -1,8 +1,7 @@
 /**
  * What `npm run bench` measures, and the targets it checks (issue "Operations and speed"): ratios
  * to the plain node:http baseline measured in the same run, on SQLite; the other engines are
- * reported beside it. Growth scenarios run on a database with 100,000 more customers and invoices
- * and are compared with the same request on the small database.
+ * reported beside it. Growth scenarios compare the same request on a small and a large database.
  */
 const invoiceBody = JSON.stringify({
   codcliente: '42',
@@ -24,8 +23,6 @@ export interface Scenario {
   target?: number;
   /** Creates invoices: their numbers are checked gap-free afterwards. */
   createsInvoices?: boolean;
-  /** The request on the large database, when it differs (a page as deep in proportion). */
-  largePath?: string;
   /** Measure the page this request's `Link: rel="next"` points to (a cursor page) instead. */
   followLink?: boolean;
 }
@@ -38,18 +35,37 @@ export const SCENARIOS: Scenario[] = [
   { name: 'PDF of a 20-line invoice', path: '/api/3/exportarFacturaCliente/1?type=PDF' },
 ];
 
-/** Growth: each runs on the small and on the large database; the large must keep half the rate. */
-export const GROWTH_SCENARIOS: Scenario[] = [
-  { name: 'customers: filter + sort, 50 rows', path: '/api/3/cliente?filter[nombre_like]=customer%201&sort[nombre]=ASC&limit=50' },
+/** A page in the middle of `rows` rows (page 10,000 of a million), on a page boundary. */
+const middle = (rows: number) => Math.floor(rows / 100) * 50;
+
+export interface GrowthScenario extends Scenario {
+  /** The request for a database with these books, when it depends on their size. */
+  at?: (books: { customers: number; invoices: number }) => string;
+  /** Only reported on the large bench (deep offset pages): their cost grows with the depth by nature. */
+  reportOnly?: boolean;
+}
+
+/**
+ * Growth: each runs on the small database (1,000 customers and invoices of bench/large-data.ts
+ * beside the sample data) and on a large one (100,000 of each by default, a million with
+ * `--large`); the large must keep GROWTH_TARGET (LARGE_TARGET with --large) of the small one's rate.
+ */
+export const GROWTH_SCENARIOS: GrowthScenario[] = [
+  { name: 'POST crearFacturaCliente, 5 lines', method: 'POST', path: '/api/3/crearFacturaCliente', body: invoiceBody, createsInvoices: true },
+  { name: 'GET one customer', path: '/api/3/cliente/L0000042' },
+  { name: 'customers: filter + sort, 50 rows', path: '/api/3/cliente?filter[nombre_like]=garc%C3%ADa&sort[nombre]=ASC&limit=50' },
   { name: 'customers: by tax id', path: '/api/3/cliente?filter[cifnif]=B00000420&limit=50' },
-  { name: 'customers: sorted, deep offset', path: '/api/3/cliente?sort[nombre]=ASC&limit=50&offset=900', largePath: '/api/3/cliente?sort[nombre]=ASC&limit=50&offset=90000' },
-  { name: 'customers: sorted, deep page by cursor', path: '/api/3/cliente?sort[nombre]=ASC&limit=50&offset=850', largePath: '/api/3/cliente?sort[nombre]=ASC&limit=50&offset=89950', followLink: true },
-  { name: 'invoices: of a customer, by date', path: '/api/3/facturacliente?filter[codcliente]=2&sort[fecha]=DESC&limit=50' },
-  { name: 'invoices: by date, deep offset', path: '/api/3/facturacliente?sort[fecha]=DESC&limit=50&offset=900', largePath: '/api/3/facturacliente?sort[fecha]=DESC&limit=50&offset=90000' },
-  { name: 'invoices: by date, deep page by cursor', path: '/api/3/facturacliente?sort[fecha]=DESC&limit=50&offset=850', largePath: '/api/3/facturacliente?sort[fecha]=DESC&limit=50&offset=89950', followLink: true },
+  { name: 'invoices: of a customer, by date', path: '/api/3/facturacliente?filter[codcliente]=L0000002&sort[fecha]=DESC&limit=10' },
+  { name: 'invoices: by date, page 1', path: '/api/3/facturacliente?sort[fecha]=DESC&limit=50' },
+  { name: 'invoices: by date, middle page by offset', path: '', at: (books) => `/api/3/facturacliente?sort[fecha]=DESC&limit=50&offset=${middle(books.invoices)}`, reportOnly: true },
+  { name: 'invoices: by date, middle page by cursor', path: '', at: (books) => `/api/3/facturacliente?sort[fecha]=DESC&limit=50&offset=${middle(books.invoices) - 50}`, followLink: true },
+  { name: 'customers: by name, middle page by offset', path: '', at: (books) => `/api/3/cliente?sort[nombre]=ASC&limit=50&offset=${middle(books.customers)}`, reportOnly: true },
+  { name: 'customers: by name, middle page by cursor', path: '', at: (books) => `/api/3/cliente?sort[nombre]=ASC&limit=50&offset=${middle(books.customers) - 50}`, followLink: true },
 ];
 
-/** The large database's rate must be at least this share of the small one's. */
+/** The 100,000-row database's rate must be at least this share of the small one's (issue: within 2x). */
 export const GROWTH_TARGET = 0.5;
+/** With --large (a million rows): within 1.2x. */
+export const LARGE_TARGET = 1 / 1.2;
 /** Peak resident memory of a server, in MiB. */
 export const RSS_LIMIT_MIB = 250;

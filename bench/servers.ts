@@ -7,7 +7,9 @@
  *   grows with the response size, so a tiny body would make every real endpoint look slower;
  * - `app`: the service on a fresh database (SQLite in a temporary folder; PostgreSQL or MariaDB in
  *   a scratch database on TEST_POSTGRES_URL / TEST_MYSQL_URL, dropped at exit) with the sample
- *   data of bench/sample-data.ts; `--large` adds 100,000 customers and 100,000 invoices.
+ *   data of bench/sample-data.ts; `--books C,I` sets the size of its books (default 1000,1000).
+ *   The first line also says the database's size, the seconds the data took, and the 12-month
+ *   sales report's rate (queries/s, timed in the process: there is no report endpoint).
  */
 import http from 'node:http';
 import fs from 'node:fs';
@@ -19,7 +21,8 @@ import type { Engine } from '../src/db/database.ts';
 import { customerModel } from '../src/modules/customers/customer-model.ts';
 import { scratchDatabase } from '../test/helpers/engines.ts';
 import { BENCH_KEY } from './bench-key.ts';
-import { addLargeData, addSampleData } from './sample-data.ts';
+import { databaseSizeMib, salesByMonth } from './large-data.ts';
+import { addSampleData, SMALL_BOOKS } from './sample-data.ts';
 
 async function baseline(): Promise<object> {
   const record: Record<string, unknown> = {};
@@ -34,7 +37,7 @@ async function baseline(): Promise<object> {
   return { port: (server.address() as { port: number }).port };
 }
 
-async function app(engine: Engine, large: boolean): Promise<object> {
+async function app(engine: Engine, books: { customers: number; invoices: number }): Promise<object> {
   const dir = fs.mkdtempSync(path.join(process.env.BENCH_DIR ?? os.tmpdir(), 'invoicing-bench-'));
   const scratch = engine === 'sqlite' ? undefined : await scratchDatabase(engine);
   const databaseUrl = scratch?.url ?? `sqlite:${path.join(dir, 'bench.sqlite')}`;
@@ -47,16 +50,26 @@ async function app(engine: Engine, large: boolean): Promise<object> {
     process.exit(0);
   };
   process.once('SIGTERM', () => void stop());
-  const restrictedKey = await addSampleData(instance);
-  if (large) await addLargeData(instance);
+  const started = Date.now();
+  const restrictedKey = await addSampleData(instance, books);
+  const seedSeconds = (Date.now() - started) / 1000;
+  const reportStart = performance.now();
+  let reports = 0;
+  while (performance.now() - reportStart < 2000 || reports < 3) {
+    if (!(await salesByMonth(instance)).length) throw new Error('the sales report found no invoices');
+    reports++;
+  }
+  const reportPerSecond = reports / ((performance.now() - reportStart) / 1000);
   await instance.server.listen({ port: 0, host: '127.0.0.1' });
-  return { port: (instance.server.server.address() as { port: number }).port, restrictedKey };
+  return { port: (instance.server.server.address() as { port: number }).port, restrictedKey, sizeMib: await databaseSizeMib(instance), seedSeconds, reportPerSecond };
 }
 
-const [kind, engine = 'sqlite', flag] = process.argv.slice(2);
-const started = kind === 'baseline' ? await baseline() : kind === 'app' && ['sqlite', 'postgres', 'mysql'].includes(engine) ? await app(engine as Engine, flag === '--large') : undefined;
+const [kind, engine = 'sqlite', flag, size] = process.argv.slice(2);
+const [customers, invoices] = flag === '--books' ? (size ?? '').split(',').map(Number) : [SMALL_BOOKS.customers, SMALL_BOOKS.invoices];
+const valid = [customers, invoices].every((n) => Number.isInteger(n) && n! >= 1);
+const started = kind === 'baseline' ? await baseline() : kind === 'app' && valid && ['sqlite', 'postgres', 'mysql'].includes(engine) ? await app(engine as Engine, { customers: customers!, invoices: invoices! }) : undefined;
 if (started === undefined) {
-  console.error('usage: node bench/servers.ts baseline | app [sqlite|postgres|mysql] [--large]');
+  console.error('usage: node bench/servers.ts baseline | app [sqlite|postgres|mysql] [--books CUSTOMERS,INVOICES]');
   process.exit(2);
 }
 console.log(JSON.stringify(started));

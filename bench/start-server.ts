@@ -8,6 +8,10 @@ export interface Server {
   port: number;
   /** The token of the app's key restricted to reading customers. */
   restrictedKey?: string;
+  /** The app's database size, the seconds its data took to write, the 12-month sales report's rate (bench/servers.ts). */
+  sizeMib?: number;
+  seedSeconds?: number;
+  reportPerSecond?: number;
   child: ChildProcess;
 }
 
