@@ -9,6 +9,7 @@ import { registerPipeline } from './http/pipeline.ts';
 import { registerProfileSerializer } from './http/profile-serializer.ts';
 import { registerHealthRoutes } from './http/health-routes.ts';
 import { registerRequestLog, requestIdOf } from './http/request-log.ts';
+import { registerReadRouting } from './http/read-routing.ts';
 import { registerRootRoute } from './http/root-route.ts';
 import { startJobs, type Jobs } from './jobs.ts';
 import type { Job } from './module.ts';
@@ -71,6 +72,7 @@ export async function createApp(options: CreateAppOptions): Promise<App> {
     });
     await registerBodyParsers(server, { bodyLimit: config.bodyLimit });
     await registerPipeline(server, ctx.pipeline);
+    if (ctx.database.replicas) registerReadRouting(server, config.readYourWritesMs, (request) => String(ctx.pipeline.logContext?.(request)?.key ?? request.ip));
     registerProfileSerializer(server);
     registerRootRoute(server, ctx);
     for (const model of ctx.registry.resources()) registerModelRoutes(server, ctx, model);

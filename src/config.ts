@@ -46,6 +46,17 @@ export interface Config {
    * hole as a rolled-back write rather than wait for it to commit (docs/events.md, ordering).
    */
   eventsGapMs: number;
+  /**
+   * Read replicas of the primary (PostgreSQL or MariaDB/MySQL, the primary's engine): reads of GET
+   * requests outside transactions go to them (docs/deploy.md, "Read replicas"). Empty: none.
+   */
+  databaseReadUrls: string[];
+  /** A replica further behind the primary than this (ms) is skipped until it catches up. */
+  readReplicaMaxLagMs: number;
+  /** How often (ms) each replica's health and lag are checked. */
+  readReplicaCheckMs: number;
+  /** After a key's write, its reads stay on the primary for this long (ms): a client reads what it wrote. */
+  readYourWritesMs: number;
 }
 
 export class ConfigError extends Error {
@@ -95,6 +106,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (apiKey !== undefined && apiKey.length < 16) {
     throw new ConfigError('API_KEY must be at least 16 characters long (it grants full access)');
   }
+  const databaseReadUrls = (env.DATABASE_READ_URL ?? '').split(',').map((url) => url.trim()).filter(Boolean);
+  for (const url of databaseReadUrls) {
+    const { engine } = parseDatabaseUrl(url);
+    if (engine === 'sqlite' || engine !== parseDatabaseUrl(databaseUrl).engine) {
+      throw new ConfigError(`DATABASE_READ_URL must list replicas of the primary's engine (PostgreSQL or MariaDB/MySQL), got "${url.replace(/\/\/[^@/]*@/, '//***@')}"`);
+    }
+  }
   return {
     port: intVar(env, 'PORT', 8080, 0, 65535),
     host: env.HOST || '127.0.0.1',
@@ -115,6 +133,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     eventsRetentionDays: intVar(env, 'EVENTS_RETENTION_DAYS', 30, 1, 36_500),
     shutdownTimeoutMs: intVar(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     eventsGapMs: intVar(env, 'EVENTS_GAP_MS', 10_000, 0, 3_600_000),
+    databaseReadUrls,
+    readReplicaMaxLagMs: intVar(env, 'READ_REPLICA_MAX_LAG_MS', 2000, 0, 3_600_000),
+    readReplicaCheckMs: intVar(env, 'READ_REPLICA_CHECK_MS', 1000, 10, 600_000),
+    readYourWritesMs: intVar(env, 'READ_YOUR_WRITES_MS', 5000, 0, 3_600_000),
   };
 }
 

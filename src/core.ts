@@ -47,7 +47,7 @@ export interface Core {
 export async function createCore(options: CoreOptions): Promise<Core> {
   const { config, modules } = options;
   const ownsDatabase = !options.database;
-  const database = options.database ?? createDatabase(config.databaseUrl);
+  const database = options.database ?? createDatabase(config.databaseUrl, { readUrls: config.databaseReadUrls, replicaMaxLagMs: config.readReplicaMaxLagMs, replicaCheckMs: config.readReplicaCheckMs });
   database.reportError = (error, what) => options.log.error({ err: error }, what);
   const stopped: Module[] = [];
   try {

@@ -15,6 +15,7 @@ import { cachedStatements } from './sqlite-statement-cache.ts';
 import { guardedDialect, type StatementCounter } from './guarded-dialect.ts';
 import { dialectFor, type SqlDialect } from './dialect.ts';
 import { WriteTracker } from './write-tracker.ts';
+import { ReplicaSet, routingDialect } from './read-replicas.ts';
 
 export type Engine = 'sqlite' | 'postgres' | 'mysql';
 
@@ -34,6 +35,8 @@ export interface Database {
   readonly counter: StatementCounter;
   /** The generation of each table this instance writes (derived caches check it). */
   readonly writes: WriteTracker;
+  /** The read replicas, when configured (read-replicas.ts). */
+  readonly replicas?: ReplicaSet;
 }
 
 // pg returns DATE/TIME/TIMESTAMP as JS Dates (in the process time zone) and BIGINT/NUMERIC as
@@ -56,15 +59,29 @@ const pgTypes = {
 
 export interface DatabaseOptions {
   poolSize?: number;
+  /** Read replicas of the primary (read-replicas.ts); PostgreSQL and MariaDB/MySQL only. */
+  readUrls?: string[];
+  replicaMaxLagMs?: number;
+  replicaCheckMs?: number;
 }
 
 const consoleReport = (error: unknown, what: string) => console.error(what, error);
 
-function open(engine: Engine, dialect: Dialect): Database {
+function open(engine: Engine, dialect: Dialect, replicas?: ReplicaSet): Database {
   const counter: StatementCounter = { statements: 0 };
   const writes = new WriteTracker();
-  const kysely = new Kysely({ dialect: guardedDialect(dialect, counter, writes) });
-  return { engine, dialect: dialectFor(engine), kysely, counter, writes, reportError: consoleReport, close: () => kysely.destroy() };
+  const kysely = new Kysely({ dialect: guardedDialect(replicas ? routingDialect(dialect, replicas) : dialect, counter, writes) });
+  return { engine, dialect: dialectFor(engine), kysely, counter, writes, replicas, reportError: consoleReport, close: () => kysely.destroy() };
+}
+
+/** A URL's host, port and database, for logs and status (never its user or password). */
+export function redactedUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.protocol}//${parsed.host}${parsed.pathname}`;
+  } catch {
+    return 'an unparsable URL';
+  }
 }
 
 export function createDatabase(url: string, options: DatabaseOptions = {}): Database {
@@ -80,44 +97,59 @@ export function createDatabase(url: string, options: DatabaseOptions = {}): Data
     raw.pragma('busy_timeout = 5000');
     return open(engine, new QueuedSqliteDialect({ database: cachedStatements(raw) }));
   }
+  // Pool events report through the database's reporter, which the core sets after this returns.
+  let database: Database | undefined;
+  const report = (error: unknown, what: string) => (database?.reportError ?? consoleReport)(error, what);
+  const replicas = options.readUrls?.length
+    ? new ReplicaSet(
+        // A replica that does not answer is given up on sooner than the primary: reads then go to the primary.
+        options.readUrls.map((readUrl) => ({ name: redactedUrl(readUrl), dialect: serverDialect(engine, readUrl, poolSize, report, 2_000) })),
+        { engine, maxLagMs: options.replicaMaxLagMs ?? 2000, checkMs: options.replicaCheckMs ?? 1000, report },
+      )
+    : undefined;
+  database = open(engine, serverDialect(engine, url, poolSize, report, 10_000), replicas);
+  return database;
+}
+
+/** The dialect of a PostgreSQL or MariaDB/MySQL server, with its pool. */
+function serverDialect(engine: 'postgres' | 'mysql', url: string, poolSize: number, report: (error: unknown, what: string) => void, connectTimeoutMs: number): Dialect {
   if (engine === 'postgres') {
     // A bounded wait for a connection: a database that is down answers 503 instead of holding requests forever.
     const pool = new (pg().Pool)({
       connectionString: url,
       max: poolSize,
       types: pgTypes,
-      connectionTimeoutMillis: 10_000,
+      connectionTimeoutMillis: connectTimeoutMs,
       // The server's default, stated in the startup message (no statement that could fail on a new
       // connection): numbering and code counters rely on it (see MariaDB below).
       options: '-c default_transaction_isolation=read\\ committed',
     });
-    const database = open(engine, new PostgresDialect({ pool }));
     // An idle client whose backend went away (restart, pg_terminate_backend, network) is dropped by
     // the pool after this event; without a listener Node would end the process on it.
-    pool.on('error', (error) => database.reportError(error, 'idle PostgreSQL connection lost'));
+    pool.on('error', (error) => report(error, 'idle PostgreSQL connection lost'));
     // A client in use between two statements (inside a transaction) gets the same event: it would
     // also end the process. Its next statement fails instead, and the pool drops it on release.
-    pool.on('connect', (client) => client.on('error', (error) => database.reportError(error, 'PostgreSQL connection lost while in use')));
-    return database;
+    pool.on('connect', (client) => client.on('error', (error) => report(error, 'PostgreSQL connection lost while in use')));
+    return new PostgresDialect({ pool });
   }
   const pool = mysql().createPool({
     uri: url.replace(/^mariadb:/, 'mysql:'),
     connectionLimit: poolSize,
+    connectTimeout: connectTimeoutMs,
     dateStrings: true,
     decimalNumbers: true,
     supportBigNumbers: true,
     timezone: 'Z',
     charset: 'utf8mb4',
   });
-  const database = open(engine, new MysqlDialect({ pool }));
   // READ COMMITTED as on PostgreSQL: a transaction that waited for a row lock then sees what the
   // holder committed (numbering, code counters), and InnoDB takes no gap locks, which were the
   // source of deadlocks between concurrent document creations. Queued on each new connection ahead
   // of any other statement; a failure is reported, never a connection left checked out.
   pool.on('connection', (connection) => {
     connection.query('SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED', (error) => {
-      if (error) database.reportError(error, 'could not set READ COMMITTED on a new MariaDB connection');
+      if (error) report(error, 'could not set READ COMMITTED on a new MariaDB connection');
     });
   });
-  return database;
+  return new MysqlDialect({ pool });
 }

@@ -82,6 +82,11 @@ export function isRetryable(error: unknown): boolean {
   return kindOf(error) === 'retry';
 }
 
+/** True when the server or the connection to it is gone (the statement did not complete). */
+export function isUnavailable(error: unknown): boolean {
+  return kindOf(error) === 'unavailable';
+}
+
 /** True when a write collided with an existing unique key. */
 export function isUniqueViolation(error: unknown): boolean {
   return kindOf(error) === 'unique';

@@ -1,0 +1,303 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { CompiledQuery, type DatabaseConnection, type Dialect, type Driver, type QueryResult, type TransactionSettings } from 'kysely';
+import type { Engine } from './database.ts';
+import { isUnavailable } from './translate-error.ts';
+
+/**
+ * Read replicas (docs/deploy.md, "Read replicas"): statements that only read, run outside a
+ * transaction by code that `fromReplicas` marked (the reads of a GET request), go to a healthy
+ * replica whose lag is within bound; everything else goes to the primary:
+ * - writes, whatever the caller, and reads that lock (`FOR UPDATE`/`FOR SHARE`) or call functions
+ *   with effects (sequences, locks);
+ * - every statement of a transaction, reads included (a transaction is bound to the primary when it begins);
+ * - reads outside `fromReplicas` (startup, jobs, the CLI, the requests that write).
+ * The choice is made per statement, when it first runs on a connection Kysely asked for: a
+ * connection is only bound to a server once its first statement says what it is.
+ *
+ * A replica is used only after a check found it up and within `maxLagMs` of the primary; checks
+ * run every `checkMs`. A replica that refuses a connection, or whose connection breaks during a
+ * statement, is marked down at once and the statement runs again on the primary (it only read).
+ * A stream that breaks half-way fails its request: its first rows have been sent.
+ */
+const readScope = new AsyncLocalStorage<boolean>();
+
+/** Runs `fn` where statements that only read may go to a replica. */
+export function fromReplicas<T>(fn: () => T): T {
+  return readScope.run(true, fn);
+}
+
+/** Runs `fn` with every statement on the primary (transactions, whatever called them). */
+export function onPrimary<T>(fn: () => T): T {
+  return readScope.run(false, fn);
+}
+
+const LOCKING = /\bfor\s+(update|share|no\s+key\s+update|key\s+share)\b|\block\s+in\s+share\s+mode\b/i;
+const EFFECTFUL = /\b(nextval|setval|pg_advisory\w*|get_lock|release_lock|pg_notify|last_insert_id)\s*\(/i;
+
+/** A statement that reads and changes nothing, so a replica may answer it. */
+export function isPlainRead(query: CompiledQuery): boolean {
+  const kind = query.query.kind;
+  if (kind !== 'SelectQueryNode' && !(kind === 'RawNode' && /^\s*select\b/i.test(query.sql))) return false;
+  return !LOCKING.test(query.sql) && !EFFECTFUL.test(query.sql);
+}
+
+export interface ReplicaStatus {
+  /** The replica's host and database (never its credentials). */
+  name: string;
+  up: boolean;
+  /** Milliseconds behind the primary at the last check (null: unknown). */
+  lagMs: number | null;
+  /** Used for reads: up and within the lag bound. */
+  usable: boolean;
+  /** Statements it answered. */
+  statements: number;
+  error?: string;
+}
+
+interface Replica {
+  name: string;
+  driver: Driver;
+  up: boolean;
+  lagMs: number | null;
+  statements: number;
+  error?: string;
+}
+
+export interface ReplicaOptions {
+  engine: Engine;
+  maxLagMs: number;
+  checkMs: number;
+  /** Where check failures go (the app's logger). */
+  report: (error: unknown, what: string) => void;
+}
+
+/** How far behind the primary a server is, in ms: 0 for a server that is not replicating (a primary). */
+const LAG_SQL: Record<Exclude<Engine, 'sqlite'>, string> = {
+  postgres: `SELECT CASE WHEN NOT pg_is_in_recovery() THEN 0
+    WHEN pg_last_wal_receive_lsn() = pg_last_wal_replay_lsn() THEN 0
+    ELSE COALESCE(EXTRACT(EPOCH FROM (now() - pg_last_xact_replay_timestamp())) * 1000, 0) END AS lag`,
+  mysql: 'SHOW REPLICA STATUS',
+};
+
+export class ReplicaSet {
+  readonly #replicas: Replica[];
+  readonly #options: ReplicaOptions;
+  #next = 0;
+  #timer: NodeJS.Timeout | undefined;
+
+  constructor(replicas: Array<{ name: string; dialect: Dialect }>, options: ReplicaOptions) {
+    this.#replicas = replicas.map(({ name, dialect }) => ({ name, driver: dialect.createDriver(), up: false, lagMs: null, statements: 0 }));
+    this.#options = options;
+  }
+
+  get size(): number {
+    return this.#replicas.length;
+  }
+
+  status(): ReplicaStatus[] {
+    return this.#replicas.map((replica) => ({
+      name: replica.name,
+      up: replica.up,
+      lagMs: replica.lagMs,
+      usable: this.#usable(replica),
+      statements: replica.statements,
+      ...(replica.error ? { error: replica.error } : {}),
+    }));
+  }
+
+  #usable(replica: Replica): boolean {
+    return replica.up && replica.lagMs !== null && replica.lagMs <= this.#options.maxLagMs;
+  }
+
+  /** The next usable replica, round robin; undefined when none is. */
+  pick(): Replica | undefined {
+    for (let i = 0; i < this.#replicas.length; i++) {
+      const replica = this.#replicas[(this.#next + i) % this.#replicas.length]!;
+      if (this.#usable(replica)) {
+        this.#next = (this.#next + i + 1) % this.#replicas.length;
+        return replica;
+      }
+    }
+    return undefined;
+  }
+
+  markDown(replica: Replica, error: unknown): void {
+    if (replica.up) this.#options.report(error, `read replica ${replica.name} is down: reads go to the primary`);
+    replica.up = false;
+    replica.error = error instanceof Error ? error.message : String(error);
+  }
+
+  /** Checks every replica once (also what the timer runs). */
+  async check(): Promise<void> {
+    await Promise.all(this.#replicas.map(async (replica) => {
+      try {
+        const connection = await replica.driver.acquireConnection();
+        try {
+          const lagMs = await this.#lagOf(connection);
+          Object.assign(replica, { up: true, lagMs, error: undefined });
+        } finally {
+          await replica.driver.releaseConnection(connection);
+        }
+      } catch (error) {
+        this.markDown(replica, error);
+      }
+    }));
+  }
+
+  async #lagOf(connection: DatabaseConnection): Promise<number> {
+    const engine = this.#options.engine;
+    if (engine === 'sqlite') return 0;
+    if (engine === 'postgres') {
+      const { rows } = await connection.executeQuery<{ lag: unknown }>(CompiledQuery.raw(LAG_SQL.postgres));
+      return Math.round(Number(rows[0]?.lag ?? 0));
+    }
+    let rows: Array<Record<string, unknown>>;
+    try {
+      rows = (await connection.executeQuery<Record<string, unknown>>(CompiledQuery.raw(LAG_SQL.mysql))).rows;
+    } catch {
+      // Before MariaDB 10.5.1 / MySQL 8.0.22.
+      rows = (await connection.executeQuery<Record<string, unknown>>(CompiledQuery.raw('SHOW SLAVE STATUS'))).rows;
+    }
+    if (!rows.length) return 0;
+    const seconds = rows[0]!.Seconds_Behind_Source ?? rows[0]!.Seconds_Behind_Master;
+    // NULL: replication is stopped, so the lag grows without bound.
+    if (seconds === null || seconds === undefined) return Number.POSITIVE_INFINITY;
+    return Number(seconds) * 1000;
+  }
+
+  async init(): Promise<void> {
+    await Promise.all(this.#replicas.map((replica) => replica.driver.init()));
+    await this.check();
+    this.startChecks();
+  }
+
+  /** The periodic checks (started by `init`; tests stop them to meet a failure first). */
+  startChecks(): void {
+    clearInterval(this.#timer);
+    this.#timer = setInterval(() => void this.check(), this.#options.checkMs);
+    this.#timer.unref();
+  }
+
+  stopChecks(): void {
+    clearInterval(this.#timer);
+  }
+
+  async destroy(): Promise<void> {
+    this.stopChecks();
+    await Promise.all(this.#replicas.map((replica) => replica.driver.destroy().catch(() => {})));
+  }
+
+  /** Runs `query` on a usable replica; undefined (nothing ran) when none is or the one picked refuses connections. */
+  async tryRead<R>(query: CompiledQuery, run: (connection: DatabaseConnection) => Promise<R>): Promise<{ result: R } | undefined> {
+    const replica = this.pick();
+    if (!replica) return undefined;
+    let connection: DatabaseConnection;
+    try {
+      connection = await replica.driver.acquireConnection();
+    } catch (error) {
+      this.markDown(replica, error);
+      return undefined;
+    }
+    try {
+      replica.statements++;
+      return { result: await run(connection) };
+    } catch (error) {
+      if (!isUnavailable(error)) throw error;
+      this.markDown(replica, error);
+      return undefined;
+    } finally {
+      await replica.driver.releaseConnection(connection);
+    }
+  }
+}
+
+/**
+ * A connection whose server is chosen by its first statement: a plain read inside `fromReplicas`
+ * runs on a replica (one connection per statement, given back at once), anything else binds the
+ * connection to one of the primary's for the rest of its life (a transaction, a write).
+ */
+class RoutingConnection implements DatabaseConnection {
+  primary: DatabaseConnection | undefined;
+  readonly #driver: Driver;
+  readonly #replicas: ReplicaSet;
+
+  constructor(driver: Driver, replicas: ReplicaSet) {
+    this.#driver = driver;
+    this.#replicas = replicas;
+  }
+
+  async bind(): Promise<DatabaseConnection> {
+    return (this.primary ??= await this.#driver.acquireConnection());
+  }
+
+  #mayUseReplica(query: CompiledQuery): boolean {
+    return !this.primary && readScope.getStore() === true && isPlainRead(query);
+  }
+
+  async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    if (this.#mayUseReplica(query)) {
+      const read = await this.#replicas.tryRead(query, (connection) => connection.executeQuery<R>(query));
+      if (read) return read.result;
+    }
+    return (await this.bind()).executeQuery<R>(query);
+  }
+
+  async *streamQuery<R>(query: CompiledQuery, chunkSize: number): AsyncIterableIterator<QueryResult<R>> {
+    // A stream holds its connection while the caller consumes it: on a replica, for the stream's life.
+    if (this.#mayUseReplica(query)) {
+      const replica = this.#replicas.pick();
+      if (replica) {
+        let connection: DatabaseConnection | undefined;
+        try {
+          connection = await replica.driver.acquireConnection();
+        } catch (error) {
+          this.#replicas.markDown(replica, error);
+        }
+        if (connection) {
+          try {
+            yield* connection.streamQuery<R>(query, chunkSize);
+            return;
+          } finally {
+            await replica.driver.releaseConnection(connection);
+          }
+        }
+      }
+    }
+    yield* (await this.bind()).streamQuery<R>(query, chunkSize);
+  }
+}
+
+/** The primary's dialect, with the replicas' reads routed as the module comment says. */
+export function routingDialect(primary: Dialect, replicas: ReplicaSet): Dialect {
+  return {
+    createAdapter: () => primary.createAdapter(),
+    createQueryCompiler: () => primary.createQueryCompiler(),
+    createIntrospector: (db) => primary.createIntrospector(db),
+    createDriver: () => routingDriver(primary.createDriver(), replicas),
+  };
+}
+
+function routingDriver(driver: Driver, replicas: ReplicaSet): Driver {
+  const inner = async (connection: DatabaseConnection) => (connection as RoutingConnection).bind();
+  return {
+    init: async () => {
+      await driver.init();
+      await replicas.init();
+    },
+    acquireConnection: async () => new RoutingConnection(driver, replicas),
+    beginTransaction: async (connection: DatabaseConnection, settings: TransactionSettings) => driver.beginTransaction(await inner(connection), settings),
+    commitTransaction: async (connection) => driver.commitTransaction(await inner(connection)),
+    rollbackTransaction: async (connection) => driver.rollbackTransaction(await inner(connection)),
+    ...(driver.savepoint ? { savepoint: async (connection, name, compile) => driver.savepoint!(await inner(connection), name, compile) } : {}),
+    ...(driver.rollbackToSavepoint ? { rollbackToSavepoint: async (connection, name, compile) => driver.rollbackToSavepoint!(await inner(connection), name, compile) } : {}),
+    ...(driver.releaseSavepoint ? { releaseSavepoint: async (connection, name, compile) => driver.releaseSavepoint!(await inner(connection), name, compile) } : {}),
+    releaseConnection: async (connection) => {
+      const bound = (connection as RoutingConnection).primary;
+      if (bound) await driver.releaseConnection(bound);
+    },
+    destroy: async () => {
+      await replicas.destroy();
+      await driver.destroy();
+    },
+  };
+}
