@@ -9,9 +9,9 @@
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { freePort } from '../test/helpers/free-port.ts';
 
 export interface ReplicaPair {
   dir: string;
@@ -31,14 +31,6 @@ export function postgresBinDir(): string | undefined {
     ...(fs.existsSync('/usr/lib/postgresql') ? fs.readdirSync('/usr/lib/postgresql').sort().reverse().map((version) => `/usr/lib/postgresql/${version}/bin`) : []),
   ].filter(Boolean) as string[];
   return candidates.find((dir) => ['initdb', 'pg_ctl', 'pg_basebackup'].every((tool) => fs.existsSync(path.join(dir, tool))));
-}
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 export async function startReplicaPair(): Promise<ReplicaPair> {

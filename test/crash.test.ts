@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { enabledEngines, scratchDatabase, type ScratchDatabase } from './helpers/engines.ts';
+import { freePort } from './helpers/free-port.ts';
 
 /**
  * The process is killed (SIGKILL) in the middle of a stream of invoice creations, then started
@@ -15,14 +15,6 @@ import { enabledEngines, scratchDatabase, type ScratchDatabase } from './helpers
 const KEY = 'crash-test-global-key-0123456789';
 const ROUNDS = 3;
 const root = path.resolve(import.meta.dirname, '..');
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 async function call(port: number, method: string, url: string, body?: unknown): Promise<{ status: number; body: any }> {
   const response = await fetch(`http://127.0.0.1:${port}${url}`, {
