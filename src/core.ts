@@ -56,7 +56,13 @@ export async function createCore(options: CoreOptions): Promise<Core> {
     registry.check();
     const events = new EventBus((error, event) => options.log.error({ err: error, event }, 'event listener failed'), outsideTransaction);
     const clock = new BusinessClock(options.clock, config.timeZone ?? 'UTC');
-    const counts = new CountCache({ writes: database.writes, byTable: (table) => registry.byTable(table), now: () => clock.now(), maxAgeMs: config.stateRefreshMs });
+    const counts = new CountCache({
+      writes: database.writes,
+      byTable: (table) => registry.byTable(table),
+      now: () => clock.now(),
+      maxAgeMs: config.stateRefreshMs,
+      report: (error) => options.log.warn({ err: error }, 'background recount of a list total failed'),
+    });
     const store = new ModelStore(database, events, clock, { counts });
     const ctx: AppContext = {
       config,

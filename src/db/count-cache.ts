@@ -5,29 +5,61 @@ interface Entry {
   total: number;
   stamp: number;
   at: number;
+  /** How long the count took (ms): only a slow one is answered while it is recounted. */
+  cost: number;
+}
+
+/** A count that took this long (ms) or more is answered stale while it is recounted. */
+const SLOW_COUNT_MS = 25;
+
+interface Flight {
+  stamp: number;
+  total: Promise<number>;
 }
 
 /**
  * The totals of list queries (`X-Total-Count`), per model and filter, kept while nothing that could
  * change them was written: a count is reused until this instance writes the model's table or a
- * table it references (an update or delete there cascades into it), and never longer than
- * `maxAgeMs` (what other instances write is seen within that). docs/query-syntax.md says so.
+ * table it references (an update or delete there cascades into it); what other instances write is
+ * seen by a recount once the count is `maxAgeMs` old. docs/query-syntax.md says so.
+ *
+ * Counting a large table costs far more than a page (a filter no index serves reads every row), so:
+ * - requests that need the same count at once share one count (a burst of 50 does not count 50 times);
+ * - past `maxAgeMs`, a slow count (SLOW_COUNT_MS or more) that this instance's writes have not
+ *   touched is still answered while one recount runs in the background (stale while
+ *   revalidating), up to `staleLimit` x `maxAgeMs`; a quick one is recounted before answering,
+ *   and after its own write an instance always waits for the new count.
  */
 export class CountCache {
   readonly #writes: WriteTracker;
   readonly #byTable: (table: string) => Model | undefined;
   readonly #now: () => number;
   readonly #maxAgeMs: number;
+  readonly #staleMs: number;
   readonly #capacity: number;
   readonly #entries = new Map<string, Entry>();
+  readonly #flights = new Map<string, Flight>();
   readonly #upstream = new WeakMap<Model, string[]>();
+  readonly #report: (error: unknown) => void;
 
-  constructor(options: { writes: WriteTracker; byTable: (table: string) => Model | undefined; now: () => number; maxAgeMs: number; capacity?: number }) {
+  constructor(options: {
+    writes: WriteTracker;
+    byTable: (table: string) => Model | undefined;
+    now: () => number;
+    maxAgeMs: number;
+    /** How many times `maxAgeMs` a count may be answered while its recount runs (default 30). */
+    staleLimit?: number;
+    capacity?: number;
+    /** Where a failed background recount goes (the next request past the limit recounts itself). */
+    report?: (error: unknown) => void;
+  }) {
     this.#writes = options.writes;
     this.#byTable = options.byTable;
     this.#now = options.now;
     this.#maxAgeMs = options.maxAgeMs;
+    this.#staleMs = options.maxAgeMs * (options.staleLimit ?? 30);
     this.#capacity = options.capacity ?? 2000;
+    this.#report = options.report ?? (() => {});
   }
 
   /** The model's table and every table it references, directly or through others. */
@@ -58,21 +90,48 @@ export class CountCache {
     return sum;
   }
 
-  get(model: Model, key: string): number | undefined {
+  /**
+   * The total for `key`, from the cache or from `count` (which must read the database only after
+   * it is called: the stamp is taken before). `background` says whether a recount may run after
+   * the caller has its answer (not inside a transaction, whose connection it cannot take).
+   */
+  async total(model: Model, key: string, count: () => Promise<number>, background = true): Promise<number> {
+    const stamp = this.stamp(model);
     const entry = this.#entries.get(key);
-    if (!entry) return undefined;
-    if (entry.stamp !== this.stamp(model) || this.#now() - entry.at > this.#maxAgeMs) {
-      this.#entries.delete(key);
-      return undefined;
+    if (entry && entry.stamp === stamp) {
+      const age = this.#now() - entry.at;
+      if (age <= this.#maxAgeMs) return entry.total;
+      if (background && entry.cost >= SLOW_COUNT_MS && age <= this.#staleMs) {
+        if (!this.#flights.has(key)) this.#fly(model, key, stamp, count).catch(this.#report);
+        return entry.total;
+      }
     }
-    return entry.total;
+    const flight = this.#flights.get(key);
+    if (flight && flight.stamp === stamp) return flight.total;
+    return this.#fly(model, key, stamp, count);
+  }
+
+  #fly(model: Model, key: string, stamp: number, count: () => Promise<number>): Promise<number> {
+    const at = this.#now();
+    const started = performance.now();
+    const total = count().then((value) => {
+      this.#set(model, key, { total: value, stamp, at, cost: performance.now() - started });
+      return value;
+    });
+    const flight = { stamp, total };
+    this.#flights.set(key, flight);
+    const land = () => {
+      if (this.#flights.get(key) === flight) this.#flights.delete(key);
+    };
+    total.then(land, land);
+    return total;
   }
 
   /** Keeps a total computed from a read that began at `stamp` (taken before the count ran). */
-  set(model: Model, key: string, total: number, stamp: number, at: number): void {
-    if (stamp !== this.stamp(model)) return;
+  #set(model: Model, key: string, entry: Entry): void {
+    if (entry.stamp !== this.stamp(model)) return;
     this.#entries.delete(key);
-    this.#entries.set(key, { total, stamp, at });
+    this.#entries.set(key, entry);
     if (this.#entries.size > this.#capacity) this.#entries.delete(this.#entries.keys().next().value!);
   }
 }

@@ -7,7 +7,7 @@ import type { FieldValue } from '../models/fields.ts';
 import type { ListQuery } from '../query/list-query.ts';
 import type { Database, DbExecutor } from './database.ts';
 import { rowReader, toDbValue, toDbValues, type RowReader } from './row-codec.ts';
-import { inTransaction } from './transaction.ts';
+import { insideTransaction, inTransaction } from './transaction.ts';
 import { publish } from '../event-log.ts';
 import { codeTaken, nextCode, type CodeColumn } from './code-counter.ts';
 import { QueryCache, type Prepared } from './query-cache.ts';
@@ -98,16 +98,9 @@ export class ModelStore {
   }
 
   async #total(model: Model, count: Prepared): Promise<number> {
-    const counts = this.#counts;
-    const key = counts && `${count.query.sql}\u0000${JSON.stringify(count.parameters)}`;
-    const known = key === undefined ? undefined : counts!.get(model, key);
-    if (known !== undefined) return known;
-    const stamp = counts?.stamp(model);
-    const at = this.clock.now();
-    const rows = await this.#guard('read', () => this.#run(this.database.kysely, count));
-    const total = Number(rows[0]?.total ?? 0);
-    if (key !== undefined) counts!.set(model, key, total, stamp!, at);
-    return total;
+    const run = async () => Number((await this.#guard('read', () => this.#run(this.database.kysely, count)))[0]?.total ?? 0);
+    if (!this.#counts) return run();
+    return this.#counts.total(model, `${count.query.sql}\u0000${JSON.stringify(count.parameters)}`, run, !insideTransaction());
   }
 
   async list(model: Model, query: ListQuery): Promise<{ rows: StoredRecord[]; total: number }> {
