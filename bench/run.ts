@@ -95,27 +95,41 @@ const serve = async (args: string[]) => {
   return server;
 };
 
-/** The growth scenarios on one server; creations are checked gap-free in the series they went to. */
-async function runGrowth(server: Server, engine: string, books: typeof bigBooks): Promise<Map<string, Figure>> {
-  const figures = new Map<string, Figure>();
-  for (const scenario of selected(GROWTH_SCENARIOS)) {
-    const figure = await run(server, scenario, scenario.at?.(books));
-    figures.set(scenario.name, figure);
-    if (figure.errors) failures.push(`growth ${scenario.name} [${engine}, ${count(books.invoices)} invoices]: ${figure.errors} failed requests`);
-    if (scenario.createsInvoices) {
-      const problem = await checkInvoiceNumbers(server.port, BENCH_KEY, `filter[codserie]=A&filter[codejercicio]=${new Date().getFullYear()}`);
-      if (problem) failures.push(`growth ${scenario.name} [${engine}]: ${problem}`);
-    }
-  }
-  return figures;
-}
-
 interface GrowthRun {
   engine: string;
   small: Map<string, Figure>;
   large: Map<string, Figure>;
   smallServer: Server;
   largeServer: Server;
+  /** The large server's peak resident memory, MiB. */
+  largeRss: number;
+}
+
+/**
+ * The growth scenarios on a small and a large database of one engine, both servers up, each
+ * scenario measured on one then the other (the machine's noise then falls on both alike);
+ * creations are checked gap-free in the series they went to.
+ */
+async function runGrowth(engine: string): Promise<GrowthRun> {
+  const smallServer = await serve(['app', engine]);
+  const largeServer = await serve(['app', engine, '--books', `${bigBooks.customers},${bigBooks.invoices}`]);
+  const growthRun: GrowthRun = { engine, small: new Map(), large: new Map(), smallServer, largeServer, largeRss: 0 };
+  for (const scenario of selected(GROWTH_SCENARIOS)) {
+    for (const [server, books, figures] of [[smallServer, SMALL_BOOKS, growthRun.small], [largeServer, bigBooks, growthRun.large]] as const) {
+      const figure = await run(server, scenario, scenario.at?.(books));
+      figures.set(scenario.name, figure);
+      if (figure.errors) failures.push(`growth ${scenario.name} [${engine}, ${count(books.invoices)} invoices]: ${figure.errors} failed requests`);
+      if (scenario.createsInvoices) {
+        const problem = await checkInvoiceNumbers(server.port, BENCH_KEY, `filter[codserie]=A&filter[codejercicio]=${new Date().getFullYear()}`);
+        if (problem) failures.push(`growth ${scenario.name} [${engine}]: ${problem}`);
+      }
+    }
+  }
+  growthRun.largeRss = peakRssMib(largeServer);
+  smallServer.child.kill('SIGTERM');
+  largeServer.child.kill('SIGTERM');
+  console.log(`${engine}: growth done (peak RSS of the large server ${growthRun.largeRss} MiB)`);
+  return growthRun;
 }
 
 function printGrowth(runs: GrowthRun[]): void {
@@ -168,17 +182,7 @@ try {
     header('npm run bench -- --large');
     print();
     const runs: GrowthRun[] = [];
-    for (const engine of engines) {
-      const smallServer = await serve(['app', engine]);
-      const small = await runGrowth(smallServer, engine, SMALL_BOOKS);
-      smallServer.child.kill('SIGTERM');
-      const largeServer = await serve(['app', engine, '--books', `${bigBooks.customers},${bigBooks.invoices}`]);
-      const big = await runGrowth(largeServer, engine, bigBooks);
-      const rss = peakRssMib(largeServer);
-      largeServer.child.kill('SIGTERM');
-      runs.push({ engine, small, large: big, smallServer, largeServer });
-      console.log(`${engine}: done (peak RSS of the large server ${rss} MiB)`);
-    }
+    for (const engine of engines) runs.push(await runGrowth(engine));
     printGrowth(runs);
   } else {
     const baselineServer = await serve(['baseline']);
@@ -186,11 +190,8 @@ try {
     // Every engine's figures, by scenario.
     const table = new Map<string, Map<string, Figure>>();
     const memory = new Map<string, number>();
-    let growthRun: GrowthRun | undefined;
     for (const engine of engines) {
       const server = await serve(['app', engine]);
-      // The small database's side of the growth comparison first, on a database as fresh as the large one.
-      const small = growth && engine === 'sqlite' ? await runGrowth(server, engine, SMALL_BOOKS) : undefined;
       for (const scenario of selected(SCENARIOS)) {
         const figure = await run(server, scenario);
         if (!table.has(scenario.name)) table.set(scenario.name, new Map());
@@ -203,13 +204,9 @@ try {
       }
       memory.set(engine, peakRssMib(server));
       server.child.kill('SIGTERM');
-      if (small) {
-        const largeServer = await serve(['app', engine, '--books', `${bigBooks.customers},${bigBooks.invoices}`]);
-        growthRun = { engine, small, large: await runGrowth(largeServer, engine, bigBooks), smallServer: server, largeServer };
-        memory.set(`${engine}, ${count(bigBooks.invoices)} invoices`, peakRssMib(largeServer));
-        largeServer.child.kill('SIGTERM');
-      }
     }
+    const growthRun = growth && engines.includes('sqlite') ? await runGrowth('sqlite') : undefined;
+    if (growthRun) memory.set(`sqlite, ${count(bigBooks.invoices)} invoices`, growthRun.largeRss);
 
     print('# Benchmarks');
     print();

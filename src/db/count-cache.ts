@@ -11,6 +11,8 @@ interface Entry {
 
 /** A count that took this long (ms) or more is answered stale while it is recounted. */
 const SLOW_COUNT_MS = 25;
+/** A count is kept at least this many times as long as it took: recounts take at most 1/20 of the database. */
+const COST_FACTOR = 20;
 
 interface Flight {
   stamp: number;
@@ -21,7 +23,8 @@ interface Flight {
  * The totals of list queries (`X-Total-Count`), per model and filter, kept while nothing that could
  * change them was written: a count is reused until this instance writes the model's table or a
  * table it references (an update or delete there cascades into it); what other instances write is
- * seen by a recount once the count is `maxAgeMs` old. docs/query-syntax.md says so.
+ * seen by a recount once the count is `maxAgeMs` old, or COST_FACTOR times as long as it took to
+ * count when that is longer. docs/query-syntax.md says so.
  *
  * Counting a large table costs far more than a page (a filter no index serves reads every row), so:
  * - requests that need the same count at once share one count (a burst of 50 does not count 50 times);
@@ -100,8 +103,9 @@ export class CountCache {
     const entry = this.#entries.get(key);
     if (entry && entry.stamp === stamp) {
       const age = this.#now() - entry.at;
-      if (age <= this.#maxAgeMs) return entry.total;
-      if (background && entry.cost >= SLOW_COUNT_MS && age <= this.#staleMs) {
+      const fresh = Math.max(this.#maxAgeMs, entry.cost * COST_FACTOR);
+      if (age <= fresh) return entry.total;
+      if (background && entry.cost >= SLOW_COUNT_MS && age <= fresh + this.#staleMs) {
         if (!this.#flights.has(key)) this.#fly(model, key, stamp, count).catch(this.#report);
         return entry.total;
       }

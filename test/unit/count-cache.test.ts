@@ -50,7 +50,7 @@ it('answers a slow count past its age while one recount runs, then the new total
   assert.equal(await counts.total(model, 'k', count), 11);
   // Past staleLimit x maxAgeMs the caller waits for the recount.
   state.rows = 12;
-  now.ms = 1500 + 6000;
+  now.ms = 1500 + 7000;
   assert.equal(await counts.total(model, 'k', count), 12);
   // Inside a transaction (no background work): waits as well.
   state.rows = 13;
@@ -74,4 +74,16 @@ it('recounts a quick count before answering once it is old, and any count after 
   const connection = {} as never;
   writes.statement(connection, { kind: 'InsertQueryNode', into: { kind: 'TableNode', table: { kind: 'SchemableIdentifierNode', identifier: { kind: 'IdentifierNode', name: 't_counted' } } } } as never)?.();
   assert.equal(await counts.total(model, 's', slow.count), 11);
+});
+
+it('keeps a count that took long for twenty times as long as it took', async () => {
+  const now = { ms: 0 };
+  const counts = cache(now);
+  const { state, count } = table(80);
+  assert.equal(await counts.total(model, 'k', count), 10);
+  state.rows = 11;
+  // Past maxAgeMs (1000) but within 20 x ~80 ms: no recount at all.
+  now.ms = 1400;
+  assert.equal(await counts.total(model, 'k', count), 10);
+  assert.equal(state.runs, 1);
 });
