@@ -82,11 +82,16 @@ function trustProxyVar(raw: string | undefined): boolean | string | number {
   return raw;
 }
 
-export function parseDatabaseUrl(url: string): { engine: 'sqlite' | 'postgres' | 'mysql' } {
+/** A database URL for messages: its user and password replaced. */
+export function redactUrl(url: string): string {
+  return url.replace(/^([a-z]+:\/\/)[^@/]*@/i, '$1***@');
+}
+
+export function parseDatabaseUrl(url: string, variable = 'DATABASE_URL'): { engine: 'sqlite' | 'postgres' | 'mysql' } {
   if (url.startsWith('sqlite:')) return { engine: 'sqlite' };
   if (/^postgres(ql)?:\/\//.test(url)) return { engine: 'postgres' };
   if (/^(mysql|mariadb):\/\//.test(url)) return { engine: 'mysql' };
-  throw new ConfigError(`DATABASE_URL must start with sqlite:, postgres:// or mysql://, got "${url}"`);
+  throw new ConfigError(`${variable} must start with sqlite:, postgres:// or mysql://, got "${redactUrl(url)}"`);
 }
 
 /** Reads the configuration once; a bad value throws a ConfigError with a message for humans. */
@@ -108,9 +113,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const databaseReadUrls = (env.DATABASE_READ_URL ?? '').split(',').map((url) => url.trim()).filter(Boolean);
   for (const url of databaseReadUrls) {
-    const { engine } = parseDatabaseUrl(url);
+    const { engine } = parseDatabaseUrl(url, 'DATABASE_READ_URL');
     if (engine === 'sqlite' || engine !== parseDatabaseUrl(databaseUrl).engine) {
-      throw new ConfigError(`DATABASE_READ_URL must list replicas of the primary's engine (PostgreSQL or MariaDB/MySQL), got "${url.replace(/\/\/[^@/]*@/, '//***@')}"`);
+      throw new ConfigError(`DATABASE_READ_URL must list replicas of the primary's engine (PostgreSQL or MariaDB/MySQL), got "${redactUrl(url)}"`);
     }
   }
   return {

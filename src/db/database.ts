@@ -10,7 +10,7 @@ import { lazyLibrary } from '../lazy-library.ts';
 // Only the engine in use is loaded.
 const pg = lazyLibrary<typeof pgLibrary>('pg');
 const mysql = lazyLibrary<typeof mysqlLibrary>('mysql2');
-import { parseDatabaseUrl } from '../config.ts';
+import { parseDatabaseUrl, redactUrl } from '../config.ts';
 import { cachedStatements } from './sqlite-statement-cache.ts';
 import { guardedDialect, type StatementCounter } from './guarded-dialect.ts';
 import { dialectFor, type SqlDialect } from './dialect.ts';
@@ -74,16 +74,6 @@ function open(engine: Engine, dialect: Dialect, replicas?: ReplicaSet): Database
   return { engine, dialect: dialectFor(engine), kysely, counter, writes, replicas, reportError: consoleReport, close: () => kysely.destroy() };
 }
 
-/** A URL's host, port and database, for logs and status (never its user or password). */
-export function redactedUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    return `${parsed.protocol}//${parsed.host}${parsed.pathname}`;
-  } catch {
-    return 'an unparsable URL';
-  }
-}
-
 export function createDatabase(url: string, options: DatabaseOptions = {}): Database {
   const { engine } = parseDatabaseUrl(url);
   const poolSize = options.poolSize ?? 10;
@@ -103,7 +93,7 @@ export function createDatabase(url: string, options: DatabaseOptions = {}): Data
   const replicas = options.readUrls?.length
     ? new ReplicaSet(
         // A replica that does not answer is given up on sooner than the primary: reads then go to the primary.
-        options.readUrls.map((readUrl) => ({ name: redactedUrl(readUrl), dialect: serverDialect(engine, readUrl, poolSize, report, 2_000) })),
+        options.readUrls.map((readUrl) => ({ name: redactUrl(readUrl), dialect: serverDialect(engine, readUrl, poolSize, report, 2_000) })),
         { engine, maxLagMs: options.replicaMaxLagMs ?? 2000, checkMs: options.replicaCheckMs ?? 1000, report },
       )
     : undefined;

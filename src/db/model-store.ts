@@ -13,6 +13,7 @@ import { codeTaken, nextCode, type CodeColumn } from './code-counter.ts';
 import { QueryCache, type Prepared } from './query-cache.ts';
 import type { CountCache } from './count-cache.ts';
 import { translateDbError, type WriteKind } from './translate-error.ts';
+import { readingFromReplicas } from './read-replicas.ts';
 
 export type StoredRecord = Record<string, FieldValue>;
 
@@ -100,7 +101,9 @@ export class ModelStore {
   async #total(model: Model, count: Prepared): Promise<number> {
     const run = async () => Number((await this.#guard('read', () => this.#run(this.database.kysely, count)))[0]?.total ?? 0);
     if (!this.#counts) return run();
-    return this.#counts.total(model, `${count.query.sql}\u0000${JSON.stringify(count.parameters)}`, run, !insideTransaction());
+    // A replica's totals are kept apart: they may be behind this instance's own writes.
+    const key = `${readingFromReplicas() ? 'replica' : 'primary'}\u0000${count.query.sql}\u0000${JSON.stringify(count.parameters)}`;
+    return this.#counts.total(model, key, run, !insideTransaction());
   }
 
   async list(model: Model, query: ListQuery): Promise<{ rows: StoredRecord[]; total: number }> {

@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { CompiledQuery, type DatabaseConnection, type Dialect, type Driver, type QueryResult, type TransactionSettings } from 'kysely';
 import type { Engine } from './database.ts';
-import { isUnavailable } from './translate-error.ts';
+import { isRetryable, isUnavailable } from './translate-error.ts';
 
 /**
  * Read replicas (docs/deploy.md, "Read replicas"): statements that only read, run outside a
@@ -14,21 +14,39 @@ import { isUnavailable } from './translate-error.ts';
  * The choice is made per statement, when it first runs on a connection Kysely asked for: a
  * connection is only bound to a server once its first statement says what it is.
  *
- * A replica is used only after a check found it up and within `maxLagMs` of the primary; checks
- * run every `checkMs`. A replica that refuses a connection, or whose connection breaks during a
- * statement, is marked down at once and the statement runs again on the primary (it only read).
- * A stream that breaks half-way fails its request: its first rows have been sent.
+ * All the reads of one `fromReplicas` scope (a request) go to the same replica, so that they see
+ * one state that only moves forward (a document's header and lines, the event feed's hole and
+ * page); if that replica stops being usable, the rest go to the primary, which is ahead of it.
+ *
+ * A replica is used only after a check found it up, streaming from the primary and within
+ * `maxLagMs` of it; checks run every `checkMs`. A replica that refuses a connection, or whose
+ * connection breaks during a statement, is marked down at once and the statement runs again on
+ * the primary (it only read); a statement the replica cancels (a conflict with recovery) also
+ * runs again on the primary. A stream that breaks half-way fails its request: its first rows
+ * have been sent.
  */
-const readScope = new AsyncLocalStorage<boolean>();
-
-/** Runs `fn` where statements that only read may go to a replica. */
-export function fromReplicas<T>(fn: () => T): T {
-  return readScope.run(true, fn);
+interface ReadScope {
+  /** The replica this scope's reads went to first: later reads go to it too, so they never go back in time. */
+  replica?: Replica;
+  /** A statement of this scope ran on the primary: the rest do too (a replica may be behind what it saw). */
+  primary?: boolean;
 }
 
-/** Runs `fn` with every statement on the primary (transactions, whatever called them). */
+const readScope = new AsyncLocalStorage<ReadScope | undefined>();
+
+/** Runs `fn` where statements that only read may go to a replica (one replica for all of them). */
+export function fromReplicas<T>(fn: () => T): T {
+  return readScope.run({}, fn);
+}
+
+/** Runs `fn` with every statement on the primary (transactions, caches shared with writers). */
 export function onPrimary<T>(fn: () => T): T {
-  return readScope.run(false, fn);
+  return readScope.run(undefined, fn);
+}
+
+/** Whether reads here may go to a replica (caches keep such reads apart from the primary's). */
+export function readingFromReplicas(): boolean {
+  return readScope.getStore() !== undefined;
 }
 
 const LOCKING = /\bfor\s+(update|share|no\s+key\s+update|key\s+share)\b|\block\s+in\s+share\s+mode\b/i;
@@ -58,6 +76,8 @@ interface Replica {
   name: string;
   driver: Driver;
   up: boolean;
+  /** A failure was reported and no check has found the replica well since. */
+  reported: boolean;
   lagMs: number | null;
   statements: number;
   error?: string;
@@ -73,9 +93,13 @@ export interface ReplicaOptions {
 
 /** How far behind the primary a server is, in ms: 0 for a server that is not replicating (a primary). */
 const LAG_SQL: Record<Exclude<Engine, 'sqlite'>, string> = {
+  // NULL (unknown, so not used): not streaming from the primary (the WAL receiver is gone, or the
+  // role may not see its status: grant it pg_read_all_stats), or WAL waits with no replayed
+  // transaction to date it by.
   postgres: `SELECT CASE WHEN NOT pg_is_in_recovery() THEN 0
+    WHEN NOT EXISTS (SELECT 1 FROM pg_stat_wal_receiver WHERE status = 'streaming') THEN NULL
     WHEN pg_last_wal_receive_lsn() = pg_last_wal_replay_lsn() THEN 0
-    ELSE COALESCE(EXTRACT(EPOCH FROM (now() - pg_last_xact_replay_timestamp())) * 1000, 0) END AS lag`,
+    ELSE EXTRACT(EPOCH FROM (now() - pg_last_xact_replay_timestamp())) * 1000 END AS lag`,
   mysql: 'SHOW REPLICA STATUS',
 };
 
@@ -84,9 +108,10 @@ export class ReplicaSet {
   readonly #options: ReplicaOptions;
   #next = 0;
   #timer: NodeJS.Timeout | undefined;
+  #stopped = true;
 
   constructor(replicas: Array<{ name: string; dialect: Dialect }>, options: ReplicaOptions) {
-    this.#replicas = replicas.map(({ name, dialect }) => ({ name, driver: dialect.createDriver(), up: false, lagMs: null, statements: 0 }));
+    this.#replicas = replicas.map(({ name, dialect }) => ({ name, driver: dialect.createDriver(), up: false, reported: false, lagMs: null, statements: 0 }));
     this.#options = options;
   }
 
@@ -121,8 +146,10 @@ export class ReplicaSet {
     return undefined;
   }
 
+  /** Reported once per failure (at start too: a wrong password or a missing privilege must show). */
   markDown(replica: Replica, error: unknown): void {
-    if (replica.up) this.#options.report(error, `read replica ${replica.name} is down: reads go to the primary`);
+    if (!replica.reported) this.#options.report(error, `read replica ${replica.name} is down or refuses the check: reads go to the primary`);
+    replica.reported = true;
     replica.up = false;
     replica.error = error instanceof Error ? error.message : String(error);
   }
@@ -134,7 +161,7 @@ export class ReplicaSet {
         const connection = await replica.driver.acquireConnection();
         try {
           const lagMs = await this.#lagOf(connection);
-          Object.assign(replica, { up: true, lagMs, error: undefined });
+          Object.assign(replica, { up: true, reported: false, lagMs, error: undefined });
         } finally {
           await replica.driver.releaseConnection(connection);
         }
@@ -149,7 +176,8 @@ export class ReplicaSet {
     if (engine === 'sqlite') return 0;
     if (engine === 'postgres') {
       const { rows } = await connection.executeQuery<{ lag: unknown }>(CompiledQuery.raw(LAG_SQL.postgres));
-      return Math.round(Number(rows[0]?.lag ?? 0));
+      const lag = rows[0]?.lag;
+      return lag === null || lag === undefined ? Number.POSITIVE_INFINITY : Math.round(Number(lag));
     }
     let rows: Array<Record<string, unknown>>;
     try {
@@ -171,15 +199,27 @@ export class ReplicaSet {
     this.startChecks();
   }
 
-  /** The periodic checks (started by `init`; tests stop them to meet a failure first). */
+  /**
+   * The periodic checks (started by `init`; tests stop them to meet a failure first): the next
+   * round is scheduled when one ends, so a replica that hangs does not pile checks up.
+   */
   startChecks(): void {
-    clearInterval(this.#timer);
-    this.#timer = setInterval(() => void this.check(), this.#options.checkMs);
-    this.#timer.unref();
+    this.stopChecks();
+    this.#stopped = false;
+    const round = () => {
+      this.#timer = setTimeout(() => {
+        void this.check().finally(() => {
+          if (!this.#stopped) round();
+        });
+      }, this.#options.checkMs);
+      this.#timer.unref();
+    };
+    round();
   }
 
   stopChecks(): void {
-    clearInterval(this.#timer);
+    this.#stopped = true;
+    clearTimeout(this.#timer);
   }
 
   async destroy(): Promise<void> {
@@ -187,9 +227,16 @@ export class ReplicaSet {
     await Promise.all(this.#replicas.map((replica) => replica.driver.destroy().catch(() => {})));
   }
 
-  /** Runs `query` on a usable replica; undefined (nothing ran) when none is or the one picked refuses connections. */
-  async tryRead<R>(query: CompiledQuery, run: (connection: DatabaseConnection) => Promise<R>): Promise<{ result: R } | undefined> {
-    const replica = this.pick();
+  /** The replica for a read in `scope`: the one its earlier reads used while it stays usable, else a new pick (none once one failed). */
+  #replicaFor(scope: ReadScope): Replica | undefined {
+    if (scope.primary) return undefined;
+    if (scope.replica) return this.#usable(scope.replica) ? scope.replica : undefined;
+    return (scope.replica = this.pick());
+  }
+
+  /** Runs `query` on the scope's replica; undefined (run it on the primary) when there is none or it failed to. */
+  async tryRead<R>(scope: ReadScope, run: (connection: DatabaseConnection) => Promise<R>): Promise<{ result: R } | undefined> {
+    const replica = this.#replicaFor(scope);
     if (!replica) return undefined;
     let connection: DatabaseConnection;
     try {
@@ -202,11 +249,24 @@ export class ReplicaSet {
       replica.statements++;
       return { result: await run(connection) };
     } catch (error) {
-      if (!isUnavailable(error)) throw error;
-      this.markDown(replica, error);
+      if (isUnavailable(error)) this.markDown(replica, error);
+      // A hot standby cancels a read that conflicts with the WAL it replays (SQLSTATE 40001).
+      else if (!isRetryable(error)) throw error;
       return undefined;
     } finally {
       await replica.driver.releaseConnection(connection);
+    }
+  }
+
+  /** Acquires a connection of the scope's replica for a stream; undefined when there is none. */
+  async acquireFor(scope: ReadScope): Promise<{ replica: Replica; connection: DatabaseConnection } | undefined> {
+    const replica = this.#replicaFor(scope);
+    if (!replica) return undefined;
+    try {
+      return { replica, connection: await replica.driver.acquireConnection() };
+    } catch (error) {
+      this.markDown(replica, error);
+      return undefined;
     }
   }
 }
@@ -217,7 +277,8 @@ export class ReplicaSet {
  * connection to one of the primary's for the rest of its life (a transaction, a write).
  */
 class RoutingConnection implements DatabaseConnection {
-  primary: DatabaseConnection | undefined;
+  /** The primary's connection, once a statement bound this one to it (a promise: two statements may race to bind). */
+  primary: Promise<DatabaseConnection> | undefined;
   readonly #driver: Driver;
   readonly #replicas: ReplicaSet;
 
@@ -226,44 +287,46 @@ class RoutingConnection implements DatabaseConnection {
     this.#replicas = replicas;
   }
 
-  async bind(): Promise<DatabaseConnection> {
-    return (this.primary ??= await this.#driver.acquireConnection());
+  bind(): Promise<DatabaseConnection> {
+    return (this.primary ??= this.#driver.acquireConnection());
   }
 
-  #mayUseReplica(query: CompiledQuery): boolean {
-    return !this.primary && readScope.getStore() === true && isPlainRead(query);
+  /** The read scope when `query` may go to a replica. */
+  #replicaScope(query: CompiledQuery): ReadScope | undefined {
+    const scope = readScope.getStore();
+    return scope && !this.primary && isPlainRead(query) ? scope : undefined;
+  }
+
+  /** The primary's connection for a statement; the scope it runs in keeps to the primary from now on. */
+  #onPrimary(): Promise<DatabaseConnection> {
+    const scope = readScope.getStore();
+    if (scope) scope.primary = true;
+    return this.bind();
   }
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
-    if (this.#mayUseReplica(query)) {
-      const read = await this.#replicas.tryRead(query, (connection) => connection.executeQuery<R>(query));
+    const scope = this.#replicaScope(query);
+    if (scope) {
+      const read = await this.#replicas.tryRead(scope, (connection) => connection.executeQuery<R>(query));
       if (read) return read.result;
     }
-    return (await this.bind()).executeQuery<R>(query);
+    return (await this.#onPrimary()).executeQuery<R>(query);
   }
 
   async *streamQuery<R>(query: CompiledQuery, chunkSize: number): AsyncIterableIterator<QueryResult<R>> {
     // A stream holds its connection while the caller consumes it: on a replica, for the stream's life.
-    if (this.#mayUseReplica(query)) {
-      const replica = this.#replicas.pick();
-      if (replica) {
-        let connection: DatabaseConnection | undefined;
-        try {
-          connection = await replica.driver.acquireConnection();
-        } catch (error) {
-          this.#replicas.markDown(replica, error);
-        }
-        if (connection) {
-          try {
-            yield* connection.streamQuery<R>(query, chunkSize);
-            return;
-          } finally {
-            await replica.driver.releaseConnection(connection);
-          }
-        }
+    const scope = this.#replicaScope(query);
+    const held = scope && (await this.#replicas.acquireFor(scope));
+    if (held) {
+      try {
+        held.replica.statements++;
+        yield* held.connection.streamQuery<R>(query, chunkSize);
+        return;
+      } finally {
+        await held.replica.driver.releaseConnection(held.connection);
       }
     }
-    yield* (await this.bind()).streamQuery<R>(query, chunkSize);
+    yield* (await this.#onPrimary()).streamQuery<R>(query, chunkSize);
   }
 }
 
@@ -293,7 +356,7 @@ function routingDriver(driver: Driver, replicas: ReplicaSet): Driver {
     ...(driver.releaseSavepoint ? { releaseSavepoint: async (connection, name, compile) => driver.releaseSavepoint!(await inner(connection), name, compile) } : {}),
     releaseConnection: async (connection) => {
       const bound = (connection as RoutingConnection).primary;
-      if (bound) await driver.releaseConnection(bound);
+      if (bound) await driver.releaseConnection(await bound);
     },
     destroy: async () => {
       await replicas.destroy();

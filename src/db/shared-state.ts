@@ -4,6 +4,7 @@ import { f } from '../models/fields.ts';
 import type { Database, DbExecutor } from './database.ts';
 import type { ModelStore } from './model-store.ts';
 import { afterCommit, assertNoTransaction } from './transaction.ts';
+import { onPrimary } from './read-replicas.ts';
 
 /**
  * Version counters of cached state (keys and rules, settings, reference data), one row per cache.
@@ -71,7 +72,9 @@ export class SharedCache<T> {
       }
       if (!this.#stale) return this.#value as T;
       this.#stale = false;
-      this.#loading = this.#load()
+      // From the primary whatever the caller: a replica behind the change that invalidated the
+      // cache would otherwise be kept as current until the next change.
+      this.#loading = onPrimary(() => this.#load())
         .then((value) => {
           this.#value = value;
         }, (error: unknown) => {

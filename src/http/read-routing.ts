@@ -4,8 +4,8 @@ import { fromReplicas } from '../db/read-replicas.ts';
 const READS = new Set(['GET', 'HEAD']);
 
 /**
- * Which requests may read from the replicas (src/db/read-replicas.ts): GET and HEAD requests,
- * except those of a caller (a key, else an address) that wrote within `readYourWritesMs` through
+ * Which requests may read from the replicas (src/db/read-replicas.ts): GET and HEAD requests but
+ * public ones (signed links), except those of a caller (a key, else an address) that wrote within `readYourWritesMs` through
  * this instance, so that a client reads what it has just written. Other instances do not see the
  * write: behind a load balancer, route a key to one instance (docs/deploy.md) or rely on
  * `READ_REPLICA_MAX_LAG_MS` being shorter than a client's turn-around.
@@ -24,6 +24,8 @@ export function registerReadRouting(app: FastifyInstance, readYourWritesMs: numb
       return done();
     }
     if ((wroteUntil.get(callerOf(request)) ?? 0) > Date.now()) return done();
+    // A public route (a signed download link) has no key to tie it to its uploader's writes.
+    if (request.routeOptions.config.public) return done();
     fromReplicas(done);
   });
   // Again once the write has finished: the window runs from its commit.
