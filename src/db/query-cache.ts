@@ -97,6 +97,12 @@ export class QueryCache {
 function keysetCondition(engine: Engine, model: Model, query: ListQuery) {
   const values = query.after!.map((value, index) => toDbValue(engine, model.fields[query.sort[index]!.field]!, value));
   const [first] = query.sort;
+  // One direction throughout: a row-value comparison, which PostgreSQL and SQLite turn into an index
+  // range starting exactly at the cursor (a run of equal names or dates is not read and filtered).
+  // MariaDB does not range-scan row values: it gets the expanded form below.
+  if (rowValueKeyset(engine, query)) {
+    return (eb: ExpressionBuilder<any, any>) => eb(eb.refTuple(...(query.sort.map((entry) => entry.field) as [string, string])), first!.direction === 'asc' ? '>' : '<', eb.tuple(...(values as [unknown, unknown])));
+  }
   return (eb: ExpressionBuilder<any, any>) => eb.and([
     // Implied by the disjunction, but what lets the engines start an index range at the cursor
     // instead of filtering every row from the first.
@@ -108,9 +114,14 @@ function keysetCondition(engine: Engine, model: Model, query: ListQuery) {
   ]);
 }
 
+function rowValueKeyset(engine: Engine, query: ListQuery): boolean {
+  return engine !== 'mysql' && query.sort.length >= 2 && query.sort.every((entry) => entry.direction === query.sort[0]!.direction);
+}
+
 /** The parameters of `keysetCondition`, in the order the compiled SQL binds them. */
 function keysetParameters(engine: Engine, model: Model, query: ListQuery): unknown[] {
   if (!query.after) return [];
   const values = query.after.map((value, index) => toDbValue(engine, model.fields[query.sort[index]!.field]!, value));
+  if (rowValueKeyset(engine, query)) return values;
   return [values[0], ...query.sort.flatMap((_, index) => values.slice(0, index + 1))];
 }

@@ -55,16 +55,19 @@ function lineBeforeSave(invoice: boolean) {
 export function defineDocument(family: DocumentFamily, spec: DocumentSpec): Model {
   const unique = [['codigo', 'idempresa']];
   if (spec.invoice) unique.push(['codejercicio', 'codserie', 'idempresa', 'numero']);
+  const fields = sortedFields({ ...HEADER_FIELDS[family](), ...(spec.invoice ? invoiceFields(spec.table) : {}), ...spec.fields });
+  const key = Object.entries(fields).find(([, field]) => field.primary)![0];
   return defineModel({
     name: spec.name,
     table: spec.table,
-    fields: sortedFields({ ...HEADER_FIELDS[family](), ...(spec.invoice ? invoiceFields(spec.table) : {}), ...spec.fields }),
+    fields,
     unique,
-    // Date order (`sort[fecha]`, then the key: the index ends with it on SQLite and InnoDB; a sort
-    // on `hora` too orders each day's few rows), polling on creationdate, a customer's or
-    // supplier's documents by date, date order within a series (invoice chronology), and a
-    // number's look-up by numbering (numbering.ts; by exercise, the unique key serves).
-    indexes: [['fecha'], ['creationdate'], [family === 'sales' ? 'codcliente' : 'codproveedor', 'fecha'], ['idempresa', 'codserie', 'codejercicio', 'fecha'], ['codserie', 'numero']],
+    // Date order (`sort[fecha]` and the key as the list's tiebreak, so that a page reads 50 index
+    // entries, not a whole day's: SQLite and InnoDB end every index with the key, PostgreSQL does
+    // not), polling on creationdate, a customer's or supplier's documents by date (the same), date
+    // order within a series (invoice chronology), and a number's look-up by numbering
+    // (numbering.ts; by exercise, the unique key serves).
+    indexes: [['fecha', key], ['creationdate'], [family === 'sales' ? 'codcliente' : 'codproveedor', 'fecha', key], ['idempresa', 'codserie', 'codejercicio', 'fecha'], ['codserie', 'numero']],
     validate: validateDocument,
     hooks: { beforeSave: documentBeforeSave },
   });
