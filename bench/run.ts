@@ -141,7 +141,7 @@ function printGrowth(runs: GrowthRun[]): void {
   const title = large ? 'Large books' : 'Growth';
   print(`## ${title}: ${count(SMALL_BOOKS.customers)} customers and invoices against ${count(bigBooks.customers)} customers and ${count(bigBooks.invoices)} invoices`);
   print();
-  print(`Both databases also hold the sample data (1,000 customers, a 1,000-invoice series). The books (bench/large-data.ts, \`npm run seed:large\`) spread the`);
+  print(`Both databases also hold the sample data (1,000 customers "Customer N", one 20-line invoice). The books (bench/large-data.ts, \`npm run seed:large\`) spread the`);
   print(`invoices, two lines each, over 5 years and two series, a tenth of them among 5 customers. Requests/s on each database (best of ${growthRounds} alternated runs); the large one must keep`);
   print(`${ratio(growthTarget)} of the small one's rate (within ${large ? '1.2x' : '2x'})${large ? ', except the middle pages by offset, which are reported' : ''}.`);
   print();

@@ -44,8 +44,13 @@ function condition(eb: ExpressionBuilder<any, any>, engine: Engine, model: Model
   const field = model.fields[c.field]!;
   if (c.op === 'like') {
     const textual = field.type === 'string' || field.type === 'text';
+    const pattern = parameterOf(engine, model, c, wildcards)[0];
+    // PostgreSQL estimates ILIKE from the column's statistics; LOWER(column) has none, and the
+    // guess of a few matches makes it scan and sort a large table instead of walking the sort's
+    // index to the first 50 (300 ms against 60 ms at a million customers).
+    if (textual && engine === 'postgres') return sql<SqlBool>`${column} ILIKE ${pattern} ESCAPE '!'`;
     const target = textual ? column : sql`CAST(${column} AS ${sql.raw(engine === 'mysql' ? 'CHAR' : 'TEXT')})`;
-    return sql<SqlBool>`LOWER(${target}) LIKE ${parameterOf(engine, model, c, wildcards)[0]} ESCAPE '!'`;
+    return sql<SqlBool>`LOWER(${target}) LIKE ${pattern} ESCAPE '!'`;
   }
   return eb(c.field, COMPARISONS[c.op]!, parameterOf(engine, model, c)[0]);
 }
