@@ -40,7 +40,8 @@ for (const filesStorage of ['local', 'database'] as const) {
       if (!fs.existsSync(root)) return [];
       return (fs.readdirSync(root, { recursive: true }) as string[])
         .map((name) => `MyFiles/${name.split(path.sep).join('/')}`)
-        .filter((name) => !name.startsWith('MyFiles/Tmp') && fs.statSync(path.join(dataDir, name)).isFile())
+        // A file listed and then removed by a deletion finishing meanwhile is simply gone.
+        .filter((name) => !name.startsWith('MyFiles/Tmp') && fs.statSync(path.join(dataDir, name), { throwIfNoEntry: false })?.isFile())
         .sort();
     }
     const count = async () => Number((await t().call('GET', '/api/3/attachedfiles?limit=1')).headers['x-total-count']);
