@@ -14,6 +14,7 @@
  */
 import { sql } from 'kysely';
 import type { App } from '../src/app.ts';
+import type { Database, DbExecutor } from '../src/db/database.ts';
 import { inTransaction } from '../src/db/transaction.ts';
 
 export interface LargeDataOptions {
@@ -47,6 +48,15 @@ const VARIANTS = 7;
 /** Rows per INSERT (well under every engine's limit on bound values) and INSERTs per transaction. */
 const CHUNK = 400;
 const CHUNKS_PER_TRANSACTION = 25;
+
+/** Runs `write(trx, first, end)` over [from, to) in chunks of CHUNK rows, CHUNKS_PER_TRANSACTION chunks per transaction. */
+async function inChunks(database: Database, from: number, to: number, write: (trx: DbExecutor, first: number, end: number) => Promise<void>): Promise<void> {
+  for (let start = from; start < to; start += CHUNK * CHUNKS_PER_TRANSACTION) {
+    await inTransaction(database, async (trx) => {
+      for (let chunk = start; chunk < Math.min(start + CHUNK * CHUNKS_PER_TRANSACTION, to); chunk += CHUNK) await write(trx, chunk, Math.min(chunk + CHUNK, to));
+    });
+  }
+}
 
 /** A customer's name: a person (with a valid DNI) or a company (CIF-like), by its number. */
 function customerOf(n: number): { nombre: string; cifnif: string; personafisica: boolean } {
@@ -88,19 +98,15 @@ export async function addLargeBooks(app: App, options: LargeDataOptions): Promis
     tick(1);
 
     // Customers.
-    for (let start = 2; start <= options.customers; start += CHUNK * CHUNKS_PER_TRANSACTION) {
-      await inTransaction(ctx.database, async (trx) => {
-        for (let chunk = start; chunk < Math.min(start + CHUNK * CHUNKS_PER_TRANSACTION, options.customers + 1); chunk += CHUNK) {
-          const rows = [];
-          for (let n = chunk; n < Math.min(chunk + CHUNK, options.customers + 1); n++) {
-            const person = customerOf(n);
-            rows.push({ ...customerTemplate, codcliente: largeCustomerCode(n), ...person, razonsocial: person.nombre, email: `cliente${n}@example.com`, personafisica: person.personafisica ? 1 : 0 });
-          }
-          await trx.insertInto('clientes').values(rows).execute();
-          tick(rows.length);
-        }
-      });
-    }
+    await inChunks(ctx.database, 2, options.customers + 1, async (trx, first, end) => {
+      const rows = [];
+      for (let n = first; n < end; n++) {
+        const person = customerOf(n);
+        rows.push({ ...customerTemplate, codcliente: largeCustomerCode(n), ...person, razonsocial: person.nombre, email: `cliente${n}@example.com`, personafisica: person.personafisica ? 1 : 0 });
+      }
+      await trx.insertInto('clientes').values(rows).execute();
+      tick(rows.length);
+    });
 
     // Invoices: an equal share per series and year, the current year's ending today.
     const blocks = LARGE_SERIES.flatMap((codserie) => Array.from({ length: years }, (_, i) => ({ codserie, year: thisYear - years + 1 + i })));
@@ -139,37 +145,33 @@ export async function addLargeBooks(app: App, options: LargeDataOptions): Promis
       const firstNumber = Number(first.numero);
       const from = Date.parse(`${firstDay}T00:00:00Z`);
       const span = Date.parse(`${lastDay}T00:00:00Z`) - from;
-      for (let start = templates.length; start < count; start += CHUNK * CHUNKS_PER_TRANSACTION) {
-        await inTransaction(ctx.database, async (trx) => {
-          for (let chunk = start; chunk < Math.min(start + CHUNK * CHUNKS_PER_TRANSACTION, count); chunk += CHUNK) {
-            const headers = [];
-            const lineRows = [];
-            for (let k = chunk; k < Math.min(chunk + CHUNK, count); k++) {
-              const numero = firstNumber + k;
-              const template = templates[invoiceIndex % templates.length]!;
-              const customer = customerFor(invoiceIndex++, options.customers);
-              const person = customerOf(customer);
-              const idfactura = ++nextId;
-              headers.push({
-                ...template.header,
-                idfactura,
-                numero: String(numero),
-                codigo: `${codePrefix}${String(numero).padStart(digits.length, '0')}`,
-                fecha: new Date(from + Math.floor((span * k) / count / 86_400_000) * 86_400_000).toISOString().slice(0, 10),
-                codcliente: largeCustomerCode(customer),
-                nombrecliente: person.nombre,
-                cifnif: person.cifnif,
-              });
-              for (const line of template.lines) lineRows.push({ ...line, idfactura });
-            }
-            await trx.insertInto('facturascli').values(headers).execute();
-            // Lines in the same chunk size: a few times as many rows per statement would pass the bound-value limits.
-            for (let l = 0; l < lineRows.length; l += CHUNK) await trx.insertInto(lineTable).values(lineRows.slice(l, l + CHUNK)).execute();
-            lineCount += lineRows.length;
-            tick(headers.length);
-          }
-        });
-      }
+      await inChunks(ctx.database, templates.length, count, async (trx, first, end) => {
+        const headers = [];
+        const lineRows = [];
+        for (let k = first; k < end; k++) {
+          const numero = firstNumber + k;
+          const template = templates[invoiceIndex % templates.length]!;
+          const customer = customerFor(invoiceIndex++, options.customers);
+          const person = customerOf(customer);
+          const idfactura = ++nextId;
+          headers.push({
+            ...template.header,
+            idfactura,
+            numero: String(numero),
+            codigo: `${codePrefix}${String(numero).padStart(digits.length, '0')}`,
+            fecha: new Date(from + Math.floor((span * k) / count / 86_400_000) * 86_400_000).toISOString().slice(0, 10),
+            codcliente: largeCustomerCode(customer),
+            nombrecliente: person.nombre,
+            cifnif: person.cifnif,
+          });
+          for (const line of template.lines) lineRows.push({ ...line, idfactura });
+        }
+        await trx.insertInto('facturascli').values(headers).execute();
+        // Lines in the same chunk size: a few times as many rows per statement would pass the bound-value limits.
+        for (let l = 0; l < lineRows.length; l += CHUNK) await trx.insertInto(lineTable).values(lineRows.slice(l, l + CHUNK)).execute();
+        lineCount += lineRows.length;
+        tick(headers.length);
+      });
       // PostgreSQL's serial does not see explicit keys: the next template would take a copy's.
       if (ctx.database.engine === 'postgres') await sql`SELECT setval(pg_get_serial_sequence('facturascli', 'idfactura'), ${nextId})`.execute(db);
       // The next invoice through the API follows the last copy.

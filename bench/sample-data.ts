@@ -9,7 +9,7 @@ import { inTransaction } from '../src/db/transaction.ts';
 import { BENCH_KEY } from './bench-key.ts';
 import { addLargeBooks } from './large-data.ts';
 
-export const SMALL_CUSTOMERS = 1000;
+const SMALL_CUSTOMERS = 1000;
 export const SMALL_BOOKS = { customers: 1000, invoices: 1000 };
 
 /** Adds the installation's data; returns the token of a key that may only read customers. */

@@ -92,7 +92,7 @@ export interface ReplicaOptions {
 }
 
 /** How far behind the primary a server is, in ms: 0 for a server that is not replicating (a primary). */
-const LAG_SQL: Record<Exclude<Engine, 'sqlite'>, string> = {
+const LAG_SQL = {
   // NULL (unknown, so not used): not streaming from the primary (the WAL receiver is gone, or the
   // role may not see its status: grant it pg_read_all_stats), or WAL waits with no replayed
   // transaction to date it by.
@@ -101,7 +101,7 @@ const LAG_SQL: Record<Exclude<Engine, 'sqlite'>, string> = {
     WHEN pg_last_wal_receive_lsn() = pg_last_wal_replay_lsn() THEN 0
     ELSE EXTRACT(EPOCH FROM (now() - pg_last_xact_replay_timestamp())) * 1000 END AS lag`,
   mysql: 'SHOW REPLICA STATUS',
-};
+} as const;
 
 export class ReplicaSet {
   readonly #replicas: Replica[];
@@ -113,10 +113,6 @@ export class ReplicaSet {
   constructor(replicas: Array<{ name: string; dialect: Dialect }>, options: ReplicaOptions) {
     this.#replicas = replicas.map(({ name, dialect }) => ({ name, driver: dialect.createDriver(), up: false, reported: false, lagMs: null, statements: 0 }));
     this.#options = options;
-  }
-
-  get size(): number {
-    return this.#replicas.length;
   }
 
   status(): ReplicaStatus[] {
@@ -135,7 +131,7 @@ export class ReplicaSet {
   }
 
   /** The next usable replica, round robin; undefined when none is. */
-  pick(): Replica | undefined {
+  #pick(): Replica | undefined {
     for (let i = 0; i < this.#replicas.length; i++) {
       const replica = this.#replicas[(this.#next + i) % this.#replicas.length]!;
       if (this.#usable(replica)) {
@@ -172,9 +168,7 @@ export class ReplicaSet {
   }
 
   async #lagOf(connection: DatabaseConnection): Promise<number> {
-    const engine = this.#options.engine;
-    if (engine === 'sqlite') return 0;
-    if (engine === 'postgres') {
+    if (this.#options.engine === 'postgres') {
       const { rows } = await connection.executeQuery<{ lag: unknown }>(CompiledQuery.raw(LAG_SQL.postgres));
       const lag = rows[0]?.lag;
       return lag === null || lag === undefined ? Number.POSITIVE_INFINITY : Math.round(Number(lag));
@@ -231,22 +225,15 @@ export class ReplicaSet {
   #replicaFor(scope: ReadScope): Replica | undefined {
     if (scope.primary) return undefined;
     if (scope.replica) return this.#usable(scope.replica) ? scope.replica : undefined;
-    return (scope.replica = this.pick());
+    return (scope.replica = this.#pick());
   }
 
   /** Runs `query` on the scope's replica; undefined (run it on the primary) when there is none or it failed to. */
   async tryRead<R>(scope: ReadScope, run: (connection: DatabaseConnection) => Promise<R>): Promise<{ result: R } | undefined> {
-    const replica = this.#replicaFor(scope);
-    if (!replica) return undefined;
-    let connection: DatabaseConnection;
+    const held = await this.acquireFor(scope);
+    if (!held) return undefined;
+    const { replica, connection } = held;
     try {
-      connection = await replica.driver.acquireConnection();
-    } catch (error) {
-      this.markDown(replica, error);
-      return undefined;
-    }
-    try {
-      replica.statements++;
       return { result: await run(connection) };
     } catch (error) {
       if (isUnavailable(error)) this.markDown(replica, error);
@@ -258,12 +245,14 @@ export class ReplicaSet {
     }
   }
 
-  /** Acquires a connection of the scope's replica for a stream; undefined when there is none. */
+  /** A connection of the scope's replica (counted as one statement); undefined when there is none or it refuses. */
   async acquireFor(scope: ReadScope): Promise<{ replica: Replica; connection: DatabaseConnection } | undefined> {
     const replica = this.#replicaFor(scope);
     if (!replica) return undefined;
     try {
-      return { replica, connection: await replica.driver.acquireConnection() };
+      const connection = await replica.driver.acquireConnection();
+      replica.statements++;
+      return { replica, connection };
     } catch (error) {
       this.markDown(replica, error);
       return undefined;
@@ -319,7 +308,6 @@ class RoutingConnection implements DatabaseConnection {
     const held = scope && (await this.#replicas.acquireFor(scope));
     if (held) {
       try {
-        held.replica.statements++;
         yield* held.connection.streamQuery<R>(query, chunkSize);
         return;
       } finally {
