@@ -2,7 +2,7 @@
  * `npm run bench`: loopback load tests, bounded in time, that start and stop their own servers,
  * check the targets of bench/scenarios.ts, print the table, write it to docs/benchmarks.md and
  * exit 1 on a missed target, a failed request, a gap in the invoice numbers or a server whose peak
- * memory passed the limit; then the in-process PDF bench (bench/export-pdf.ts). Figures are ratios
+ * memory passed the limit, or admin console JavaScript over its weight (bench/console-weight.ts); then the in-process PDF bench (bench/export-pdf.ts). Figures are ratios
  * to a plain node:http server measured in the same run, because these machines are shared and noisy.
  *
  * `npm run bench -- --large [--customers N] [--invoices N]`: only the growth scenarios, on SQLite
@@ -20,6 +20,7 @@ import os from 'node:os';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { BENCH_KEY } from './bench-key.ts';
+import { CONSOLE_JS_LIMIT_BYTES, consoleWeight } from './console-weight.ts';
 import { checkInvoiceNumbers } from './invoice-numbers.ts';
 import { SMALL_BOOKS } from './sample-data.ts';
 import { GROWTH_SCENARIOS, GROWTH_TARGET, LARGE_TARGET, RSS_LIMIT_MIB, SCENARIOS, type Scenario } from './scenarios.ts';
@@ -234,6 +235,10 @@ try {
     print();
     print(`Peak resident memory (limit ${RSS_LIMIT_MIB} MiB): ${[...memory].map(([engine, mib]) => `${engine} ${mib} MiB`).join(', ')}.`);
     for (const [engine, mib] of memory) if (mib >= RSS_LIMIT_MIB) failures.push(`peak RSS ${engine}: ${mib} MiB`);
+    const weight = consoleWeight();
+    print();
+    print(`Admin console JavaScript (limit ${CONSOLE_JS_LIMIT_BYTES / 1000} KB gzip): ${weight.files} files, ${(weight.bytes / 1000).toFixed(1)} KB, ${(weight.gzipBytes / 1000).toFixed(1)} KB gzip.`);
+    if (weight.gzipBytes >= CONSOLE_JS_LIMIT_BYTES) failures.push(`admin console JavaScript: ${weight.gzipBytes} bytes gzip`);
     if (growthRun) {
       print();
       printGrowth([growthRun]);

@@ -1,6 +1,7 @@
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { AppContext } from './app-context.ts';
 import { createCore, type Core, type CoreOptions } from './core.ts';
+import { registerAdminConsole } from './http/admin-console.ts';
 import { registerBodyParsers } from './http/body.ts';
 import { registerErrorHandler } from './http/error-handler.ts';
 import { clientErrorHandler, frameworkErrors } from './http/framework-errors.ts';
@@ -55,8 +56,10 @@ export async function createApp(options: CreateAppOptions): Promise<App> {
     core = await createCore({ ...options, modules: options.modules ?? (await installationModules(config)), log: server.log });
     const { ctx } = core;
     let closing = false;
-    // Every route, as it is registered, for the OpenAPI document (HEAD mirrors GET; OPTIONS is CORS's).
+    // Every route, as it is registered, for the OpenAPI document (HEAD mirrors GET; OPTIONS is CORS's;
+    // the admin console's files are not part of the API).
     server.addHook('onRoute', (route) => {
+      if (route.config?.console) return;
       for (const method of [route.method].flat()) {
         if (method === 'HEAD' || method === 'OPTIONS' || route.config?.notAllowed) continue;
         ctx.routes.push({ method, url: route.url, config: route.config ?? {}, schema: route.schema });
@@ -74,6 +77,7 @@ export async function createApp(options: CreateAppOptions): Promise<App> {
     await registerPipeline(server, ctx.pipeline);
     if (ctx.database.replicas) registerReadRouting(server, config.readYourWritesMs, (request) => String(ctx.pipeline.logContext?.(request)?.key ?? request.ip));
     registerProfileSerializer(server);
+    await registerAdminConsole(server);
     registerRootRoute(server, ctx);
     for (const model of ctx.registry.resources()) registerModelRoutes(server, ctx, model);
     for (const module of core.modules) await module.register?.(server, ctx);

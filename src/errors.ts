@@ -85,7 +85,7 @@ export const ERROR_CATALOGUE = {
   'plugin-incompatible': { status: 422, shape: 'message', meaning: 'The plugin needs a newer core: `min_version` and `core_version` are given.' },
   'plugin-requirements-missing': { status: 422, shape: 'message', meaning: 'The plugins it requires are not installed or not enabled; `missing` lists them.' },
   'plugin-required': { status: 422, shape: 'message', meaning: 'Enabled plugins require this one; `by` lists them. Disable those first.' },
-  'invalid-cursor': { status: 400, shape: 'message', meaning: 'A cursor the service did not give: the change feed\'s `after`, or a list\'s `cursor` (from its `Link` header) used with another sort, with `offset` (`reason`: `cursor-with-offset`), or with a sort that pages by offset only (`reason`: `sort-not-pageable`).' },
+  'invalid-cursor': { status: 400, shape: 'message', meaning: 'A cursor the service did not give: the change feed\'s `after`, or a list\'s `cursor` (from its `Link` header) used with another sort, with `offset` (`reason`: `cursor-with-offset`), or with a sort that pages by offset only (`reason`: `sort-not-pageable`); the feed\'s `after` given with `latest` (`reason`: `cursor-with-latest`).' },
   'invalid-event-type': { status: 400, shape: 'message', meaning: 'The change feed\'s `type` names no event type (a type, a prefix ending in `.*`, or `*`, comma-separated); `value` gives the offending item.' },
   'events-cursor-expired': { status: 410, shape: 'message', meaning: 'Events after the feed cursor `after` were pruned (older than EVENTS_RETENTION_DAYS): reload the data and follow the feed from a new cursor.' },
   'document-has-children': { status: 409, shape: 'message', meaning: 'The document has documents generated from it; delete those first.' },

@@ -161,6 +161,11 @@ export interface EventLogQuery {
   /** Only these types (undefined: all). */
   types?: readonly string[];
   limit: number;
+  /**
+   * The newest `limit` events (oldest first) instead of the first ones after `after`; the page's
+   * `last` is then the newest settled id, so that following from it misses nothing.
+   */
+  newest?: boolean;
   /** Now, in milliseconds since the epoch (the app's clock). */
   now: number;
   /** How old the event after a hole in the ids must be before the hole is taken as a rollback. */
@@ -206,7 +211,7 @@ export async function readEventLog(db: DbExecutor, query: EventLogQuery): Promis
   let page = db.selectFrom('event_log').select(['id', 'type', 'resource', 'recordkey', 'payload', 'created']).where('id', '>', after);
   if (before !== undefined) page = page.where('id', '<', before);
   if (types) page = page.where('type', 'in', types.length ? [...types] : ['']);
-  const rows = await page.orderBy('id').limit(limit).execute();
+  const rows = query.newest ? (await page.orderBy('id', 'desc').limit(limit).execute()).reverse() : await page.orderBy('id').limit(limit).execute();
   const events = rows.map((row): LoggedEvent => ({
     id: Number(row.id),
     type: String(row.type),
@@ -215,9 +220,9 @@ export async function readEventLog(db: DbExecutor, query: EventLogQuery): Promis
     created: Number(row.created),
     payload: typeof row.payload === 'string' ? JSON.parse(row.payload) : row.payload,
   }));
-  const more = events.length === limit;
+  const more = !query.newest && events.length === limit;
   let last = events.length ? events[events.length - 1]!.id : after;
-  if (!more && types) {
+  if (!more && (types || query.newest)) {
     // A filtered page that is not full has read every event up to the boundary: continue from there.
     let settled = db.selectFrom('event_log').select((eb) => eb.fn.max('id').as('last')).where('id', '>', after);
     if (before !== undefined) settled = settled.where('id', '<', before);

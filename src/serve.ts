@@ -1,5 +1,6 @@
 import { createApp, type App } from './app.ts';
 import { loadProcessConfig } from './config.ts';
+import { CONSOLE_PATH } from './http/admin-console.ts';
 import { createInitialKey } from './modules/auth/index.ts';
 
 /**
@@ -28,15 +29,17 @@ async function shutdown(app: App, timeoutMs: number, signal: string): Promise<nu
 async function main(): Promise<void> {
   const config = loadProcessConfig();
   const app = await createApp({ config });
-  if (app.firstRun) {
-    const { id, token } = await createInitialKey(app.ctx);
-    // Printed once, on the console only: the database keeps a digest, never the token.
-    console.log(
-      `\nNew installation: the API is enabled and a full-access key was created (id ${id}).\n` +
-        `  X-Auth-Token: ${token}\n` +
-        `Store it now; it cannot be shown again. More keys: npm run cli -- apikey create --help\n`,
-    );
+  const first = app.firstRun ? await createInitialKey(app.ctx) : undefined;
+  let address: string;
+  try {
+    address = await app.server.listen({ port: config.port, host: config.host });
+  } catch (error) {
+    // The token exists only here: shown even when the port is taken, or it would be lost.
+    if (first) console.log(firstKeyMessage(first));
+    throw error;
   }
+  const consoleUrl = new URL(CONSOLE_PATH, address).href;
+  console.log(first ? firstKeyMessage(first, consoleUrl) : `Admin console: ${consoleUrl}`);
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) process.exit(1);
@@ -51,7 +54,16 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
-  await app.server.listen({ port: config.port, host: config.host });
+}
+
+/** Printed once, on the console only: the database keeps a digest, never the token. */
+function firstKeyMessage({ id, token }: { id: number; token: string }, consoleUrl?: string): string {
+  return (
+    `\nNew installation: the API is enabled and a full-access key was created (id ${id}).\n` +
+    `  X-Auth-Token: ${token}\n` +
+    `Store it now; it cannot be shown again. More keys: npm run cli -- apikey create --help\n` +
+    (consoleUrl ? `Admin console: ${consoleUrl} (sign in with this key)\n` : '')
+  );
 }
 
 main().catch((error) => {

@@ -206,6 +206,32 @@ forEachEngine('event log and change feed', (t) => {
     assert.equal((await t().call('POST', '/api/3/events', {})).status, 405);
   });
 
+  it('gives the newest events with `latest`, and a cursor that follows on from them', async () => {
+    const { events: before } = await drain(t());
+    const first = await created(t(), '/api/3/cliente', { codcliente: 'EVLN1', nombre: 'Latest one' });
+    await created(t(), '/api/3/cliente', { codcliente: 'EVLN2', nombre: 'Latest two' });
+    const all = await drain(t());
+    const newest = await feed(t(), 'latest=3');
+    assert.equal(newest.status, 200, JSON.stringify(newest.body));
+    // The last three of the whole log, oldest first, and nothing more to page through.
+    assert.deepEqual(newest.body.events.map((event: any) => event.id), all.events.slice(-3).map((event) => event.id));
+    assert.equal(newest.body.more, false);
+    assert.equal(newest.body.next, all.next);
+    const customers = await feed(t(), 'latest=5&type=model.save');
+    assert.ok(customers.body.events.every((event: any) => event.type === 'model.save'));
+    assert.equal(customers.body.events.at(-1).key, 'EVLN2');
+    assert.ok(customers.body.events.some((event: any) => event.key === first.codcliente));
+    // Following on from `next` gives what happens afterwards, and only that.
+    await created(t(), '/api/3/cliente', { codcliente: 'EVLN3', nombre: 'After' });
+    const after = await drain(t(), newest.body.next);
+    assert.deepEqual(after.events.map((event) => event.key), ['EVLN3']);
+    assert.ok(before.length < all.events.length);
+    for (const [query, message] of [['latest=0', 'invalid-limit'], ['latest=1001', 'invalid-limit'], [`latest=2&after=${all.next}`, 'invalid-cursor']]) {
+      const answer = await feed(t(), query!);
+      assert.deepEqual([answer.status, answer.body.message], [400, message], query);
+    }
+  });
+
   it('needs an access rule for `events`, and is listed at the root', async () => {
     const key = await created(t(), '/api/3/apikey', { description: 'Feed reader' });
     assert.equal((await feed(t(), '', key.apikey)).status, 403);

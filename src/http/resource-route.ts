@@ -33,6 +33,8 @@ declare module 'fastify' {
     operational?: boolean;
     /** The 405 answer of the methods a resource path does not support. */
     notAllowed?: boolean;
+    /** The admin console's files: not part of the API, so not in its OpenAPI description. */
+    console?: boolean;
   }
 }
 

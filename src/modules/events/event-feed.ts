@@ -48,8 +48,8 @@ export function selectedTypes(raw: string | undefined): string[] | undefined {
   return [...selected];
 }
 
-function readLimit(raw: string | undefined): number {
-  if (raw === undefined) return FEED_DEFAULT_LIMIT;
+function readLimit(raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined;
   const limit = /^\d{1,7}$/.test(raw.trim()) ? Number(raw.trim()) : NaN;
   if (!(limit >= 1 && limit <= FEED_MAX_LIMIT)) throw new AppError('invalid-limit', { max: FEED_MAX_LIMIT });
   return limit;
@@ -70,6 +70,7 @@ function feedItem(event: LoggedEvent) {
 /**
  * `GET /api/3/events?after=<cursor>&type=<types>&limit=<n>` (docs/events.md): the event log in
  * order after the cursor, and the cursor to continue from (`next`, also in `X-Next-Cursor`).
+ * `latest=<n>` instead of `after`: the newest n events, to show what just happened and follow on.
  */
 export function registerEventFeed(app: FastifyInstance, ctx: AppContext): void {
   ctx.customResources.add(FEED_RESOURCE);
@@ -81,10 +82,12 @@ export function registerEventFeed(app: FastifyInstance, ctx: AppContext): void {
         handler: async (request, reply) => {
           const query = (request.query ?? {}) as Record<string, unknown>;
           const cursor = single(query, 'after');
+          const latest = readLimit(single(query, 'latest'));
+          if (latest !== undefined && cursor) throw new AppError('invalid-cursor', { reason: 'cursor-with-latest' });
           const after = cursor === undefined || cursor === '' ? 0 : decodeCursor(cursor);
           const types = selectedTypes(single(query, 'type'));
-          const limit = readLimit(single(query, 'limit'));
-          const page = await readEventLog(ctx.database.kysely, { after, types, limit, now: ctx.clock.now(), gapMs: ctx.config.eventsGapMs });
+          const limit = latest ?? readLimit(single(query, 'limit')) ?? FEED_DEFAULT_LIMIT;
+          const page = await readEventLog(ctx.database.kysely, { after, types, limit, newest: latest !== undefined, now: ctx.clock.now(), gapMs: ctx.config.eventsGapMs });
           if (page.expired) throw new AppError('events-cursor-expired');
           const next = encodeCursor(page.last);
           reply.header('X-Next-Cursor', next);

@@ -1,6 +1,7 @@
 import type { AppContext, RouteRecord } from '../../app-context.ts';
 import { ERROR_CATALOGUE } from '../../errors.ts';
 import type { Model } from '../../models/define-model.ts';
+import { settingsSchema } from '../settings/index.ts';
 import { inputSchema, recordSchema } from './model-schemas.ts';
 
 /** The description's own version: bumped when the document's shape (not the API) changes. */
@@ -179,7 +180,7 @@ export async function openApiDocument(ctx: AppContext, version: string): Promise
       },
       responses: Object.fromEntries(Object.entries(ERRORS).map(([code, { description, schema }]) => [`E${code}`, { description, content: json(ref(schema)) }])),
       pathItems: sorted(pathItems),
-      schemas: sorted(schemas),
+      schemas: sorted({ ...schemas, 'settings.default': settingsSchema() }),
     },
   };
 }

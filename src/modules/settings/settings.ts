@@ -47,6 +47,29 @@ const RULES: Readonly<Record<string, SettingRule>> = Object.assign(Object.create
 });
 
 /**
+ * JSON Schema of the `default` group's known keys, derived from the rules above (the OpenAPI
+ * component `settings.default`, from which the admin console builds its Settings form). A key
+ * naming a record carries `x-references` (`series.codserie`); null removes a key.
+ */
+export function settingsSchema(): Record<string, unknown> {
+  const properties: Record<string, unknown> = {};
+  for (const [key, rule] of Object.entries(RULES)) {
+    const { field } = rule;
+    const type = field.type === 'boolean' ? 'boolean' : field.type === 'integer' ? 'integer' : 'string';
+    properties[key] = {
+      type: [type, 'null'],
+      ...(field.length && type === 'string' ? { maxLength: field.length } : {}),
+      ...(field.min !== undefined ? { minimum: field.min } : {}),
+      ...(field.max !== undefined ? { maximum: field.max } : {}),
+      ...(rule.oneOf ? { enum: [...rule.oneOf, null] } : {}),
+      ...(rule.exists ? { 'x-references': `${rule.exists.table}.${rule.exists.column}` } : {}),
+      default: DEFAULT_SETTINGS[key] ?? null,
+    };
+  }
+  return { type: 'object', description: 'The `default` group\'s known keys (other keys are kept as given).', properties, additionalProperties: true };
+}
+
+/**
  * Checks and normalises the keys a write sets (`"yes"` becomes true, `"2"` becomes 2); returns
  * the reasons per `properties.<key>` for those it refuses. A null removes a key (its default
  * applies again), so it is always accepted.

@@ -1,0 +1,91 @@
+// One document: header, lines, tax totals, receipts; pay/unpay (invoices); PDF and e-invoice downloads.
+import { html, useEffect, useState } from '../lib.js';
+import { api, apiPath, download, fileNameOf, recordOf } from '../api.js';
+import { t } from '../i18n.js';
+import { documentType$ } from '../documents.js';
+import { cell, ErrorBox, money, Notice } from '../ui.js';
+
+const EINVOICES = ['UBL', 'CII', 'FACTURAE'];
+
+export function DocumentPage({ type: resource, id, access }) {
+  const type = documentType$(resource);
+  const [doc, setDoc] = useState(null);
+  const [lines, setLines] = useState([]);
+  const [receipts, setReceipts] = useState([]);
+  const [error, setError] = useState(null);
+  const [notice, setNotice] = useState('');
+  const [version, setVersion] = useState(0);
+  useEffect(() => {
+    if (!type) return;
+    api('GET', apiPath([type.resource, id])).then(({ data }) => setDoc(data), setError);
+    api('GET', apiPath(type.lines, { [`filter[${type.key}]`]: id, 'sort[idlinea]': 'ASC', limit: 1000 })).then(({ data }) => setLines(data), () => setLines(null));
+    if (type.receipts) api('GET', apiPath(type.receipts, { 'filter[idfactura]': id, 'sort[numero]': 'ASC', limit: 1000 })).then(({ data }) => setReceipts(data), () => setReceipts(null));
+  }, [resource, id, version]);
+  if (!type) return html`<p>${t('documents.unknown-type')}</p>`;
+  if (!doc) return html`<h1>${t(`doctype.${resource}`)}</h1><${ErrorBox} error=${error} />`;
+  const pay = async (pagada) => {
+    setError(null);
+    try {
+      const { data } = await api('POST', apiPath([type.pay, id]), { pagada });
+      setDoc(recordOf(data));
+      setNotice(t(pagada ? 'document.paid' : 'document.unpaid'));
+      setVersion((value) => value + 1);
+    } catch (failure) {
+      setError(failure);
+    }
+  };
+  const exportAs = async (kind) => {
+    setError(null);
+    try {
+      const { data, response } = await api('GET', apiPath([type.export, id], { type: kind }));
+      download(data, fileNameOf(response, `${doc.codigo}.${kind === 'PDF' ? 'pdf' : 'xml'}`));
+      setNotice(t('document.downloaded', { kind }));
+    } catch (failure) {
+      setError(failure);
+    }
+  };
+  const party = doc[type.party];
+  const canExport = access.listed.has(type.export);
+  return html`<h1>${t(`doctype.${resource}`)} ${doc.codigo}</h1>
+    <p><a href=${`#/documents/${resource}`}>${t('document.back')}</a></p>
+    <${ErrorBox} error=${error} />
+    <${Notice} text=${notice} />
+    <dl class="facts">
+      <div class="fact"><dt>${t('documents.fecha')}</dt><dd>${cell(doc.fecha)} ${cell(doc.hora)}</dd></div>
+      <div class="fact"><dt>${t(`documents.${type.party}`)}</dt><dd>${cell(party)} ${cell(doc[type.partyName])}</dd></div>
+      <div class="fact"><dt>${t('document.cifnif')}</dt><dd>${cell(doc.cifnif)}</dd></div>
+      <div class="fact"><dt>${t('document.serie')}</dt><dd>${cell(doc.codserie)}</dd></div>
+      ${type.invoice && html`<div class="fact"><dt>${t('documents.pagada')}</dt><dd data-fact="pagada">${cell(doc.pagada)}</dd></div>`}
+    </dl>
+    <div class="actions">
+      ${type.invoice && (doc.pagada
+        ? html`<button type="button" onClick=${() => pay(false)}>${t('document.mark-unpaid')}</button>`
+        : html`<button type="button" onClick=${() => pay(true)}>${t('document.mark-paid')}</button>`)}
+      ${canExport && html`<button type="button" onClick=${() => exportAs('PDF')}>${t('document.pdf')}</button>`}
+      ${canExport && type.invoice && EINVOICES.map((kind) => html`<button type="button" onClick=${() => exportAs(kind)}>${t('document.einvoice', { kind })}</button>`)}
+    </div>
+    <section aria-labelledby="lines-title">
+      <h2 id="lines-title">${t('document.lines')}</h2>
+      ${lines === null ? html`<p>${t('common.not-allowed')}</p>` : html`<table>
+        <caption>${t('document.lines')}</caption>
+        <thead><tr><th scope="col">${t('document.referencia')}</th><th scope="col">${t('document.descripcion')}</th><th scope="col" class="number">${t('document.cantidad')}</th>
+          <th scope="col" class="number">${t('document.pvpunitario')}</th><th scope="col" class="number">${t('document.dtopor')}</th><th scope="col" class="number">${t('document.iva')}</th><th scope="col" class="number">${t('document.pvptotal')}</th></tr></thead>
+        <tbody>${lines.map((line) => html`<tr><td>${cell(line.referencia)}</td><td>${cell(line.descripcion)}</td><td class="number">${cell(line.cantidad)}</td>
+          <td class="number">${money(line.pvpunitario)}</td><td class="number">${cell(line.dtopor)}</td><td class="number">${cell(line.iva)}</td><td class="number">${money(line.pvptotal)}</td></tr>`)}</tbody>
+      </table>`}
+    </section>
+    <section aria-labelledby="taxes-title">
+      <h2 id="taxes-title">${t('document.taxes')}</h2>
+      <dl class="facts totals">
+        ${['neto', 'totaliva', 'totalrecargo', 'totalirpf', 'totalsuplidos', 'total'].map((name) => html`<div class="fact"><dt>${t(`document.${name}`)}</dt><dd>${money(doc[name])} ${doc.coddivisa}</dd></div>`)}
+      </dl>
+    </section>
+    ${type.receipts && html`<section aria-labelledby="receipts-title">
+      <h2 id="receipts-title">${t('document.receipts')}</h2>
+      ${receipts === null ? html`<p>${t('common.not-allowed')}</p>` : html`<table>
+        <caption>${t('document.receipts')}</caption>
+        <thead><tr><th scope="col">${t('document.numero')}</th><th scope="col" class="number">${t('document.importe')}</th><th scope="col">${t('document.vencimiento')}</th><th scope="col">${t('document.pagado')}</th><th scope="col">${t('document.fechapago')}</th></tr></thead>
+        <tbody>${receipts.map((receipt) => html`<tr><td>${receipt.numero}</td><td class="number">${money(receipt.importe)}</td><td>${cell(receipt.vencimiento)}</td><td>${cell(receipt.pagado)}</td><td>${cell(receipt.fechapago)}</td></tr>`)}</tbody>
+      </table>`}
+    </section>`}`;
+}

@@ -1,0 +1,129 @@
+// API keys: the list with last activity and address; create (the token shown once), enable,
+// disable, delete; and each restricted key's access rules as a grid.
+import { html, useEffect, useState } from '../lib.js';
+import { api, apiPath, recordOf } from '../api.js';
+import { t } from '../i18n.js';
+import { cell, Confirm, ErrorBox, FieldError, Notice, Pager } from '../ui.js';
+import { RulesGrid } from './rules-grid.js';
+
+const PAGE = 25;
+
+function NewKeyForm({ onCreated }) {
+  const [description, setDescription] = useState('');
+  const [fullaccess, setFullaccess] = useState(false);
+  const [profile, setProfile] = useState('spec');
+  const [error, setError] = useState(null);
+  const submit = async (event) => {
+    event.preventDefault();
+    setError(null);
+    try {
+      const { data } = await api('POST', apiPath('apikey'), { description, fullaccess, profile });
+      setDescription('');
+      setFullaccess(false);
+      onCreated(recordOf(data));
+    } catch (failure) {
+      setError(failure);
+    }
+  };
+  return html`<form class="inline-form" onSubmit=${submit} aria-labelledby="new-key-title">
+    <h2 id="new-key-title">${t('keys.new')}</h2>
+    <div class="field">
+      <label for="key-description">${t('keys.description')}</label>
+      <input id="key-description" value=${description} maxlength="100" aria-describedby="key-description-error" onInput=${(event) => setDescription(event.target.value)} />
+      <${FieldError} id="key-description-error" reason=${error?.fields?.description} />
+    </div>
+    <div class="field check">
+      <input id="key-fullaccess" type="checkbox" checked=${fullaccess} onChange=${(event) => setFullaccess(event.target.checked)} />
+      <label for="key-fullaccess">${t('keys.fullaccess')}</label>
+    </div>
+    <div class="field">
+      <label for="key-profile">${t('keys.profile')}</label>
+      <select id="key-profile" value=${profile} onChange=${(event) => setProfile(event.target.value)}>
+        <option value="spec">spec</option>
+        <option value="facturascripts">facturascripts</option>
+      </select>
+    </div>
+    <button type="submit">${t('keys.create')}</button>
+    <${ErrorBox} error=${error} />
+  </form>`;
+}
+
+/** The token of a key just created: shown here once, with a copy button, and never again. */
+function NewToken({ record, onDone }) {
+  const [copied, setCopied] = useState('');
+  const copy = async () => {
+    try {
+      await navigator.clipboard.writeText(record.apikey);
+      setCopied(t('keys.copied'));
+    } catch {
+      // No clipboard outside a secure context: the text is selectable instead.
+      document.getElementById('new-token')?.focus();
+      setCopied(t('keys.copy-manually'));
+    }
+  };
+  return html`<section class="token" aria-labelledby="token-title">
+    <h2 id="token-title">${t('keys.token-title', { id: record.id })}</h2>
+    <p>${t('keys.token-once')}</p>
+    <label for="new-token">${t('keys.token')}</label>
+    <input id="new-token" class="token-value" readonly value=${record.apikey} onFocus=${(event) => event.target.select()} />
+    <button type="button" onClick=${copy}>${t('keys.copy')}</button>
+    <button type="button" onClick=${onDone}>${t('keys.token-done')}</button>
+    <${Notice} text=${copied} />
+  </section>`;
+}
+
+export function Keys({ access }) {
+  const [rows, setRows] = useState([]);
+  const [total, setTotal] = useState(NaN);
+  const [offset, setOffset] = useState(0);
+  const [error, setError] = useState(null);
+  const [created, setCreated] = useState(null);
+  const [deleting, setDeleting] = useState(null);
+  const [rulesOf, setRulesOf] = useState(null);
+  const [version, setVersion] = useState(0);
+  const reload = () => setVersion((value) => value + 1);
+  useEffect(() => {
+    api('GET', apiPath('apikey', { 'sort[id]': 'ASC', limit: PAGE, offset })).then(
+      ({ data, total: count }) => {
+        setRows(data);
+        setTotal(count);
+      },
+      setError,
+    );
+  }, [offset, version]);
+  const act = (promise) => promise.then(reload, setError);
+  const toggle = (key) => act(api('PUT', apiPath(['apikey', key.id]), { enabled: !key.enabled }));
+  const remove = () => {
+    const key = deleting;
+    setDeleting(null);
+    act(api('DELETE', apiPath(['apikey', key.id])));
+  };
+  return html`<h1>${t('menu.keys')}</h1>
+    <${ErrorBox} error=${error} />
+    ${created && html`<${NewToken} record=${created} onDone=${() => setCreated(null)} />`}
+    <table>
+      <caption>${t('keys.caption')}</caption>
+      <thead><tr>
+        <th scope="col">${t('keys.id')}</th><th scope="col">${t('keys.description')}</th><th scope="col">${t('keys.enabled')}</th>
+        <th scope="col">${t('keys.fullaccess')}</th><th scope="col">${t('keys.profile')}</th><th scope="col">${t('keys.lastactivity')}</th>
+        <th scope="col">${t('keys.lastip')}</th><th scope="col">${t('common.actions')}</th>
+      </tr></thead>
+      <tbody>
+        ${rows.map((key) => html`<tr data-key=${key.id}>
+          <td>${key.id}</td><td>${cell(key.description)}</td><td>${cell(key.enabled)}</td><td>${cell(key.fullaccess)}</td>
+          <td>${cell(key.profile)}</td><td>${cell(key.lastactivity)}</td><td>${cell(key.lastip)}</td>
+          <td class="actions">
+            <button type="button" onClick=${() => toggle(key)} aria-label=${t(key.enabled ? 'keys.disable-n' : 'keys.enable-n', { id: key.id })}>${t(key.enabled ? 'keys.disable' : 'keys.enable')}</button>
+            ${!key.fullaccess && html`<button type="button" onClick=${() => setRulesOf(key)} aria-label=${t('keys.rules-n', { id: key.id })}>${t('keys.rules')}</button>`}
+            <button type="button" class="danger" onClick=${() => setDeleting(key)} aria-label=${t('keys.delete-n', { id: key.id })}>${t('common.delete')}</button>
+          </td>
+        </tr>`)}
+      </tbody>
+    </table>
+    <${Pager} offset=${offset} limit=${PAGE} total=${total} onChange=${setOffset} />
+    ${rulesOf && html`<${RulesGrid} key=${rulesOf.id} apiKey=${rulesOf} resources=${[...access.listed]} onClose=${() => setRulesOf(null)} />`}
+    <${NewKeyForm} onCreated=${(record) => { setCreated(record); reload(); }} />
+    <${Confirm} open=${Boolean(deleting)} title=${t('keys.delete-title', { id: deleting?.id })} confirmLabel=${t('common.delete')} onConfirm=${remove} onCancel=${() => setDeleting(null)}>
+      <p>${t('keys.delete-text')}</p>
+    <//>`;
+}

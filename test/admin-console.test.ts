@@ -1,0 +1,303 @@
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { after, before, describe, it } from 'node:test';
+import { AxeBuilder } from '@axe-core/playwright';
+import { chromium, type Browser, type Page } from 'playwright-core';
+
+/**
+ * The admin console (docs/admin.md) in a real headless Chromium, against the real service started
+ * as `npm start` starts it, on a new SQLite installation: sign-in with the first key the start
+ * printed, keys and their token shown once, a rule grid checked through the API, settings errors
+ * beside their fields, invoices paid and exported, plugins switched, a restricted key's menus, and
+ * axe-core (WCAG 2.1 A/AA) on every page. No page may log an error or a CSP violation.
+ *
+ * Chromium is Debian's (`apt-get install -y chromium`; .ci/run installs it). Where it is missing
+ * the suite is skipped, except in CI (CI=true), where that fails. Screenshots of each page go to a
+ * temporary folder, or to docs/images/admin with UPDATE_SCREENSHOTS=1 (the ones docs/admin.md shows).
+ */
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const present = fs.existsSync(CHROMIUM);
+if (!present && process.env.CI) throw new Error(`Chromium is needed for the admin console tests: ${CHROMIUM} is missing (apt-get install -y chromium)`);
+const SHOTS = process.env.UPDATE_SCREENSHOTS ? path.resolve(import.meta.dirname, '../docs/images/admin') : fs.mkdtempSync(path.join(os.tmpdir(), 'admin-shots-'));
+/** The launch flags of a closed network: without the background-networking ones Chromium keeps dialling out. */
+const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'];
+
+interface Service {
+  child: ChildProcess;
+  token: string;
+  consoleUrl: string;
+  api: string;
+  exited: Promise<number | null>;
+}
+
+/** `node src/main.ts` on a new data folder, as `npm start` runs it: the first key and the console URL read from what it prints. */
+async function startService(dir: string): Promise<Service> {
+  const child = spawn(process.execPath, [path.resolve(import.meta.dirname, '../src/main.ts')], {
+    env: { ...process.env, DATA_DIR: dir, DATABASE_URL: `sqlite:${path.join(dir, 'console.sqlite')}`, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', API_KEY: '', PLUGINS_DIR: path.resolve(import.meta.dirname, 'fixtures/plugins'), STATE_REFRESH_MS: '200' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  return new Promise((resolve, reject) => {
+    let token = '';
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      token ||= /X-Auth-Token: (\S+)/.exec(line)?.[1] ?? '';
+      const url = /Admin console: (http:\/\/\S+\/admin\/) \(sign in with this key\)/.exec(line)?.[1];
+      if (url) resolve({ child, token, consoleUrl: url, api: new URL('/api/3', url).href, exited });
+    });
+    void exited.then((code) => reject(new Error(`the service exited with ${code} before printing the console URL`)));
+  });
+}
+
+describe('admin console in Chromium', { skip: present ? false : `no Chromium at ${CHROMIUM} (apt-get install -y chromium)` }, () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'admin-console-'));
+  let service: Service;
+  let browser: Browser;
+  let page: Page;
+  const problems: string[] = [];
+  const invoices: Array<{ idfactura: number; codigo: string }> = [];
+  let restricted = { id: 0, token: '' };
+
+  const call = async (method: string, url: string, body?: unknown, key = service.token) => {
+    const response = await fetch(`${service.api}/${url}`, { method, headers: { 'X-Auth-Token': key, ...(body ? { 'Content-Type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined });
+    const text = await response.text();
+    return { status: response.status, body: text ? JSON.parse(text) : undefined };
+  };
+  /** A GET of the path exactly as written (no URL normalisation, no added headers). */
+  const rawGet = (rawPath: string, headers: Record<string, string> = {}) =>
+    new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const { hostname, port } = new URL(service.consoleUrl);
+      http.get({ hostname, port, path: rawPath, headers }, (answer) => {
+        let body = '';
+        answer.setEncoding('utf8').on('data', (chunk) => (body += chunk)).on('end', () => resolve({ status: answer.statusCode ?? 0, body }));
+      }).on('error', reject);
+    });
+  /** Goes to a page of the console and waits for its heading. */
+  const open = async (hash: string, heading: string | RegExp) => {
+    await page.goto(`${service.consoleUrl}#/${hash}`);
+    await page.getByRole('heading', { level: 1, name: heading }).waitFor();
+  };
+  /** axe-core on the page as it is (WCAG 2.1 A and AA rules), then its screenshot. */
+  const check = async (name: string) => {
+    const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
+    const violations = results.violations.map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`);
+    assert.deepEqual(violations, [], `axe on ${name}`);
+    await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
+  };
+  const signIn = async (token: string) => {
+    await page.goto(service.consoleUrl);
+    await page.getByLabel('API key').fill(token);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+  };
+
+  before(async () => {
+    fs.mkdirSync(SHOTS, { recursive: true });
+    service = await startService(dir);
+    assert.match(service.token, /^[A-Za-z0-9]{20}$/);
+    assert.equal((await call('POST', 'cliente', { codcliente: 'ADM1', nombre: 'Consola Uno' })).status, 201);
+    assert.equal((await call('POST', 'producto', { referencia: 'ADMP', descripcion: 'Console product', precio: 12.5 })).status, 201);
+    for (const cantidad of [1, 3]) {
+      const created = await call('POST', 'crearFacturaCliente', { codcliente: 'ADM1', lineas: [{ referencia: 'ADMP', cantidad }] });
+      assert.equal(created.status, 200, JSON.stringify(created.body));
+      invoices.push(created.body.doc);
+    }
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS });
+    const context = await browser.newContext({ locale: 'en-GB', acceptDownloads: true });
+    page = await context.newPage();
+    page.on('console', (message) => {
+      if (message.type() === 'error' && !/status of (401|403|404|422)/.test(message.text())) problems.push(message.text());
+    });
+    page.on('pageerror', (error) => problems.push(error.message));
+  });
+
+  after(async () => {
+    await browser?.close();
+    service?.child.kill('SIGTERM');
+    await service?.exited;
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('serves the page with strict security headers and cheap revalidation, without a key', async () => {
+    const answer = await fetch(service.consoleUrl);
+    assert.equal(answer.status, 200);
+    const csp = answer.headers.get('content-security-policy') ?? '';
+    assert.match(csp, /script-src 'self'/);
+    assert.match(csp, /frame-ancestors 'none'/);
+    assert.doesNotMatch(csp, /unsafe-inline|unsafe-eval/);
+    assert.equal(answer.headers.get('referrer-policy'), 'no-referrer');
+    assert.equal(answer.headers.get('x-frame-options'), 'DENY');
+    assert.equal(answer.headers.get('x-content-type-options'), 'nosniff');
+    assert.doesNotMatch(await answer.text(), /<script(?![^>]*\bsrc=)[^>]*>/, 'no inline script');
+    for (const file of ['js/main.js', 'vendor/htm-preact.js', 'console.css']) {
+      const first = await fetch(new URL(file, service.consoleUrl));
+      const etag = first.headers.get('etag');
+      assert.ok(etag, file);
+      assert.equal(first.headers.get('cache-control'), 'no-cache');
+      // As a browser revalidates a `no-cache` file (fetch() would add its own Cache-Control: no-cache).
+      assert.equal((await rawGet(`/admin/${file}`, { 'If-None-Match': etag })).status, 304, file);
+    }
+    for (const probe of ['/admin/../package.json', '/admin/%2e%2e/package.json', '/admin/js/../../src/config.ts', '/admin/.env']) {
+      const refused = await rawGet(probe);
+      assert.ok([400, 403, 404].includes(refused.status), `${probe}: ${refused.status}`);
+      assert.doesNotMatch(refused.body, /"dependencies"|loadProcessConfig/);
+    }
+    // The console is not part of the API: not in its description.
+    const openapi = await call('GET', 'openapi');
+    assert.ok(!Object.keys(openapi.body.paths).some((url) => url.startsWith('/admin')));
+  });
+
+  it('signs in with the first key and shows the overview', async () => {
+    await page.goto(service.consoleUrl);
+    await check('sign-in');
+    await page.getByLabel('API key').fill('not-a-key-at-all-000');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('alert').filter({ hasText: 'not valid' }).waitFor();
+    await signIn(service.token);
+    assert.equal(await page.evaluate("sessionStorage.getItem('invoicing.admin.key')"), service.token);
+    assert.equal(await page.evaluate('document.cookie'), '');
+    await page.locator('[data-fact="customers"]').filter({ hasText: '1' }).waitFor();
+    await page.locator('[data-fact="unpaid"]').filter({ hasText: '2' }).waitFor();
+    await page.locator('[data-fact="health"]').filter({ hasText: 'Ready' }).waitFor();
+    await page.locator('.events li').first().waitFor();
+    for (const menu of ['Overview', 'API keys', 'Settings', 'Documents', 'Plugins', 'Events']) await page.getByRole('link', { name: menu, exact: true }).waitFor();
+    assert.equal(await page.getByRole('link', { name: 'Webhooks' }).count(), 0, 'no Webhooks menu while the plugin is off');
+    await check('overview');
+  });
+
+  it('creates a key whose token is shown once, and saves its rule grid in one request', async () => {
+    await open('keys', 'API keys');
+    await page.getByLabel('Description').fill('Console reader');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const token = await page.getByLabel('Token').inputValue();
+    assert.match(token, /^[A-Za-z0-9]{20}$/);
+    const id = Number(/Key (\d+) created/.exec(await page.getByRole('heading', { name: /created/ }).innerText())![1]);
+    restricted = { id, token };
+    await check('keys-new-token');
+    await page.getByRole('button', { name: 'I have stored it' }).click();
+    assert.ok(!(await page.content()).includes(token), 'the token is gone from the page');
+    await page.reload();
+    await page.getByRole('cell', { name: 'Console reader' }).waitFor();
+    assert.ok(!(await page.content()).includes(token), 'and never shown again');
+
+    await page.getByRole('button', { name: `Rules of key ${id}` }).click();
+    await page.getByLabel('Show resources containing').fill('cliente');
+    await page.getByRole('checkbox', { name: 'cliente GET', exact: true }).check();
+    const saved = page.waitForResponse((response) => response.url().endsWith(`/apikey/${id}/rules`) && response.request().method() === 'PUT');
+    await page.getByRole('button', { name: 'Save rules' }).click();
+    assert.equal((await saved).status(), 200);
+    await page.getByRole('status').filter({ hasText: 'Rules saved (1)' }).waitFor();
+    await check('keys-rules');
+
+    // Through the API, with the new key: the one rule, and nothing else.
+    assert.equal((await call('GET', 'cliente', undefined, token)).status, 200);
+    assert.equal((await call('GET', 'producto', undefined, token)).status, 403);
+    assert.equal((await call('POST', 'cliente', { codcliente: 'NO', nombre: 'No' }, token)).status, 403);
+    assert.equal((await call('GET', 'facturacliente', undefined, token)).status, 403);
+    const rules = await call('GET', `apiaccess?filter[idapikey]=${id}`);
+    assert.deepEqual(rules.body.map((rule: any) => [rule.resource, rule.allowget, rule.allowpost, rule.allowput, rule.allowdelete]), [['cliente', true, false, false, false]]);
+  });
+
+  it('shows the API\'s validation errors beside the settings fields', async () => {
+    await open('settings', 'Settings');
+    await page.getByLabel(/Decimals of amounts/).fill('9');
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    const error = page.locator('#setting-decimals-error');
+    await error.filter({ hasText: 'Out of range' }).waitFor();
+    assert.equal(await page.getByLabel(/Decimals of amounts/).getAttribute('aria-describedby'), 'setting-decimals-error');
+    assert.equal((await call('GET', 'settings/default')).body.properties.decimals, 2, 'nothing stored');
+    await check('settings-error');
+    await page.getByLabel(/Decimals of amounts/).fill('3');
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await page.getByRole('status').filter({ hasText: 'Settings saved' }).waitFor();
+    assert.equal((await call('GET', 'settings/default')).body.properties.decimals, 3);
+    assert.equal((await call('PUT', 'settings/default', { properties: { decimals: 2 } })).status, 200);
+    // Turning the API off asks first, and says how to turn it back on; cancelled here.
+    await page.getByRole('button', { name: 'Turn the API off' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Turn the API off?' });
+    await dialog.getByText('npm run cli -- settings set enable_api true').waitFor();
+    await check('settings-switch');
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    assert.equal((await call('GET', 'settings/default')).body.properties.enable_api, true);
+  });
+
+  it('lists invoices made through the API, pays one and downloads its PDF', async () => {
+    await open('documents/facturacliente', 'Documents');
+    for (const invoice of invoices) await page.getByRole('link', { name: invoice.codigo }).waitFor();
+    await check('documents');
+    const [invoice] = invoices;
+    await page.getByRole('link', { name: invoice!.codigo }).click();
+    await page.getByRole('heading', { level: 1, name: new RegExp(invoice!.codigo) }).waitFor();
+    await page.getByRole('cell', { name: 'Console product' }).waitFor();
+    await page.getByRole('button', { name: 'Mark as paid' }).click();
+    await page.getByRole('button', { name: 'Mark as unpaid' }).waitFor();
+    const paid = await call('GET', `facturacliente/${invoice!.idfactura}`);
+    assert.equal(paid.body.pagada, true);
+    await check('document');
+    const download = page.waitForEvent('download');
+    await page.getByRole('button', { name: 'Download PDF' }).click();
+    const file = await (await download).path();
+    assert.equal(fs.readFileSync(file).subarray(0, 5).toString('latin1'), '%PDF-');
+    assert.equal((await call('GET', `facturacliente/${invoices[1]!.idfactura}`)).body.pagada, false, 'the other one untouched');
+  });
+
+  it('enables and disables plugins, showing the API\'s requirement errors', async () => {
+    await open('plugins', 'Plugins');
+    await page.getByRole('button', { name: 'Enable needs-notes' }).click();
+    await page.getByText('Enable these first: customer-notes.').waitFor();
+    await page.getByRole('button', { name: 'Enable webhooks' }).click();
+    await page.getByRole('button', { name: 'Disable webhooks' }).waitFor();
+    const listed = await call('GET', 'plugins');
+    assert.equal(listed.body.find((plugin: any) => plugin.name === 'webhooks').enabled, true);
+    await page.getByRole('link', { name: 'Webhooks', exact: true }).waitFor();
+    await check('plugins');
+    await open('webhooks', 'Webhooks');
+    await check('webhooks');
+    await open('plugins', 'Plugins');
+    await page.getByRole('button', { name: 'Disable webhooks' }).click();
+    await page.getByRole('button', { name: 'Enable webhooks' }).waitFor();
+    assert.equal((await call('GET', 'plugins')).body.find((plugin: any) => plugin.name === 'webhooks').enabled, false);
+    await page.getByRole('link', { name: 'Webhooks', exact: true }).waitFor({ state: 'detached' });
+  });
+
+  it('follows the change feed while the page is open', async () => {
+    await open('events', 'Events');
+    await page.locator('[data-event]').first().waitFor();
+    const created = await call('POST', 'cliente', { codcliente: 'ADM2', nombre: 'Live event' });
+    assert.equal(created.status, 201);
+    await page.getByRole('row').filter({ hasText: 'ADM2' }).first().waitFor({ timeout: 15_000 });
+    await check('events');
+  });
+
+  it('switches to Spanish', async () => {
+    await open('overview', 'Overview');
+    await page.getByLabel('Language').selectOption('es');
+    await page.getByRole('heading', { level: 1, name: 'Resumen' }).waitFor();
+    assert.equal(await page.evaluate('document.documentElement.lang'), 'es');
+    await check('overview-es');
+    await page.getByLabel('Idioma').selectOption('en');
+    await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+  });
+
+  it('shows a restricted key only the menus its rules allow', async () => {
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByLabel('API key').waitFor();
+    assert.equal(await page.evaluate("sessionStorage.getItem('invoicing.admin.key')"), null);
+    await signIn(restricted.token);
+    await page.locator('[data-fact="customers"]').filter({ hasText: '2' }).waitFor();
+    const menus = await page.getByRole('navigation', { name: 'Main menu' }).getByRole('link').allInnerTexts();
+    assert.deepEqual(menus, ['Overview']);
+    await check('overview-restricted');
+    // A page it may not read says so instead of failing.
+    await open('keys', 'API keys');
+    await page.getByRole('alert').filter({ hasText: 'may not do that' }).waitFor();
+  });
+
+  it('logged no script error and no CSP violation on any page', () => {
+    assert.deepEqual(problems, []);
+  });
+});
