@@ -196,7 +196,7 @@ export const en = {
   'webhooks.response': 'Response',
   'webhooks.nexttry': 'Next try',
   'webhooks.resend': 'Send again',
-  'webhooks.resend-n': 'Send delivery {id} again',
+  'webhooks.resend-n': 'Send again: delivery {id}',
   'webhooks.resent': 'Delivery {id} will be sent again.',
   'events.caption': 'Change feed, newest first',
   'events.type': 'Type',
