@@ -200,16 +200,20 @@ export async function readEventLog(db: DbExecutor, query: EventLogQuery): Promis
   const expired = after > 0 && oldest !== undefined && oldest > after + 1;
   // The first young event whose predecessor id is missing: the page ends before it. (Ids below the
   // oldest event kept were pruned: they are no hole.)
+  // `ceiling`, the newest id committed as this statement sees the log, is read with the boundary in
+  // one statement: the reads below see later commits too, and an event committed after an id that
+  // is still to commit must not be passed over (the boundary is only sure up to the ceiling).
   const boundary = await db
     .selectFrom('event_log as e')
-    .select((eb) => eb.fn.min('e.id').as('first'))
+    .select((eb) => [eb.fn.min('e.id').as('first'), eb.selectFrom('event_log as c').select((inner) => inner.fn.max('c.id').as('top')).as('ceiling')])
     .where('e.id', '>', Math.max(after + 1, oldest ?? 0))
     .where('e.created', '>', query.now - query.gapMs)
     .where(({ not, exists, selectFrom }) => not(exists(selectFrom('event_log as p').select('p.id').where('p.id', '=', sql<number>`${sql.ref('e.id')} - 1`))))
     .executeTakeFirst();
-  const before = boundary?.first === null || boundary?.first === undefined ? undefined : Number(boundary.first);
-  let page = db.selectFrom('event_log').select(['id', 'type', 'resource', 'recordkey', 'payload', 'created']).where('id', '>', after);
-  if (before !== undefined) page = page.where('id', '<', before);
+  const first = boundary?.first === null || boundary?.first === undefined ? undefined : Number(boundary.first);
+  const ceiling = boundary?.ceiling === null || boundary?.ceiling === undefined ? after : Number(boundary.ceiling);
+  const before = Math.min(first ?? Infinity, ceiling + 1);
+  let page = db.selectFrom('event_log').select(['id', 'type', 'resource', 'recordkey', 'payload', 'created']).where('id', '>', after).where('id', '<', before);
   if (types) page = page.where('type', 'in', types.length ? [...types] : ['']);
   const rows = query.newest ? (await page.orderBy('id', 'desc').limit(limit).execute()).reverse() : await page.orderBy('id').limit(limit).execute();
   const events = rows.map((row): LoggedEvent => ({
@@ -224,8 +228,7 @@ export async function readEventLog(db: DbExecutor, query: EventLogQuery): Promis
   let last = events.length ? events[events.length - 1]!.id : after;
   if (!more && (types || query.newest)) {
     // A filtered page that is not full has read every event up to the boundary: continue from there.
-    let settled = db.selectFrom('event_log').select((eb) => eb.fn.max('id').as('last')).where('id', '>', after);
-    if (before !== undefined) settled = settled.where('id', '<', before);
+    const settled = db.selectFrom('event_log').select((eb) => eb.fn.max('id').as('last')).where('id', '>', after).where('id', '<', before);
     const reached = await settled.executeTakeFirst();
     if (reached?.last !== null && reached?.last !== undefined) last = Number(reached.last);
   }

@@ -38,7 +38,7 @@ async function main(): Promise<void> {
     if (first) console.log(firstKeyMessage(first));
     throw error;
   }
-  const consoleUrl = new URL(CONSOLE_PATH, address).href;
+  const consoleUrl = consoleAddress(address);
   console.log(first ? firstKeyMessage(first, consoleUrl) : `Admin console: ${consoleUrl}`);
   let stopping = false;
   const stop = (signal: string) => {
@@ -54,6 +54,13 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+/** The console's address to open in a browser: an all-interfaces address is reached as localhost. */
+function consoleAddress(listening: string): string {
+  const url = new URL(CONSOLE_PATH, listening);
+  if (url.hostname === '[::]' || url.hostname === '0.0.0.0') url.hostname = 'localhost';
+  return url.href;
 }
 
 /** Printed once, on the console only: the database keeps a digest, never the token. */

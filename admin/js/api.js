@@ -73,6 +73,19 @@ export function whenUnauthorised(handler) {
 /** The record of a write's answer, under either response profile (`{ok, data}` or the record itself). */
 export const recordOf = (body) => (body && typeof body === 'object' && 'ok' in body && 'data' in body ? body.data : body);
 
+/**
+ * Every row of a list, page by page at the service's default page size (whatever MAX_LIST_LIMIT
+ * is), following X-Total-Count; capped, since the console only ever lists small sets this way.
+ */
+export async function listAll(resource, query = {}, cap = 5000) {
+  const rows = [];
+  for (;;) {
+    const { data, total } = await api('GET', apiPath(resource, { ...query, offset: rows.length }));
+    rows.push(...data);
+    if (!data.length || rows.length >= total || rows.length >= cap || !Number.isFinite(total)) return rows;
+  }
+}
+
 /** Whether the key may read a resource: one cheap request, 403 meaning no (menus follow the rules). */
 export async function canRead(resource) {
   try {

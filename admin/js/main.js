@@ -1,7 +1,7 @@
 // The console's shell: sign-in, the menu (following what the key may read), the language switch
 // and a hash router over the pages. Everything it shows comes from the public API.
-import { html, render, useEffect, useState } from './lib.js';
-import { api, apiPath, canRead, session, whenUnauthorised } from './api.js';
+import { html, render, useEffect, useRef, useState } from './lib.js';
+import { api, canRead, session, whenUnauthorised } from './api.js';
 import { language, LANGUAGES, setLanguage, t } from './i18n.js';
 import { ErrorBox } from './ui.js';
 import { DOCUMENT_TYPES } from './documents.js';
@@ -27,8 +27,11 @@ const MENU = [
 
 /** What the key may read, from the root listing (what exists now) and one probe per resource. */
 async function readAccess() {
-  const { data } = await api('GET', apiPath([]).replace(/\/$/, ''));
+  const { data } = await api('GET', '/api/3');
   const listed = new Set(data.resources);
+  // A key with the facturascripts profile is answered with the established system's plural names
+  // and shapes (docs/compatibility.md): the console speaks the spec profile only.
+  if (!listed.has('cliente') && listed.has('clientes')) throw Object.assign(new Error('legacy-profile'), { code: 'legacy-profile' });
   const wanted = [...new Set([...MENU.flatMap((entry) => entry.needs), 'cliente', 'openapi'])].filter((resource) => listed.has(resource));
   const answers = await Promise.all(wanted.map((resource) => canRead(resource)));
   return { listed, readable: new Set(wanted.filter((_, index) => answers[index])) };
@@ -60,7 +63,7 @@ function SignIn({ onSignedIn }) {
       <h2>${t('signin.title')}</h2>
       <p>${t('signin.help')}</p>
       <label for="signin-key">${t('signin.key')}</label>
-      <input id="signin-key" name="key" type="password" autocomplete="off" spellcheck="false" required value=${key} onInput=${(event) => setKey(event.target.value)} />
+      <input id="signin-key" type="password" autocomplete="off" spellcheck="false" required value=${key} onInput=${(event) => setKey(event.target.value)} />
       <button type="submit" disabled=${busy}>${t('signin.submit')}</button>
       <${ErrorBox} error=${error} />
     </form>
@@ -105,14 +108,19 @@ function App() {
   const [route, setRoute] = useState(routeOf());
   const [, setLang] = useState(language());
 
-  const refreshAccess = () =>
-    readAccess().then(
+  // Only the latest check counts: two quick plugin switches must not leave the older menu.
+  const checks = useRef(0);
+  const refreshAccess = () => {
+    const check = ++checks.current;
+    return readAccess().then(
       (found) => {
+        if (check !== checks.current) return;
         setAccess(found);
         setError(null);
       },
-      (failure) => setError(failure),
+      (failure) => check === checks.current && setError(failure),
     );
+  };
 
   useEffect(() => {
     whenUnauthorised(() => {
@@ -120,9 +128,13 @@ function App() {
       setAccess(null);
       setSignedIn(false);
     });
+    // Focus goes to the new page, not on a change within one (the document type select navigates).
+    let page = routeOf()[0];
     const onHash = () => {
-      setRoute(routeOf());
-      document.getElementById('content')?.focus();
+      const next = routeOf();
+      setRoute(next);
+      if (next[0] !== page) document.getElementById('content')?.focus();
+      page = next[0];
     };
     const onLanguage = () => setLang(language());
     addEventListener('hashchange', onHash);

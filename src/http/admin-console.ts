@@ -2,7 +2,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import helmet from '@fastify/helmet';
 import fastifyStatic from '@fastify/static';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 
 /** Where the console is served: outside `/api/3`, so no key is needed to load the page itself. */
 export const CONSOLE_PATH = '/admin/';
@@ -47,6 +47,12 @@ export async function registerAdminConsole(app: FastifyInstance): Promise<void> 
       strictTransportSecurity: false,
     });
     await scope.register(fastifyStatic, { root: CONSOLE_ROOT, serve: false, cacheControl: false, etag: true, lastModified: true, dotfiles: 'deny' });
+    // `send` answers a name it will not serve (`..`, a dot file, a NUL) with 403: to a client that is
+    // a file that does not exist, like any other.
+    scope.setErrorHandler(async (error: FastifyError, _request, reply) => {
+      if (error.statusCode === 403 || error.statusCode === 404) return reply.callNotFound();
+      throw error;
+    });
     const route = { config: { operational: true, console: true } };
     const send = (reply: FastifyReply, file: string, root?: string) => reply.header('Cache-Control', 'no-cache').sendFile(file, root ?? CONSOLE_ROOT);
     scope.get(CONSOLE_PATH, route, (_request, reply) => send(reply, 'index.html'));

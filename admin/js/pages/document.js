@@ -1,6 +1,6 @@
 // One document: header, lines, tax totals, receipts; pay/unpay (invoices); PDF and e-invoice downloads.
 import { html, useEffect, useState } from '../lib.js';
-import { api, apiPath, download, fileNameOf, recordOf } from '../api.js';
+import { api, apiPath, download, fileNameOf, listAll, recordOf } from '../api.js';
 import { t } from '../i18n.js';
 import { documentType$ } from '../documents.js';
 import { cell, ErrorBox, money, Notice } from '../ui.js';
@@ -15,11 +15,18 @@ export function DocumentPage({ type: resource, id, access }) {
   const [error, setError] = useState(null);
   const [notice, setNotice] = useState('');
   const [version, setVersion] = useState(0);
+  // Another document's answers, arriving late, must not show under this one (nor be paid from it).
+  useEffect(() => setDoc(null), [resource, id]);
   useEffect(() => {
     if (!type) return;
-    api('GET', apiPath([type.resource, id])).then(({ data }) => setDoc(data), setError);
-    api('GET', apiPath(type.lines, { [`filter[${type.key}]`]: id, 'sort[idlinea]': 'ASC', limit: 1000 })).then(({ data }) => setLines(data), () => setLines(null));
-    if (type.receipts) api('GET', apiPath(type.receipts, { 'filter[idfactura]': id, 'sort[numero]': 'ASC', limit: 1000 })).then(({ data }) => setReceipts(data), () => setReceipts(null));
+    let live = true;
+    const set = (setter) => (value) => live && setter(value);
+    api('GET', apiPath([type.resource, id])).then(({ data }) => set(setDoc)(data), set(setError));
+    listAll(type.lines, { [`filter[${type.key}]`]: id, 'sort[idlinea]': 'ASC' }).then(set(setLines), () => set(setLines)(null));
+    if (type.receipts) listAll(type.receipts, { 'filter[idfactura]': id, 'sort[numero]': 'ASC' }).then(set(setReceipts), () => set(setReceipts)(null));
+    return () => {
+      live = false;
+    };
   }, [resource, id, version]);
   if (!type) return html`<p>${t('documents.unknown-type')}</p>`;
   if (!doc) return html`<h1>${t(`doctype.${resource}`)}</h1><${ErrorBox} error=${error} />`;

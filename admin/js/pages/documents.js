@@ -28,13 +28,19 @@ export function Documents({ type: requested, access }) {
     if (applied.to) query['filter[fecha_lte]'] = applied.to;
     if (type.invoice && applied.pagada) query['filter[pagada]'] = applied.pagada;
     setError(null);
+    // A slower answer to an earlier filter must not overwrite the current one.
+    let live = true;
     api('GET', apiPath(type.resource, query)).then(
       ({ data, total: count }) => {
+        if (!live) return;
         setRows(data);
         setTotal(count);
       },
-      setError,
+      (failure) => live && setError(failure),
     );
+    return () => {
+      live = false;
+    };
   }, [type?.resource, applied, sort, offset]);
   if (!type) return html`<h1>${t('menu.documents')}</h1><p>${t('documents.none-readable')}</p>`;
   const edit = (name) => (event) => setFilters({ ...filters, [name]: event.target.value });

@@ -1,6 +1,6 @@
 // API keys: the list with last activity and address; create (the token shown once), enable,
 // disable, delete; and each restricted key's access rules as a grid.
-import { html, useEffect, useState } from '../lib.js';
+import { html, useEffect, useRef, useState } from '../lib.js';
 import { api, apiPath, recordOf } from '../api.js';
 import { t } from '../i18n.js';
 import { cell, Confirm, ErrorBox, FieldError, Notice, Pager } from '../ui.js';
@@ -61,8 +61,10 @@ function NewToken({ record, onDone }) {
       setCopied(t('keys.copy-manually'));
     }
   };
+  const heading = useRef(null);
+  useEffect(() => heading.current?.focus(), []);
   return html`<section class="token" aria-labelledby="token-title">
-    <h2 id="token-title">${t('keys.token-title', { id: record.id })}</h2>
+    <h2 id="token-title" tabindex="-1" ref=${heading}>${t('keys.token-title', { id: record.id })}</h2>
     <p>${t('keys.token-once')}</p>
     <label for="new-token">${t('keys.token')}</label>
     <input id="new-token" class="token-value" readonly value=${record.apikey} onFocus=${(event) => event.target.select()} />
@@ -82,25 +84,33 @@ export function Keys({ access }) {
   const [rulesOf, setRulesOf] = useState(null);
   const [version, setVersion] = useState(0);
   const reload = () => setVersion((value) => value + 1);
+  // When a panel closes, focus goes back to the page's heading rather than to nowhere.
+  const backToPage = () => document.getElementById('keys-title')?.focus();
   useEffect(() => {
+    let live = true;
     api('GET', apiPath('apikey', { 'sort[id]': 'ASC', limit: PAGE, offset })).then(
       ({ data, total: count }) => {
+        if (!live) return;
         setRows(data);
         setTotal(count);
       },
-      setError,
+      (failure) => live && setError(failure),
     );
+    return () => {
+      live = false;
+    };
   }, [offset, version]);
   const act = (promise) => promise.then(reload, setError);
   const toggle = (key) => act(api('PUT', apiPath(['apikey', key.id]), { enabled: !key.enabled }));
   const remove = () => {
     const key = deleting;
     setDeleting(null);
+    backToPage();
     act(api('DELETE', apiPath(['apikey', key.id])));
   };
-  return html`<h1>${t('menu.keys')}</h1>
+  return html`<h1 id="keys-title" tabindex="-1">${t('menu.keys')}</h1>
     <${ErrorBox} error=${error} />
-    ${created && html`<${NewToken} record=${created} onDone=${() => setCreated(null)} />`}
+    ${created && html`<${NewToken} record=${created} onDone=${() => { setCreated(null); backToPage(); }} />`}
     <table>
       <caption>${t('keys.caption')}</caption>
       <thead><tr>
@@ -121,7 +131,7 @@ export function Keys({ access }) {
       </tbody>
     </table>
     <${Pager} offset=${offset} limit=${PAGE} total=${total} onChange=${setOffset} />
-    ${rulesOf && html`<${RulesGrid} key=${rulesOf.id} apiKey=${rulesOf} resources=${[...access.listed]} onClose=${() => setRulesOf(null)} />`}
+    ${rulesOf && html`<${RulesGrid} key=${rulesOf.id} apiKey=${rulesOf} resources=${[...access.listed]} onClose=${() => { setRulesOf(null); backToPage(); }} />`}
     <${NewKeyForm} onCreated=${(record) => { setCreated(record); reload(); }} />
     <${Confirm} open=${Boolean(deleting)} title=${t('keys.delete-title', { id: deleting?.id })} confirmLabel=${t('common.delete')} onConfirm=${remove} onCancel=${() => setDeleting(null)}>
       <p>${t('keys.delete-text')}</p>

@@ -1,9 +1,9 @@
 // A key's access rules as a grid of resources x methods, with "all" toggles per row and column,
 // saved in one request (PUT /api/3/apikey/{id}/rules, docs/access-control.md).
-import { html, useEffect, useMemo, useState } from '../lib.js';
-import { api, apiPath, recordOf } from '../api.js';
+import { html, useEffect, useMemo, useRef, useState } from '../lib.js';
+import { api, apiPath, listAll, recordOf } from '../api.js';
 import { t } from '../i18n.js';
-import { ErrorBox, FieldError, Notice } from '../ui.js';
+import { ErrorBox, Notice } from '../ui.js';
 
 const METHODS = [
   ['allowget', 'GET'],
@@ -18,8 +18,11 @@ export function RulesGrid({ apiKey, resources, onClose }) {
   const [filter, setFilter] = useState('');
   const [error, setError] = useState(null);
   const [notice, setNotice] = useState('');
+  const [sent, setSent] = useState([]);
+  const heading = useRef(null);
+  useEffect(() => heading.current?.focus(), []);
   useEffect(() => {
-    api('GET', apiPath('apiaccess', { 'filter[idapikey]': apiKey.id, limit: 1000 })).then(({ data }) => {
+    listAll('apiaccess', { 'filter[idapikey]': apiKey.id, 'sort[id]': 'ASC' }).then((data) => {
       const rules = {};
       for (const resource of resources) rules[resource] = { ...NONE };
       // Rules naming what the listing does not (a plural alias, a disabled plugin's resource) are kept.
@@ -39,11 +42,17 @@ export function RulesGrid({ apiKey, resources, onClose }) {
       return next;
     });
   };
+  // `rules.3.resource` names the fourth rule sent: shown by its resource.
+  const ruleOf = (field) => {
+    const index = /^rules\.(\d+)/.exec(field)?.[1];
+    return index === undefined ? undefined : sent[Number(index)]?.resource;
+  };
   const rowAll = (resource) => METHODS.every(([flag]) => grid[resource][flag]);
   const columnAll = (flag) => shown.length > 0 && shown.every((resource) => grid[resource][flag]);
   const save = async () => {
     setError(null);
     const rules = names.filter((resource) => METHODS.some(([flag]) => grid[resource][flag])).map((resource) => ({ resource, ...grid[resource] }));
+    setSent(rules);
     try {
       const { data } = await api('PUT', apiPath(['apikey', apiKey.id, 'rules']), { rules });
       setNotice(t('rules.saved', { count: recordOf(data).length }));
@@ -52,7 +61,7 @@ export function RulesGrid({ apiKey, resources, onClose }) {
     }
   };
   return html`<section class="rules" aria-labelledby="rules-title">
-    <h2 id="rules-title">${t('rules.title', { id: apiKey.id, description: apiKey.description || '' })}</h2>
+    <h2 id="rules-title" tabindex="-1" ref=${heading}>${t('rules.title', { id: apiKey.id, description: apiKey.description || '' })}</h2>
     <p>${t('rules.help')}</p>
     <div class="field">
       <label for="rules-filter">${t('rules.filter')}</label>
@@ -83,7 +92,7 @@ export function RulesGrid({ apiKey, resources, onClose }) {
       </table>
     </div>
     <${ErrorBox} error=${error} />
-    ${Object.entries(error?.fields || {}).map(([field, reason]) => html`<${FieldError} id=${field} reason=${`${field}: ${reason}`} />`)}
+    ${Object.entries(error?.fields || {}).map(([field, reason]) => html`<p class="field-error">${ruleOf(field) ?? field}: ${t(`reason.${reason}`, {}, reason)}</p>`)}
     <div class="actions">
       <button type="button" onClick=${save}>${t('rules.save')}</button>
       <button type="button" onClick=${onClose}>${t('common.close')}</button>

@@ -1,7 +1,7 @@
 // Webhooks (the `webhooks` plugin): endpoints, and deliveries with their status and attempts,
 // each failed one sent again on demand.
 import { html, useEffect, useState } from '../lib.js';
-import { api, apiPath } from '../api.js';
+import { api, apiPath, listAll } from '../api.js';
 import { t } from '../i18n.js';
 import { cell, ErrorBox, Notice, Pager } from '../ui.js';
 
@@ -16,11 +16,17 @@ export function Webhooks() {
   const [notice, setNotice] = useState('');
   const [version, setVersion] = useState(0);
   useEffect(() => {
-    api('GET', apiPath('webhook', { 'sort[id]': 'ASC', limit: 100 })).then(({ data }) => setHooks(data), setError);
+    let live = true;
+    const failed = (failure) => live && setError(failure);
+    listAll('webhook', { 'sort[id]': 'ASC' }).then((rows) => live && setHooks(rows), failed);
     api('GET', apiPath('webhookdelivery', { 'sort[id]': 'DESC', limit: PAGE, offset })).then(({ data, total: count }) => {
-        setDeliveries(data);
-        setTotal(count);
-      }, setError);
+      if (!live) return;
+      setDeliveries(data);
+      setTotal(count);
+    }, failed);
+    return () => {
+      live = false;
+    };
   }, [offset, version]);
   const resend = async (delivery) => {
     setError(null);
