@@ -1,6 +1,6 @@
 // Documents: the eight types with the usual filters (code, party, dates, paid), a sort and paging.
-import { html, useEffect, useState } from '../lib.js';
-import { api, apiPath } from '../api.js';
+import { html, useState } from '../lib.js';
+import { useListPage } from '../list-page.js';
 import { t } from '../i18n.js';
 import { DOCUMENT_TYPES, documentType$ } from '../documents.js';
 import { cell, ErrorBox, money, Pager } from '../ui.js';
@@ -15,33 +15,14 @@ export function Documents({ type: requested, access }) {
   const [applied, setApplied] = useState(filters);
   const [sort, setSort] = useState(SORTS[0]);
   const [offset, setOffset] = useState(0);
-  const [rows, setRows] = useState([]);
-  const [total, setTotal] = useState(NaN);
-  const [error, setError] = useState(null);
-  useEffect(() => {
-    if (!type) return;
-    const [field, direction] = sort.split(':');
-    const query = { limit: PAGE, offset, [`sort[${field}]`]: direction };
-    if (applied.codigo) query['filter[codigo_like]'] = applied.codigo;
-    if (applied.party) query[`filter[${type.party}]`] = applied.party;
-    if (applied.from) query['filter[fecha_gte]'] = applied.from;
-    if (applied.to) query['filter[fecha_lte]'] = applied.to;
-    if (type.invoice && applied.pagada) query['filter[pagada]'] = applied.pagada;
-    setError(null);
-    // A slower answer to an earlier filter must not overwrite the current one.
-    let live = true;
-    api('GET', apiPath(type.resource, query)).then(
-      ({ data, total: count }) => {
-        if (!live) return;
-        setRows(data);
-        setTotal(count);
-      },
-      (failure) => live && setError(failure),
-    );
-    return () => {
-      live = false;
-    };
-  }, [type?.resource, applied, sort, offset]);
+  const [field, direction] = sort.split(':');
+  const query = { limit: PAGE, offset, [`sort[${field}]`]: direction };
+  if (applied.codigo) query['filter[codigo_like]'] = applied.codigo;
+  if (type && applied.party) query[`filter[${type.party}]`] = applied.party;
+  if (applied.from) query['filter[fecha_gte]'] = applied.from;
+  if (applied.to) query['filter[fecha_lte]'] = applied.to;
+  if (type?.invoice && applied.pagada) query['filter[pagada]'] = applied.pagada;
+  const { rows, total, error } = useListPage(type?.resource, query);
   if (!type) return html`<h1>${t('menu.documents')}</h1><p>${t('documents.none-readable')}</p>`;
   const edit = (name) => (event) => setFilters({ ...filters, [name]: event.target.value });
   const apply = (event) => {

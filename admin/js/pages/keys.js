@@ -2,6 +2,7 @@
 // disable, delete; and each restricted key's access rules as a grid.
 import { html, useEffect, useRef, useState } from '../lib.js';
 import { api, apiPath, recordOf } from '../api.js';
+import { useListPage } from '../list-page.js';
 import { t } from '../i18n.js';
 import { cell, Confirm, ErrorBox, FieldError, Notice, Pager } from '../ui.js';
 import { RulesGrid } from './rules-grid.js';
@@ -75,10 +76,7 @@ function NewToken({ record, onDone }) {
 }
 
 export function Keys({ access }) {
-  const [rows, setRows] = useState([]);
-  const [total, setTotal] = useState(NaN);
   const [offset, setOffset] = useState(0);
-  const [error, setError] = useState(null);
   const [created, setCreated] = useState(null);
   const [deleting, setDeleting] = useState(null);
   const [rulesOf, setRulesOf] = useState(null);
@@ -86,20 +84,7 @@ export function Keys({ access }) {
   const reload = () => setVersion((value) => value + 1);
   // When a panel closes, focus goes back to the page's heading rather than to nowhere.
   const backToPage = () => document.getElementById('keys-title')?.focus();
-  useEffect(() => {
-    let live = true;
-    api('GET', apiPath('apikey', { 'sort[id]': 'ASC', limit: PAGE, offset })).then(
-      ({ data, total: count }) => {
-        if (!live) return;
-        setRows(data);
-        setTotal(count);
-      },
-      (failure) => live && setError(failure),
-    );
-    return () => {
-      live = false;
-    };
-  }, [offset, version]);
+  const { rows, total, error, setError } = useListPage('apikey', { 'sort[id]': 'ASC', limit: PAGE, offset }, version);
   const act = (promise) => promise.then(reload, setError);
   const toggle = (key) => act(api('PUT', apiPath(['apikey', key.id]), { enabled: !key.enabled }));
   const remove = () => {

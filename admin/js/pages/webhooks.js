@@ -2,6 +2,7 @@
 // each failed one sent again on demand.
 import { html, useEffect, useState } from '../lib.js';
 import { api, apiPath, listAll } from '../api.js';
+import { useListPage } from '../list-page.js';
 import { t } from '../i18n.js';
 import { cell, ErrorBox, Notice, Pager } from '../ui.js';
 
@@ -9,25 +10,17 @@ const PAGE = 25;
 
 export function Webhooks() {
   const [hooks, setHooks] = useState([]);
-  const [deliveries, setDeliveries] = useState([]);
-  const [total, setTotal] = useState(NaN);
   const [offset, setOffset] = useState(0);
-  const [error, setError] = useState(null);
   const [notice, setNotice] = useState('');
   const [version, setVersion] = useState(0);
+  const { rows: deliveries, total, error, setError } = useListPage('webhookdelivery', { 'sort[id]': 'DESC', limit: PAGE, offset }, version);
   useEffect(() => {
     let live = true;
-    const failed = (failure) => live && setError(failure);
-    listAll('webhook', { 'sort[id]': 'ASC' }).then((rows) => live && setHooks(rows), failed);
-    api('GET', apiPath('webhookdelivery', { 'sort[id]': 'DESC', limit: PAGE, offset })).then(({ data, total: count }) => {
-      if (!live) return;
-      setDeliveries(data);
-      setTotal(count);
-    }, failed);
+    listAll('webhook', { 'sort[id]': 'ASC' }).then((rows) => live && setHooks(rows), (failure) => live && setError(failure));
     return () => {
       live = false;
     };
-  }, [offset, version]);
+  }, [version]);
   const resend = async (delivery) => {
     setError(null);
     try {
