@@ -67,6 +67,8 @@ describe('admin console in Chromium', { skip: present ? false : `no Chromium at 
   const problems: string[] = [];
   const invoices: Array<{ idfactura: number; codigo: string }> = [];
   let restricted = { id: 0, token: '' };
+  /** Downloads of the 1 MB OpenAPI description by the page. */
+  let openapiReads = 0;
 
   const call = async (method: string, url: string, body?: unknown, key = service.token) => {
     const response = await fetch(`${service.api}/${url}`, { method, headers: { 'X-Auth-Token': key, ...(body ? { 'Content-Type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined });
@@ -122,6 +124,9 @@ describe('admin console in Chromium', { skip: present ? false : `no Chromium at 
       if (message.type() === 'error' && !/status of (401|403|404|422)/.test(message.text())) problems.push(message.text());
     });
     page.on('pageerror', (error) => problems.push(error.message));
+    page.on('request', (request) => {
+      if (new URL(request.url()).pathname === '/api/3/openapi') openapiReads++;
+    });
   });
 
   after(async () => {
@@ -175,6 +180,9 @@ describe('admin console in Chromium', { skip: present ? false : `no Chromium at 
     await page.locator('[data-fact="customers"]').filter({ hasText: /^1$/ }).waitFor();
     await page.locator('[data-fact="unpaid"]').filter({ hasText: /^2$/ }).waitFor();
     await page.locator('[data-fact="health"]').filter({ hasText: 'Ready' }).waitFor();
+    await page.locator('[data-fact="version"]').filter({ hasText: /^\d+\.\d+\.\d+$/ }).waitFor();
+    // The sign-in probe and the overview's version share one download of the 1 MB description.
+    assert.equal(openapiReads, 1);
     await page.locator('.events li').first().waitFor();
     for (const menu of ['Overview', 'API keys', 'Settings', 'Documents', 'Plugins', 'Events']) await page.getByRole('link', { name: menu, exact: true }).waitFor();
     assert.equal(await page.getByRole('link', { name: 'Webhooks' }).count(), 0, 'no Webhooks menu while the plugin is off');
@@ -215,6 +223,7 @@ describe('admin console in Chromium', { skip: present ? false : `no Chromium at 
   });
 
   it('shows the API\'s validation errors beside the settings fields', async () => {
+    const readsBefore = openapiReads;
     await open('settings', 'Settings');
     await page.getByLabel(/Decimals of amounts/).fill('9');
     await page.getByRole('button', { name: 'Save', exact: true }).click();
@@ -222,6 +231,8 @@ describe('admin console in Chromium', { skip: present ? false : `no Chromium at 
     await error.filter({ hasText: 'Out of range' }).waitFor();
     assert.equal(await page.getByLabel(/Decimals of amounts/).getAttribute('aria-describedby'), 'setting-decimals-error');
     assert.equal((await call('GET', 'settings/default')).body.properties.decimals, 2, 'nothing stored');
+    // The form came from the description the sign-in probe downloaded: no second download.
+    assert.equal(openapiReads, readsBefore);
     await check('settings-error');
     await page.getByLabel(/Decimals of amounts/).fill('3');
     await page.getByRole('button', { name: 'Save', exact: true }).click();

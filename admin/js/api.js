@@ -86,10 +86,22 @@ export async function listAll(resource, query = {}, cap = 5000) {
   }
 }
 
+let description;
+/**
+ * The OpenAPI description (GET /api/3/openapi, about 1 MB), read once per signed-in key: the
+ * sign-in probe, the overview's version and the settings' schema share the one download.
+ */
+export function apiDescription() {
+  const key = session.key;
+  if (description?.key !== key) description = { key, promise: api('GET', apiPath('openapi')).then(({ data }) => data) };
+  return description.promise;
+}
+
 /** Whether the key may read a resource: one cheap request, 403 meaning no (menus follow the rules). */
 export async function canRead(resource) {
   try {
-    await api('GET', resource === 'events' ? apiPath('events', { latest: 1 }) : apiPath(resource, { limit: 1 }));
+    if (resource === 'openapi') await apiDescription();
+    else await api('GET', resource === 'events' ? apiPath('events', { latest: 1 }) : apiPath(resource, { limit: 1 }));
     return true;
   } catch (error) {
     if (error instanceof ApiError && (error.status === 403 || error.status === 404)) return false;

@@ -1,7 +1,7 @@
 // Overview: the API switch, counts, recent events, version and health, each shown when the key
 // may read what it comes from.
 import { html, useEffect, useState } from '../lib.js';
-import { api, apiPath } from '../api.js';
+import { api, apiDescription, apiPath } from '../api.js';
 import { t } from '../i18n.js';
 import { DOCUMENT_TYPES } from '../documents.js';
 import { cell, ErrorBox } from '../ui.js';
@@ -24,7 +24,7 @@ export function Overview({ access }) {
     Promise.all(documents.map((type) => totalOf(type.resource))).then((totals) => set('documents')(documents.length ? totals.reduce((sum, total) => sum + total, 0) : undefined), fail);
     if (readable('facturacliente')) totalOf('facturacliente', { 'filter[pagada]': 'false' }).then(set('unpaid'), fail);
     if (readable('events')) api('GET', apiPath('events', { latest: 10 })).then(({ data }) => set('events')(data.events.reverse()), fail);
-    if (readable('openapi')) api('GET', apiPath('openapi')).then(({ data }) => set('version')(data.info?.version), fail);
+    if (readable('openapi')) apiDescription().then((description) => set('version')(description.info?.version), fail);
     return () => {
       live = false;
     };

@@ -1,7 +1,7 @@
 // Settings: a form built from the `default` group's schema (the OpenAPI component
 // `settings.default`), with the API's field errors beside their fields; and the API switch.
 import { html, useEffect, useState } from '../lib.js';
-import { api, apiPath } from '../api.js';
+import { api, apiDescription, apiPath } from '../api.js';
 import { t } from '../i18n.js';
 import { Confirm, ErrorBox, FieldError, Notice } from '../ui.js';
 
@@ -46,7 +46,7 @@ export function Settings({ access }) {
   const [switchedOff, setSwitchedOff] = useState(false);
   useEffect(() => {
     api('GET', apiPath(['settings', 'default'])).then(({ data }) => setStored(data.properties || {}), setError);
-    if (access.readable.has('openapi')) api('GET', apiPath('openapi')).then(({ data }) => setSchema(data.components?.schemas?.['settings.default'] || null), () => setSchema(null));
+    if (access.readable.has('openapi')) apiDescription().then((description) => setSchema(description.components?.schemas?.['settings.default'] || null), () => setSchema(null));
   }, []);
   if (!stored) return html`<h1>${t('menu.settings')}</h1><${ErrorBox} error=${error} />`;
   const form = schema || schemaFromValues(stored);
