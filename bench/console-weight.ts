@@ -12,19 +12,13 @@ export interface ConsoleWeight {
   gzipBytes: number;
 }
 
-function scripts(dir: string): string[] {
-  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const full = path.join(dir, entry.name);
-    return entry.isDirectory() ? scripts(full) : entry.name.endsWith('.js') ? [full] : [];
-  });
-}
-
 /**
  * Every script the console can load (its own modules and the view library it is served), each
  * compressed on its own as a server or proxy would send it: the sum is what a first visit costs.
  */
 export function consoleWeight(): ConsoleWeight {
-  const files = [...scripts(CONSOLE_ROOT), VIEW_LIBRARY].map((file) => fs.readFileSync(file));
+  const own = fs.readdirSync(CONSOLE_ROOT, { recursive: true, encoding: 'utf8' }).filter((name) => name.endsWith('.js'));
+  const files = [...own.map((name) => path.join(CONSOLE_ROOT, name)), VIEW_LIBRARY].map((file) => fs.readFileSync(file));
   return {
     files: files.length,
     bytes: files.reduce((sum, file) => sum + file.length, 0),

@@ -225,6 +225,10 @@ describe('admin console in Chromium', { skip: present ? false : `no Chromium at 
   it('shows the API\'s validation errors beside the settings fields', async () => {
     const readsBefore = openapiReads;
     await open('settings', 'Settings');
+    // The form follows the settings' schema: a fixed list is a select of its values, a number has its bounds.
+    const method = page.getByLabel(/Tax calculation method/);
+    assert.deepEqual(await method.locator('option').allInnerTexts(), ['classic', 'price-adjusted']);
+    assert.deepEqual([await page.getByLabel(/Decimals of amounts/).getAttribute('min'), await page.getByLabel(/Decimals of amounts/).getAttribute('max')], ['0', '6']);
     await page.getByLabel(/Decimals of amounts/).fill('9');
     await page.getByRole('button', { name: 'Save', exact: true }).click();
     const error = page.locator('#setting-decimals-error');

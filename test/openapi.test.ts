@@ -63,6 +63,24 @@ forEachEngine('OpenAPI description', (t) => {
     assert.deepEqual(doc.components.securitySchemes.apiKey, { type: 'apiKey', in: 'header', name: 'X-Auth-Token', description: 'An API key (`Token` is accepted too).' });
   });
 
+  it('describes the settings\' known keys as the checks of a settings write hold them', async () => {
+    const { properties } = (await document()).components.schemas['settings.default'];
+    assert.deepEqual(properties.decimals, { type: ['integer', 'null'], minimum: 0, maximum: 6, default: 2 });
+    assert.equal(properties.codserie['x-references'], 'series.codserie');
+    // Each bound the schema states is one the API enforces, key by key.
+    const refused = async (key: string, value: unknown, reason: string) => {
+      const answer = await t().call('PUT', '/api/3/settings/default', { properties: { [key]: value } });
+      assert.deepEqual([answer.status, answer.body.fields?.[`properties.${key}`]], [422, reason], `${key}: ${JSON.stringify(value)}`);
+    };
+    for (const [key, schema] of Object.entries(properties as Record<string, any>)) {
+      if (schema.enum) await refused(key, 'not-one-of-them', 'invalid-value');
+      if (schema.maximum !== undefined) await refused(key, schema.maximum + 1, 'out-of-range');
+      if (schema.minimum !== undefined) await refused(key, schema.minimum - 1, 'out-of-range');
+      if (schema['x-references']) await refused(key, schema.type.includes('integer') ? 999_999 : 'Q'.repeat(Math.min(schema.maxLength ?? 3, 3)), 'not-found');
+      if (schema.maxLength !== undefined) await refused(key, 'x'.repeat(schema.maxLength + 1), 'too-long');
+    }
+  });
+
   it('follows the plugins switched on and off', async () => {
     const notes = '/api/3/notacliente';
     assert.equal((await document()).paths[notes], undefined);

@@ -29,4 +29,4 @@ export const DOCUMENT_TYPES = [
   documentType('presupuestoproveedor', 'idpresupuesto', purchases, 'exportarPresupuestoProveedor', false),
 ];
 
-export const documentType$ = (resource) => DOCUMENT_TYPES.find((type) => type.resource === resource);
+export const documentTypeOf = (resource) => DOCUMENT_TYPES.find((type) => type.resource === resource);

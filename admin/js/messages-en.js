@@ -29,7 +29,6 @@ export const en = {
   'menu.events': 'Events',
   'overview.api': 'API switch',
   'overview.api-on': 'On',
-  'overview.api-off': 'Off',
   'overview.health': 'Health',
   'overview.health-ready': 'Ready',
   'overview.health-database': 'Database unreachable',

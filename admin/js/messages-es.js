@@ -29,7 +29,6 @@ export const es = {
   'menu.events': 'Eventos',
   'overview.api': 'Interruptor de la API',
   'overview.api-on': 'Activada',
-  'overview.api-off': 'Desactivada',
   'overview.health': 'Estado',
   'overview.health-ready': 'Lista',
   'overview.health-database': 'Base de datos inaccesible',

@@ -90,7 +90,7 @@ export async function runCommand(core: Core, argv: string[], print: Print): Prom
     const [id, resource, methods] = rest as [string, string, string];
     const wanted = new Set(methods === 'none' ? [] : methods.toLowerCase().split(','));
     for (const method of wanted) if (!['get', 'post', 'put', 'delete'].includes(method)) throw new Error(`unknown method ${method}`);
-    const canonical = registry.get(resource)?.resource ?? resource;
+    const canonical = registry.canonical(resource);
     const flags = {
       allowget: wanted.has('get'),
       allowpost: wanted.has('post'),

@@ -32,6 +32,14 @@ export class ModelRegistry {
     return model && !model.internal ? model : undefined;
   }
 
+  /**
+   * The canonical resource name of a name that may be a model's alias (`clientes` -> `cliente`);
+   * any other name (a custom endpoint, an unknown resource) as given. Access rules are keyed by it.
+   */
+  canonical(resource: string): string {
+    return this.get(resource)?.resource ?? resource;
+  }
+
   /** Models exposed as API resources. */
   resources(): Model[] {
     return this.models.filter((model) => !model.internal);

@@ -6,8 +6,7 @@ import { pathToFileURL } from 'node:url';
 
 /** The admin console's two languages (docs/admin.md): the same keys, the same placeholders, and every key the pages name. */
 const root = path.resolve(import.meta.dirname, '../../admin/js');
-const sources = (dir: string): string[] =>
-  fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => (entry.isDirectory() ? sources(path.join(dir, entry.name)) : entry.name.endsWith('.js') ? [path.join(dir, entry.name)] : []));
+const sources = () => fs.readdirSync(root, { recursive: true, encoding: 'utf8' }).filter((name) => name.endsWith('.js')).map((name) => path.join(root, name));
 type Messages = Record<string, string>;
 // Browser modules outside the TypeScript project: imported by their path, typed here.
 const messages = async (language: string) => ((await import(pathToFileURL(path.join(root, `messages-${language}.js`)).href)) as Record<string, Messages>)[language]!;
@@ -21,7 +20,7 @@ it('has every message in both languages, with the same placeholders', () => {
 });
 
 it('has a message for every key the pages name literally', () => {
-  const named = new Set(sources(root).flatMap((file) => [...fs.readFileSync(file, 'utf8').matchAll(/\bt\('([\w.:-]+)'/g)].map((match) => match[1]!)));
+  const named = new Set(sources().flatMap((file) => [...fs.readFileSync(file, 'utf8').matchAll(/\bt\('([\w.:-]+)'/g)].map((match) => match[1]!)));
   assert.ok(named.size > 100, `found ${named.size} keys`);
   assert.deepEqual([...named].filter((key) => !(key in en)), []);
 });

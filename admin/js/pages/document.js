@@ -2,13 +2,13 @@
 import { html, useEffect, useState } from '../lib.js';
 import { api, apiPath, download, fileNameOf, listAll, recordOf } from '../api.js';
 import { t } from '../i18n.js';
-import { documentType$ } from '../documents.js';
+import { documentTypeOf } from '../documents.js';
 import { cell, ErrorBox, money, Notice } from '../ui.js';
 
 const EINVOICES = ['UBL', 'CII', 'FACTURAE'];
 
 export function DocumentPage({ type: resource, id, access }) {
-  const type = documentType$(resource);
+  const type = documentTypeOf(resource);
   const [doc, setDoc] = useState(null);
   const [lines, setLines] = useState([]);
   const [receipts, setReceipts] = useState([]);

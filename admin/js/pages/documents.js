@@ -2,7 +2,7 @@
 import { html, useState } from '../lib.js';
 import { useListPage } from '../list-page.js';
 import { t } from '../i18n.js';
-import { DOCUMENT_TYPES, documentType$ } from '../documents.js';
+import { DOCUMENT_TYPES, documentTypeOf } from '../documents.js';
 import { cell, ErrorBox, money, Pager } from '../ui.js';
 
 const PAGE = 25;
@@ -10,7 +10,7 @@ const SORTS = ['fecha:DESC', 'fecha:ASC', 'codigo:ASC', 'codigo:DESC', 'total:DE
 
 export function Documents({ type: requested, access }) {
   const types = DOCUMENT_TYPES.filter((type) => access.readable.has(type.resource));
-  const type = documentType$(requested) && access.readable.has(requested) ? documentType$(requested) : types[0];
+  const type = documentTypeOf(requested) && access.readable.has(requested) ? documentTypeOf(requested) : types[0];
   const [filters, setFilters] = useState({ codigo: '', party: '', from: '', to: '', pagada: '' });
   const [applied, setApplied] = useState(filters);
   const [sort, setSort] = useState(SORTS[0]);

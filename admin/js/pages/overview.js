@@ -11,14 +11,12 @@ const totalOf = async (resource, query = {}) => (await api('GET', apiPath(resour
 export function Overview({ access }) {
   const [facts, setFacts] = useState({});
   const [error, setError] = useState(null);
+  const readable = (resource) => access.readable.has(resource);
   useEffect(() => {
     let live = true;
-    const readable = (resource) => access.readable.has(resource);
     const set = (name) => (value) => live && setFacts((previous) => ({ ...previous, [name]: value }));
     const fail = (failure) => live && setError(failure);
     api('GET', '/ready').then(({ data }) => set('health')(data.status), (failure) => set('health')(failure.body?.reason || 'unavailable'));
-    if (readable('settings')) api('GET', apiPath(['settings', 'default'])).then(({ data }) => set('api')(data.properties?.enable_api !== false), fail);
-    else set('api')(true);
     if (readable('cliente')) totalOf('cliente').then(set('customers'), fail);
     const documents = DOCUMENT_TYPES.filter((type) => readable(type.resource));
     Promise.all(documents.map((type) => totalOf(type.resource))).then((totals) => set('documents')(documents.length ? totals.reduce((sum, total) => sum + total, 0) : undefined), fail);
@@ -30,17 +28,18 @@ export function Overview({ access }) {
     };
   }, [access]);
   const fact = (name, value) => html`<div class="fact"><dt>${t(`overview.${name}`)}</dt><dd data-fact=${name}>${value === undefined ? '…' : value}</dd></div>`;
+  // The API switch needs no request: switched off, the API would have refused every one of this page's.
   return html`<h1>${t('menu.overview')}</h1>
     <${ErrorBox} error=${error} />
     <dl class="facts">
-      ${fact('api', facts.api === undefined ? undefined : facts.api ? t('overview.api-on') : t('overview.api-off'))}
+      ${fact('api', t('overview.api-on'))}
       ${fact('health', facts.health && t(`overview.health-${facts.health}`, {}, facts.health))}
-      ${access.readable.has('cliente') && fact('customers', facts.customers)}
-      ${DOCUMENT_TYPES.some((type) => access.readable.has(type.resource)) && fact('documents', facts.documents)}
-      ${access.readable.has('facturacliente') && fact('unpaid', facts.unpaid)}
-      ${access.readable.has('openapi') && fact('version', facts.version)}
+      ${readable('cliente') && fact('customers', facts.customers)}
+      ${DOCUMENT_TYPES.some((type) => readable(type.resource)) && fact('documents', facts.documents)}
+      ${readable('facturacliente') && fact('unpaid', facts.unpaid)}
+      ${readable('openapi') && fact('version', facts.version)}
     </dl>
-    ${access.readable.has('events') &&
+    ${readable('events') &&
     html`<section aria-labelledby="recent-events">
       <h2 id="recent-events">${t('overview.recent')}</h2>
       ${facts.events && facts.events.length === 0 && html`<p>${t('events.none')}</p>`}

@@ -1,7 +1,7 @@
 // Settings: a form built from the `default` group's schema (the OpenAPI component
 // `settings.default`), with the API's field errors beside their fields; and the API switch.
 import { html, useEffect, useState } from '../lib.js';
-import { api, apiDescription, apiPath } from '../api.js';
+import { api, apiDescription, apiPath, recordOf } from '../api.js';
 import { t } from '../i18n.js';
 import { Confirm, ErrorBox, FieldError, Notice } from '../ui.js';
 
@@ -58,7 +58,7 @@ export function Settings({ access }) {
     setNotice('');
     try {
       const { data } = await api('PUT', apiPath(['settings', 'default']), { properties: edits });
-      setStored(data.properties || data.data?.properties || {});
+      setStored(recordOf(data).properties || {});
       setEdits({});
       setNotice(t('settings.saved'));
     } catch (failure) {

@@ -97,7 +97,7 @@ export class AccessControl {
     }
     for (const rule of rules) {
       // Rules may name the canonical resource or the reference's plural alias.
-      const resource = registry.get(String(rule.resource))?.resource ?? String(rule.resource);
+      const resource = registry.canonical(String(rule.resource));
       byId.get(Number(rule.idapikey))?.rules.set(resource, {
         get: dbBoolean(rule.allowget),
         post: dbBoolean(rule.allowpost),

@@ -44,12 +44,12 @@ function underItem(error: unknown, index: number): unknown {
 
 /**
  * `PUT /api/3/apikey/{id}/rules` `{"rules": [{"resource": "cliente", "allowget": true, ...}]}`:
- * the key's access rules become exactly this list (by canonical resource name), in one transaction (the admin console's grid
- * saves in one request). Rules are written through the store, so each change is an
- * `access.changed` event and every instance sees it at its next refresh. A flag left out takes
- * the rule's default (true), as on `POST /api/3/apiaccess`, whether the rule is new or not. Answers the key's rules after the
- * change. Needs what writing the rules one by one would: `apiaccess` with PUT (the pipeline),
- * POST and DELETE.
+ * the key's access rules become exactly this list (by canonical resource name), in one
+ * transaction (the admin console's grid saves in one request). Rules are written through the
+ * store, so each change is an `access.changed` event and every instance sees it at its next
+ * refresh. A flag left out takes the rule's default (true), as on `POST /api/3/apiaccess`, whether
+ * the rule is new or not. Answers the key's rules after the change. Needs what writing the rules
+ * one by one would: `apiaccess` with PUT (the pipeline), POST and DELETE.
  */
 export function registerKeyRules(app: FastifyInstance, ctx: AppContext, access: AccessControl): void {
   addResourceRoute(app, {
@@ -62,7 +62,7 @@ export function registerKeyRules(app: FastifyInstance, ctx: AppContext, access: 
           for (const method of ['POST', 'DELETE']) if (!access.allows(request.caller!, apiAccessModel.resource, method)) throw new AppError('forbidden');
           const id = Number((request.params as { id: string }).id);
           if (!Number.isSafeInteger(id) || id < 1) throw new AppError('record-not-found');
-          const canonical = (resource: string) => ctx.registry.get(resource)?.resource ?? resource;
+          const canonical = (resource: string) => ctx.registry.canonical(resource);
           const rules = readRules(request.body, canonical);
           return inTransaction(ctx.database, async (trx) => {
             if (!(await ctx.store.get(apiKeyModel, id, trx, 'all', true))) throw new AppError('record-not-found');
@@ -83,7 +83,7 @@ export function registerKeyRules(app: FastifyInstance, ctx: AppContext, access: 
               const ruleId = byResource.get(rule.resource);
               try {
                 // Read as a rule's body is on POST /api/3/apiaccess: typed, unknown fields refused.
-                const values: Values = { ...readInput(apiAccessModel, { ...rule, idapikey: id }, 'json', 'create'), idapikey: id };
+                const values = readInput(apiAccessModel, { ...rule, idapikey: id }, 'json', 'create');
                 for (const flag of FLAGS) values[flag] ??= apiAccessModel.fields[flag]!.default as Values[string];
                 saved.push(ruleId === undefined ? (await ctx.store.create(apiAccessModel, values, trx)).record : await ctx.store.update(apiAccessModel, ruleId, values, trx));
               } catch (error) {
