@@ -5,6 +5,8 @@
  * - `baseline`: plain node:http answering a fixed JSON body (the ceiling on this machine). The
  *   body is a customer record as the API returns it: autocannon shares the two cores and its cost
  *   grows with the response size, so a tiny body would make every real endpoint look slower;
+ * - `ceiling`, `ceiling sqlite`: Fastify alone, and Fastify with one SQLite statement per request
+ *   (bench/stack-ceiling.ts), the most any endpoint of ours could reach;
  * - `app`: the service on a fresh database (SQLite in a temporary folder; PostgreSQL or MariaDB in
  *   a scratch database on TEST_POSTGRES_URL / TEST_MYSQL_URL, dropped at exit) with the sample
  *   data of bench/sample-data.ts; `--books C,I` sets the size of its books (default 1000,1000).
@@ -18,17 +20,14 @@ import path from 'node:path';
 import { createApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
 import type { Engine } from '../src/db/database.ts';
-import { customerModel } from '../src/modules/customers/customer-model.ts';
 import { scratchDatabase } from '../test/helpers/engines.ts';
 import { BENCH_KEY } from './bench-key.ts';
 import { databaseSizeMib, salesByMonth } from './large-data.ts';
 import { addSampleData, SMALL_BOOKS } from './sample-data.ts';
+import { customerRecord, stackCeiling } from './stack-ceiling.ts';
 
 async function baseline(): Promise<object> {
-  const record: Record<string, unknown> = {};
-  for (const name of customerModel.visibleFields) record[name] = null;
-  Object.assign(record, { codcliente: '42', nombre: 'Customer 42', razonsocial: 'Customer 42', cifnif: 'B42', debaja: false, fechaalta: '2026-11-21', personafisica: true, regimeniva: 'General' });
-  const body = JSON.stringify(record);
+  const body = JSON.stringify(customerRecord());
   const server = http.createServer((_, res) => {
     res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
     res.end(body);
@@ -67,10 +66,10 @@ async function app(engine: Engine, books: { customers: number; invoices: number 
 const [kind, engine = 'sqlite', flag, size] = process.argv.slice(2);
 const [customers, invoices] = flag === '--books' ? (size ?? '').split(',').map(Number) : [SMALL_BOOKS.customers, SMALL_BOOKS.invoices];
 const valid = [customers, invoices].every((n) => Number.isInteger(n) && n! >= 1);
-const started = kind === 'baseline' ? await baseline() : kind === 'app' && valid && ['sqlite', 'postgres', 'mysql'].includes(engine) ? await app(engine as Engine, { customers: customers!, invoices: invoices! }) : undefined;
+const started = kind === 'baseline' ? await baseline() : kind === 'ceiling' ? { port: await stackCeiling(process.argv[3] === 'sqlite') } : kind === 'app' && valid && ['sqlite', 'postgres', 'mysql'].includes(engine) ? await app(engine as Engine, { customers: customers!, invoices: invoices! }) : undefined;
 if (started === undefined) {
-  console.error('usage: node bench/servers.ts baseline | app [sqlite|postgres|mysql] [--books CUSTOMERS,INVOICES]');
+  console.error('usage: node bench/servers.ts baseline | ceiling [sqlite] | app [sqlite|postgres|mysql] [--books CUSTOMERS,INVOICES]');
   process.exit(2);
 }
 console.log(JSON.stringify(started));
-if (kind === 'baseline') process.once('SIGTERM', () => process.exit(0));
+if (kind !== 'app') process.once('SIGTERM', () => process.exit(0));

@@ -15,11 +15,19 @@ export interface Server {
   child: ChildProcess;
 }
 
+/** The Node flags `npm start` gives the service (package.json), so that servers are measured as they run in production. */
+export function startFlags(): string[] {
+  const scripts = (JSON.parse(fs.readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { scripts: Record<string, string> }).scripts;
+  const flags = /\bnode((?: --\S+)*) src\/main\.ts\b/.exec(scripts.start ?? '');
+  if (!flags) throw new Error('package.json: the start script does not run `node [flags] src/main.ts`');
+  return flags[1]!.split(' ').filter(Boolean);
+}
+
 /** Starts `node bench/servers.ts <args>` and resolves once it prints the port it listens on. */
 export async function startServer(args: string[]): Promise<Server> {
-  // With Node's compile cache, as `npm start` runs (src/main.ts).
+  // With Node's compile cache (src/main.ts) and flags, as `npm start` runs.
   const env = { ...process.env, NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE ?? path.join(os.tmpdir(), 'node-compile-cache') };
-  const child = spawn(process.execPath, [new URL('./servers.ts', import.meta.url).pathname, ...args], { stdio: ['ignore', 'pipe', 'inherit'], env });
+  const child = spawn(process.execPath, [...startFlags(), new URL('./servers.ts', import.meta.url).pathname, ...args], { stdio: ['ignore', 'pipe', 'inherit'], env });
   const line = await new Promise<string>((resolve, reject) => {
     const lines = createInterface({ input: child.stdout! });
     lines.once('line', resolve);

@@ -8,6 +8,7 @@ import { clientErrorHandler, frameworkErrors } from './http/framework-errors.ts'
 import { registerModelRoutes } from './http/model-routes.ts';
 import { registerPipeline } from './http/pipeline.ts';
 import { registerProfileSerializer } from './http/profile-serializer.ts';
+import { registerLazySerializers } from './http/lazy-serializers.ts';
 import { registerHealthRoutes } from './http/health-routes.ts';
 import { registerRequestLog, requestIdOf } from './http/request-log.ts';
 import { registerReadRouting } from './http/read-routing.ts';
@@ -65,6 +66,7 @@ export async function createApp(options: CreateAppOptions): Promise<App> {
         ctx.routes.push({ method, url: route.url, config: route.config ?? {}, schema: route.schema });
       }
     });
+    registerLazySerializers(server);
     registerErrorHandler(server);
     registerRequestLog(server, (request) => ctx.pipeline.logContext?.(request));
     registerHealthRoutes(server, ctx, () => closing);

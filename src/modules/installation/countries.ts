@@ -1,15 +1,19 @@
-import worldCountries, { type Countries } from 'world-countries';
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import type { Countries } from 'world-countries';
 
-// The package is CommonJS with an ES-style `export default` in its types: under NodeNext, TypeScript
-// types the default import as the module object, while Node hands over the array itself.
-const countries = worldCountries as unknown as Countries;
+/**
+ * About 1.4 MB of JSON that only a new installation's seed reads: read then, and left to the
+ * garbage collector afterwards, rather than loaded at every start and kept as a module.
+ */
+const countries = (): Countries => JSON.parse(fs.readFileSync(createRequire(import.meta.url).resolve('world-countries/countries.json'), 'utf8')) as Countries;
 
 /**
  * The countries of a new installation (the reference seeds 250, ISO-3 key, ISO-2 `codiso`, Spanish
  * name, coordinates and phone prefix), taken from the maintained world-countries data set.
  */
 export function countryRows(): Array<Record<string, string | number | null>> {
-  return countries.map((country) => {
+  return countries().map((country) => {
     const suffixes = country.idd.suffixes ?? [];
     return {
       codpais: country.cca3,
