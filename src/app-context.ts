@@ -2,6 +2,7 @@ import type { Config } from './config.ts';
 import type { Database } from './db/database.ts';
 import type { ModelStore } from './db/model-store.ts';
 import type { EventBus } from './events.ts';
+import type { Hooks } from './hooks.ts';
 import type { ModelRegistry } from './models/registry.ts';
 import type { BusinessClock } from './clock.ts';
 import type { Model } from './models/define-model.ts';
@@ -75,6 +76,8 @@ export interface AppContext {
   availability: Map<string, () => Promise<boolean>>;
   /** Every route the HTTP server serves (filled as they are registered): what the OpenAPI document describes. */
   routes: RouteRecord[];
+  /** Handlers of the modules' named hook points (src/hooks.ts): how a module takes part in an earlier module's flow. */
+  hooks: Hooks;
 }
 
 /** One served method and URL (Fastify's path syntax), with what describes it. */

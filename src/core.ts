@@ -10,6 +10,7 @@ import { syncSchema, type Migration, type SyncReport } from './db/schema-sync.ts
 import { SharedState, stateVersionModel } from './db/shared-state.ts';
 import { outsideTransaction } from './db/transaction.ts';
 import { EventBus } from './events.ts';
+import { Hooks } from './hooks.ts';
 import { CountCache } from './db/count-cache.ts';
 import { eventLogModel } from './event-log.ts';
 import type { Module } from './module.ts';
@@ -80,6 +81,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
       presenters: new Map(),
       availability: new Map(),
       routes: [],
+      hooks: new Hooks(),
     };
     const schema = await syncSchema(database, registry, options.migrations ?? MIGRATIONS);
     const seeded = await runSeeds(ctx, modules.flatMap((module) => module.seeds ?? []));

@@ -184,6 +184,8 @@ export class ModelStore {
       const value = values[name];
       if (creating && value === undefined && isRequiredOnCreate(field)) errors[name] = 'required';
       if (value === null && !field.nullable) errors[name] = 'required';
+      // A field's vocabulary holds on every path, not only for what a request coerced.
+      if (field.values && value !== undefined && value !== null && !field.values.includes(String(value))) errors[name] = 'invalid-value';
     }
     Object.assign(errors, model.validate?.(values, ctx.existing) ?? {});
     if (Object.keys(errors).length) throw validationError(errors);
@@ -322,6 +324,7 @@ export class ModelStore {
       // concurrent updates must each see the other's result, not overwrite it.
       const existing = await this.get(model, id, trx, 'all', true);
       if (!existing) throw new AppError('record-not-found');
+      if (model.appendOnly && Object.keys(input).some((name) => !model.appendOnly!.mutable.includes(name))) throw new AppError('record-immutable');
       const values = { ...input };
       const ctx: SaveContext = { db: trx, dialect: this.database.dialect, clock: this.clock, model, values, existing, reveal: {} };
       await this.#guard('update', () => this.#prepare(ctx, false));
@@ -345,6 +348,7 @@ export class ModelStore {
     const record = await this.#within(db, async (trx) => {
       const existing = await this.get(model, id, trx);
       if (!existing) throw new AppError('record-not-found');
+      if (model.appendOnly) throw new AppError('record-immutable');
       const hook = { db: trx, dialect: this.database.dialect, model, existing };
       await this.#guard('delete', async () => model.hooks?.beforeDelete?.(hook));
       for (const guard of this.#deleteGuards.get(model.resource) ?? []) await this.#guard('delete', () => guard(hook));

@@ -16,6 +16,7 @@ import {
   type Migration,
 } from './migrator.ts';
 import { withSchemaLock } from './schema-lock.ts';
+import { syncAppendOnlyTriggers } from './append-only.ts';
 import { rebuildSqliteTable, sqliteForeignKeysChanged } from './sqlite-rebuild.ts';
 import { constraintName, createTableSql, foreignKeySql, tableIndexes } from './table-sql.ts';
 
@@ -35,6 +36,8 @@ export interface SyncReport {
   skippedMigrations?: string[];
   /** Plain indexes (`ix_` names) of the registry's tables that the models no longer derive, dropped. */
   droppedIndexes?: string[];
+  /** Triggers of append-only tables created (db/append-only.ts). */
+  createdTriggers?: string[];
 }
 
 /**
@@ -47,6 +50,7 @@ export interface SyncReport {
  *    does when its foreign keys changed), missing tables and columns created, then missing unique
  *    constraints, indexes and foreign keys; then plain indexes (`ix_`) of the registry's tables
  *    that the models no longer derive are dropped (a covered index, one a model stopped declaring);
+ *    then the triggers of append-only tables (db/append-only.ts);
  * 4. pending after-sync migrations (backfills).
  * No table, column or constraint is dropped, so rows survive an upgrade; a second run with the
  * same registry changes nothing.
@@ -64,6 +68,7 @@ export async function syncSchema(database: Database, registry: ModelRegistry, mi
       alteredColumns: [],
       skippedMigrations: [],
       droppedIndexes: [],
+      createdTriggers: [],
     };
     const run = (text: string) => sql.raw(text).execute(db);
     let live = await readLiveColumns(db, engine);
@@ -147,6 +152,9 @@ export async function syncSchema(database: Database, registry: ModelRegistry, mi
         await run(`ALTER TABLE ${q(model.table)} ADD ${foreignKeySql(engine, model, column)}`);
       }
     }
+
+    // Last of the DDL: a SQLite table rebuilt above lost its triggers with its old copy.
+    report.createdTriggers.push(...(await syncAppendOnlyTriggers(db, engine, registry)));
 
     for (const migration of pendingMigrations(migrations, 'after-sync', applied)) {
       await runMigration(db, engine, migration);

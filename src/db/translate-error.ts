@@ -1,9 +1,10 @@
 import { AppError, type ErrorCode } from '../errors.ts';
+import { APPEND_ONLY_MESSAGE } from './append-only.ts';
 
 /** What the statement was doing: a failed foreign key means "still referenced" on delete, "no such parent" otherwise. */
 export type WriteKind = 'insert' | 'update' | 'delete' | 'read';
 
-type Kind = 'unique' | 'foreign-key' | 'not-null' | 'too-long' | 'bad-value' | 'check' | 'retry' | 'unavailable';
+type Kind = 'unique' | 'foreign-key' | 'not-null' | 'too-long' | 'bad-value' | 'check' | 'retry' | 'unavailable' | 'immutable';
 
 /** Driver error codes of the three engines, by kind (a null-prototype table: codes come from outside). */
 const DRIVER_CODES: Readonly<Record<string, Kind>> = Object.assign(Object.create(null) as Record<string, Kind>, {
@@ -73,6 +74,8 @@ const UNAVAILABLE_MESSAGES = /^(Connection terminated|Client has encountered a c
 function kindOf(error: unknown): Kind | undefined {
   if (!error || typeof error !== 'object') return undefined;
   const { code, message } = error as { code?: unknown; message?: unknown };
+  // An append-only table's trigger refused the write (each engine reports it under a generic code).
+  if (typeof message === 'string' && message.includes(`${APPEND_ONLY_MESSAGE}: `)) return 'immutable';
   if (typeof code === 'string' && DRIVER_CODES[code]) return DRIVER_CODES[code];
   return typeof message === 'string' && UNAVAILABLE_MESSAGES.test(message) ? 'unavailable' : undefined;
 }
@@ -106,6 +109,7 @@ export function translateDbError(error: unknown, kind: WriteKind): AppError | un
     check: 'validation-failed',
     retry: 'database-busy',
     unavailable: 'database-unavailable',
+    immutable: 'record-immutable',
   };
   const code = map[found];
   const details = code === 'validation-failed' ? { fields: {}, reason: found } : code === 'database-unavailable' || code === 'database-busy' ? { retryAfter: 1 } : undefined;

@@ -103,6 +103,7 @@ export function coerceValue(field: FieldDef, raw: unknown, source: InputSource, 
       const text = String(raw);
       if (!isStorableText(text)) return bad('invalid-string');
       if (field.length !== undefined && [...text].length > field.length) return bad('too-long');
+      if (ranged && field.values && !field.values.includes(text)) return bad('invalid-value');
       return ok(text);
     }
     case 'date': {

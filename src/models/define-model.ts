@@ -64,6 +64,12 @@ export interface ModelDefinition {
   /** A resource clients may read but not write (the service keeps it: e.g. document links). */
   readOnlyResource?: boolean;
   /**
+   * Rows are written once and kept for ever (fiscal records): the store refuses deleting one and
+   * changing any field but the `mutable` ones (409 `record-immutable`), and the schema sync derives
+   * triggers that refuse the same in SQL (db/append-only.ts), whatever path the write takes.
+   */
+  appendOnly?: { mutable: readonly string[] };
+  /**
    * Removes secrets kept inside a visible field from what the API shows (a password key inside a
    * JSON column); hidden fields are dropped already. Returns a copy.
    */

@@ -60,6 +60,8 @@ export interface FieldDef {
    */
   min?: number;
   max?: number;
+  /** The only values a client may write (a string field's vocabulary, e.g. a mode); else `invalid-value`. */
+  values?: readonly string[];
 }
 
 /**

@@ -16,6 +16,7 @@ export function schemaOutput(model: Model): Record<string, unknown> {
       required: isRequiredOnCreate(field),
       read_only: Boolean(field.readOnly),
       references: field.references ? `${field.references.table}.${field.references.field}` : null,
+      ...(field.values ? { values: field.values } : {}),
     };
   }
   return out;

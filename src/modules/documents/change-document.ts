@@ -8,6 +8,7 @@ import type { FieldValue } from '../../models/fields.ts';
 import type { Values } from '../../models/define-model.ts';
 import { deleteUnpaidReceipts } from '../payments/index.ts';
 import { conversionRate } from './create-document.ts';
+import { linesDiffer, sealedChanges, sealedError, sealOf } from './document-hooks.ts';
 import type { DocumentInput } from './document-input.ts';
 import { loadReference, statusOf, type DocumentReference } from './document-reference.ts';
 import { documentResult, headerOf, linesOf, lockDocument, visible, type DocumentResult, type Row } from './document-repository.ts';
@@ -48,8 +49,10 @@ export async function updateDocument(ctx: AppContext, type: DocumentType, id: Fi
  * Changes a document. A non-editable document takes only the unlocked fields (unless the change
  * moves it to an editable status); the subject, company and warehouse never change; date and serie
  * changes renumber; `idestado` applies the status; lines are synchronised when sent; totals,
- * receipts and stock follow; `pagada` pays or unpays the receipts. Its events are emitted once the
- * transaction commits.
+ * receipts and stock follow; `pagada` pays or unpays the receipts. A sealed document (an issued
+ * invoice with its fiscal record, document-hooks.ts) keeps its sealed fields, lines and amounts:
+ * a change that would alter them is refused whole. Its events are emitted once the transaction
+ * commits.
  */
 async function changeDocument(ctx: AppContext, db: DbExecutor, ref: DocumentReference, type: DocumentType, id: unknown, input: DocumentInput): Promise<Row> {
   const { dialect } = ctx.database;
@@ -75,6 +78,12 @@ async function changeDocument(ctx: AppContext, db: DbExecutor, ref: DocumentRefe
     [type.subject, 'cannot-change-subject'], ['idempresa', 'cannot-change-company'], ['codalmacen', 'cannot-change-warehouse'],
   ];
   for (const [field, code] of fixed) if (changedFields.includes(field)) throw new AppError(code);
+  const seal = await sealOf(ctx, db, type, doc);
+  if (seal) {
+    const sealed = sealedChanges(doc, { ...header, ...(input.fecha !== undefined ? { fecha: input.fecha } : {}) });
+    if (sealed.length) throw sealedError(seal, sealed);
+  }
+  const linesBefore = seal && input.lines !== undefined ? await linesOf(db, type, id) : undefined;
 
   // Moving back to an editable status first, so that the rest of the change applies unlocked.
   if (target?.editable && !doc.editable) await applyStatus(ctx, db, ref, type, id, target);
@@ -111,8 +120,14 @@ async function changeDocument(ctx: AppContext, db: DbExecutor, ref: DocumentRefe
   if (input.lines !== undefined) await syncLines(ctx, db, ref, type, (await headerOf(db, type, id))!, input.lines);
 
   // A document that was locked and stays locked keeps its totals: later changes of taxes, regimes
-  // or settings never rewrite an issued invoice.
-  let payments = locked ? 0 : await recalculate(ctx, db, ref, type, id);
+  // or settings never rewrite an issued invoice. A sealed one is re-summed with the taxes its lines carry.
+  let payments = locked ? 0 : await recalculate(ctx, db, ref, type, id, seal ? 'stored' : 'rules');
+  if (seal) {
+    const after = (await headerOf(db, type, id))!;
+    const sealed = sealedChanges(doc, after);
+    if (linesBefore && linesDiffer(linesBefore, await linesOf(db, type, id))) sealed.push('lineas');
+    if (sealed.length) throw sealedError(seal, sealed);
+  }
   if (target && (!target.editable || doc.editable)) await applyStatus(ctx, db, ref, type, id, target);
   if (type.invoice && pagada !== undefined && pagada !== null) {
     const changed = await payInvoiceReceipts({ db, dialect, type, invoice: (await headerOf(db, type, id))!, decimals: ref.settings.decimals, today: ref.today }, pagada === true);

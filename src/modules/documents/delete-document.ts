@@ -10,17 +10,19 @@ import type { FieldValue } from '../../models/fields.ts';
 import { moveStock } from '../catalogue/index.ts';
 import { deleteReceipts } from '../payments/index.ts';
 import { loadReference, statusOf, type DocumentReference } from './document-reference.ts';
-import { headerOf, linesOf, lockDocument, visible, type Row } from './document-repository.ts';
+import { hasRefunds, headerOf, linesOf, lockDocument, visible, type Row } from './document-repository.ts';
 import { settleCustomerRisk, type LockedCustomer } from './customer-risk.ts';
 import { applyLineStockMode, childrenOf } from './document-status.ts';
 import { DOCUMENT_TYPES, documentType, type DocumentType } from './document-types.ts';
 import { effectOf } from './insert-document.ts';
+import { sealOf } from './document-hooks.ts';
 
 /**
- * Deletes a document (TransformerDocument::delete, InvoiceTrait::delete): refused while documents
- * generated from it exist, for a locked invoice, or an invoice with refunds; its lines' stock is
- * given back, its receipts and payments go, and the documents it was generated from get their
- * served quantities and previous status back. One transaction; `document.deleted` after commit.
+ * Deletes a document (TransformerDocument::delete, InvoiceTrait::delete): refused for a sealed
+ * document (document-hooks.ts), while documents generated from it exist, for a locked invoice, or
+ * an invoice with refunds; its lines' stock is given back, its receipts and payments go, and the
+ * documents it was generated from get their served quantities and previous status back. One
+ * transaction; `document.deleted` after commit.
  */
 export async function deleteDocument(ctx: AppContext, type: DocumentType, id: FieldValue): Promise<Row> {
   const ref = await loadReference(ctx);
@@ -38,11 +40,12 @@ async function removeDocument(ctx: AppContext, db: DbExecutor, ref: DocumentRefe
   const lock = await lockDocument(db, dialect, type, id);
   if (!lock) throw new AppError('record-not-found');
   const doc = (await headerOf(db, type, id))!;
+  const seal = await sealOf(ctx, db, type, doc);
+  if (seal) throw new AppError(seal.remove);
   if ((await childrenOf(db, type, id)).length) throw new AppError('document-has-children');
   if (type.invoice) {
     if (!doc.editable) throw new AppError('document-not-editable');
-    const refunds = await db.selectFrom(type.header.table).select(type.key).where('idfacturarect', '=', id as number).limit(1).execute();
-    if (refunds.length) throw new AppError('document-has-children', { reason: 'refunds' });
+    if (await hasRefunds(db, type, id)) throw new AppError('document-has-children', { reason: 'refunds' });
     await deleteReceipts(db, type.side, Number(id));
   }
   const lines = await linesOf(db, type, id);

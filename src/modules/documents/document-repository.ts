@@ -36,6 +36,12 @@ export async function documentIdOf(db: DbExecutor, type: DocumentType, idOrCode:
   return byCode.length ? Number(byCode[0]![type.key]) : undefined;
 }
 
+/** True when rectifying invoices point to this invoice (`idfacturarect`). */
+export async function hasRefunds(db: DbExecutor, type: DocumentType, id: unknown): Promise<boolean> {
+  const rows = await db.selectFrom(type.header.table).select(type.key).where('idfacturarect', '=', id as number).limit(1).execute();
+  return rows.length > 0;
+}
+
 /** The stored lines of a document, in their order of creation. */
 export async function linesOf(db: DbExecutor, type: DocumentType, id: unknown): Promise<Row[]> {
   const read = rowReader(type.line);

@@ -54,7 +54,7 @@ function lineWriter(ctx: AppContext, type: DocumentType): RecordWriter {
     async create(body, source) {
       const values = readInput(type.line, body, source, 'create');
       return write(async (trx, ref, recalc) => {
-        const { doc, customer } = await editableDocumentOf(trx, dialect, type, values[type.key]);
+        const { doc, customer } = await editableDocumentOf(ctx, trx, type, values[type.key]);
         const { [type.key]: docId, ...lineInput } = values;
         const { lines: [line] } = await buildLines(trx, ref.taxes, type, [lineInput], await lineDefaultsOf(trx, ref, type, doc));
         const { record } = await ctx.store.create(type.line, { ...line, [type.key]: docId }, trx);
@@ -69,7 +69,7 @@ function lineWriter(ctx: AppContext, type: DocumentType): RecordWriter {
         const found = await ctx.store.get(type.line, id, trx, 'all');
         if (!found) throw new AppError('record-not-found');
         if (values[type.key] !== undefined && values[type.key] !== found[type.key]) throw new AppError('validation-failed', { fields: { [type.key]: 'read-only' } });
-        const { doc, customer } = await editableDocumentOf(trx, dialect, type, found[type.key]);
+        const { doc, customer } = await editableDocumentOf(ctx, trx, type, found[type.key]);
         // Read again under the document's lock: a concurrent change may have moved it meanwhile.
         const before = await ctx.store.get(type.line, id, trx, 'all');
         if (!before) throw new AppError('record-not-found');
@@ -84,7 +84,7 @@ function lineWriter(ctx: AppContext, type: DocumentType): RecordWriter {
       return write(async (trx, _ref, recalc) => {
         const found = await ctx.store.get(type.line, id, trx, 'all');
         if (!found) throw new AppError('record-not-found');
-        const { doc, customer } = await editableDocumentOf(trx, dialect, type, found[type.key]);
+        const { doc, customer } = await editableDocumentOf(ctx, trx, type, found[type.key]);
         const line = await ctx.store.get(type.line, id, trx, 'all');
         if (!line) throw new AppError('record-not-found');
         await moveStock(trx, dialect, { codalmacen: String(doc.codalmacen), referencia: (line.referencia as string | null) ?? null, before: effectOf(line), after: undefined, line: `idlinea ${id}` });

@@ -11,7 +11,8 @@ import { recordExistingGaps } from './numbering.ts';
 export { DOCUMENT_TYPES, documentType, type DocumentType } from './document-types.ts';
 export { docTransformationModel };
 export { loadReference, type DocumentReference } from './document-reference.ts';
-export { documentIdOf, headerOf, linesOf, type Row } from './document-repository.ts';
+export { documentIdOf, hasRefunds, headerOf, linesOf, lockDocument, type Row } from './document-repository.ts';
+export { documentCreated, documentSeal, SEALED_FIELDS, type DocumentSeal, type NewDocument } from './document-hooks.ts';
 export { storedBreakdown } from './stored-breakdown.ts';
 export type { Calculation, TaxGroup } from './calculation/types.ts';
 

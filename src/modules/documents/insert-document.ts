@@ -3,6 +3,7 @@ import type { DbExecutor } from '../../db/database.ts';
 import type { Values } from '../../models/define-model.ts';
 import { moveStock, type StockEffect } from '../catalogue/index.ts';
 import { calcContextFor, type DocumentReference } from './document-reference.ts';
+import { documentCreated } from './document-hooks.ts';
 import type { Row } from './document-repository.ts';
 import type { DocumentType } from './document-types.ts';
 import { exerciseFor } from './fiscal-year.ts';
@@ -30,9 +31,10 @@ export const effectOf = (line: Row): StockEffect => ({ mode: Number(line.actuali
 /**
  * Writes a new document in the caller's transaction: serie lock, fiscal year, number and code,
  * then the amounts, computed before anything is written, so that the header goes in with its
- * totals and the lines with theirs, in one statement; then the lines' stock, and an invoice's
- * receipts. Shared by creation, generation from a status and refunds. Returns the new id and the
- * payments recorded (a receipt born paid).
+ * totals and the lines with theirs, in one statement; then the lines' stock, an invoice's
+ * receipts, and the `documentCreated` hook point (document-hooks.ts). Shared by creation,
+ * generation from a status and refunds. Returns the new id and the payments recorded (a receipt
+ * born paid).
  */
 export async function insertDocument(ctx: AppContext, db: DbExecutor, ref: DocumentReference, type: DocumentType, doc: NewDocument): Promise<{ id: number; payments: number }> {
   const { dialect } = ctx.database;
@@ -57,11 +59,16 @@ export async function insertDocument(ctx: AppContext, db: DbExecutor, ref: Docum
     codalmacen, referencia: (line.referencia as string | null) ?? null, before: undefined, after: effectOf(line), line: `lineas[${index}]`,
   })));
   await followSupplierPrices(db, dialect, ref.settings, type, record, stored);
-  if (!type.invoice) return { id, payments: 0 };
+  const created = () => ctx.hooks.run(documentCreated, { ctx, db, ref, type, id, header: record, lines: stored });
+  if (!type.invoice) {
+    await created();
+    return { id, payments: 0 };
+  }
   const payments = await syncInvoiceReceipts({
     db, dialect, type, invoice: record, decimals: ref.settings.decimals, today: ref.today, fresh: true,
     terms: record.codpago ? ref.finance.paymentMethods.get(String(record.codpago)) : undefined,
     paymentDays: type.side === 'sales' ? ((doc.subject.diaspago as string | null | undefined) ?? null) : undefined,
   });
+  await created();
   return { id, payments };
 }

@@ -1,6 +1,5 @@
 import type { AppContext } from '../../app-context.ts';
 import type { DbExecutor } from '../../db/database.ts';
-import type { SqlDialect } from '../../db/dialect.ts';
 import { AppError, validationError } from '../../errors.ts';
 import type { Values } from '../../models/define-model.ts';
 import { moveStock, type StockMove } from '../catalogue/index.ts';
@@ -10,6 +9,7 @@ import { statusOf, type DocumentReference } from './document-reference.ts';
 import { headerOf, linesOf, lockDocument, type Row } from './document-repository.ts';
 import type { DocumentType } from './document-types.ts';
 import { effectOf } from './insert-document.ts';
+import { sealedError, sealOf } from './document-hooks.ts';
 import { subjectOf } from './subject.ts';
 
 /** What a new line of this stored document starts with: status stock mode, default tax, document IRPF, subject. */
@@ -75,13 +75,16 @@ export async function syncLines(ctx: AppContext, db: DbExecutor, ref: DocumentRe
 }
 
 /**
- * A line change through the generic resources: allowed while the document is editable. Answers the
- * document, locked for the change, and a sales document's locked customer (customer-risk.ts).
+ * A line change through the generic resources: allowed while the document is editable and not
+ * sealed (document-hooks.ts). Answers the document, locked for the change, and a sales document's
+ * locked customer (customer-risk.ts).
  */
-export async function editableDocumentOf(db: DbExecutor, dialect: SqlDialect, type: DocumentType, id: unknown): Promise<{ doc: Row; customer?: LockedCustomer }> {
-  const lock = await lockDocument(db, dialect, type, id);
+export async function editableDocumentOf(ctx: AppContext, db: DbExecutor, type: DocumentType, id: unknown): Promise<{ doc: Row; customer?: LockedCustomer }> {
+  const lock = await lockDocument(db, ctx.database.dialect, type, id);
   if (!lock) throw validationError({ [type.key]: 'not-found' });
   const doc = (await headerOf(db, type, id))!;
   if (!doc.editable) throw new AppError('document-not-editable');
+  const seal = await sealOf(ctx, db, type, doc);
+  if (seal) throw sealedError(seal, ['lineas']);
   return { doc, customer: lock.customer };
 }

@@ -1,7 +1,7 @@
 import type { AppContext } from '../../app-context.ts';
 import type { DbExecutor } from '../../db/database.ts';
 import { dec, roundNumber } from '../../models/round.ts';
-import { calculateDocument, type TaxRule } from './calculation/calculate.ts';
+import { calculateDocument, storedTax, type TaxRule } from './calculation/calculate.ts';
 import type { CalcLine, Calculation } from './calculation/types.ts';
 import { calcContextFor, type DocumentReference } from './document-reference.ts';
 import type { CalcContext } from './calculation/types.ts';
@@ -61,13 +61,15 @@ export function totalsOf(type: DocumentType, result: Calculation, tasaconv: unkn
  * Recomputes a stored document from its stored lines and writes back line amounts, taxes and
  * totals (and receipts and paid flags for invoices), in the caller's transaction, from the
  * reference snapshot the use case took before it began. Every change to a stored document's lines
- * or header ends here, so totals never disagree with the lines. Returns the payments recorded.
+ * or header ends here, so totals never disagree with the lines. `taxes`: the tax rules decide each
+ * line's tax (`rules`), or the lines keep the taxes they carry (`stored`: a sealed document).
+ * Returns the payments recorded.
  */
-export async function recalculate(ctx: AppContext, db: DbExecutor, ref: DocumentReference, type: DocumentType, id: unknown): Promise<number> {
+export async function recalculate(ctx: AppContext, db: DbExecutor, ref: DocumentReference, type: DocumentType, id: unknown, taxes: 'rules' | 'stored' = 'rules'): Promise<number> {
   const doc = (await headerOf(db, type, id))!;
   const lines = await linesOf(db, type, id);
   const subject = (await subjectOf(db, type, String(doc[type.subject]))) ?? {};
-  const result = calculate(type, doc, lines, await calcContextFor(db, ref, doc, subject), await productTypesOf(db, lines));
+  const result = calculate(type, doc, lines, await calcContextFor(db, ref, doc, subject), await productTypesOf(db, lines), taxes === 'stored' ? storedTax : undefined);
   for (const [index, line] of lines.entries()) {
     const computed = result.lines[index]!;
     const changed = (Object.keys(computed) as Array<keyof typeof computed>).some((key) => line[key] !== computed[key]);

@@ -21,7 +21,7 @@ export function fieldSchema(field: FieldDef): Record<string, unknown> {
       case 'timestamp':
         return { type: 'string', description: 'YYYY-MM-DD HH:MM:SS (UTC)' };
       case 'string':
-        return { type: 'string', ...(field.length ? { maxLength: field.length } : {}) };
+        return { type: 'string', ...(field.length ? { maxLength: field.length } : {}), ...(field.values ? { enum: field.nullable ? [...field.values, null] : [...field.values] } : {}) };
       default:
         return { type: 'string' };
     }
