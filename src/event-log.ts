@@ -55,6 +55,7 @@ const LOGGED: Record<LoggedEventType, true> = {
   'apikey.enabled': true,
   'apikey.disabled': true,
   'access.changed': true,
+  'verifactu.anomaly': true,
 };
 
 /** The types the log holds (what the feed's `type` filter accepts). */

@@ -32,6 +32,19 @@ export interface AccessEvent {
   rule: Record<string, unknown>;
 }
 
+/**
+ * A check of a VERI*FACTU chain found something wrong (RD 1007/2023 art. 7.i: the previous record
+ * badly chained, or dated more than a minute after now). Invoicing goes on; this is the alert.
+ */
+export interface FiscalAnomalyEvent {
+  idempresa: number;
+  /** `chain` (a hash or a link does not match) or `time` (the previous record is dated in the future). */
+  check: 'chain' | 'time';
+  /** The record found wrong. */
+  idregistro: number | null;
+  detail: string;
+}
+
 export interface AppEvents {
   'model.save': ModelEvent & { created: boolean };
   'model.delete': ModelEvent;
@@ -53,6 +66,7 @@ export interface AppEvents {
   /** A key's `enabled` flag changed to false. */
   'apikey.disabled': ApiKeyEvent;
   'access.changed': AccessEvent;
+  'verifactu.anomaly': FiscalAnomalyEvent;
 }
 
 type Listener<T> = (payload: T) => void | Promise<void>;

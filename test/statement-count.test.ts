@@ -15,7 +15,9 @@ forEachEngine('statements per document', (t) => {
     assert.equal((await t().call('POST', '/api/3/crearFacturaCliente', { codcliente: 'STMT', lineas: [{ referencia: 'ST1' }] })).status, 200);
   });
 
-  it('creates a 5-line invoice with stock, receipt and totals in at most 25 statements', async () => {
+  // 26: the VERI*FACTU switch of the invoice's company is read in the invoice's transaction (a switch
+  // made on another instance a moment ago must never be missed: no invoice without its record).
+  it('creates a 5-line invoice with stock, receipt and totals in at most 26 statements', async () => {
     const { counter } = t().app.ctx.database;
     const start = counter.statements;
     const answer = await t().call('POST', '/api/3/crearFacturaCliente', { codcliente: 'STMT', lineas: [1, 2, 3, 4, 5].map((i) => ({ referencia: `ST${i}`, cantidad: i })) });
@@ -24,7 +26,7 @@ forEachEngine('statements per document', (t) => {
     assert.equal(answer.body.lines.length, 5);
     // Totals to the cent: 10+40+90+160+250 = 550 net, 21 % VAT.
     assert.deepEqual([answer.body.doc.neto, answer.body.doc.totaliva, answer.body.doc.total], [550, 115.5, 665.5]);
-    assert.ok(used <= 25, `${used} statements`);
+    assert.ok(used <= 26, `${used} statements`);
     // Adding lines costs no statement per line.
     const more = counter.statements;
     await t().call('POST', '/api/3/crearFacturaCliente', { codcliente: 'STMT', lineas: Array.from({ length: 20 }, (_, i) => ({ referencia: `ST${(i % 5) + 1}` })) });

@@ -20,6 +20,7 @@ import { settingsModule } from './settings/index.ts';
 import { systemModule } from './system/index.ts';
 import { taxesModule } from './taxes/index.ts';
 import { usersModule } from './users/index.ts';
+import { verifactuModule } from './verifactu/index.ts';
 
 /**
  * The modules of the core installation, in dependency order: a module comes after the modules it
@@ -29,7 +30,7 @@ export function coreModules(): Module[] {
   return [
     settingsModule(), usersModule(), authModule(), geographyModule(), companyModule(), fiscalModule(), taxesModule(),
     financeModule(), accountingModule(), contactsModule(), customersModule(), catalogueModule(), paymentsModule(), documentsModule(),
-    filesModule(), exportModule(), logsModule(), eventsModule(), systemModule(), installationModule(), openapiModule(),
+    filesModule(), exportModule(), verifactuModule(), logsModule(), eventsModule(), systemModule(), installationModule(), openapiModule(),
   ];
 }
 

@@ -91,6 +91,7 @@ export function sampleView(overrides: Partial<ExportView> = {}): ExportView {
     receipts: [],
     format: null,
     lang: 'es',
+    fiscalQr: null,
   };
   const built = withLines(view, [
     line(1, { description: 'Tornillos de acero 4x40', quantity: 100, unitPrice: 0.12 }),

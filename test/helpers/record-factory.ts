@@ -31,6 +31,7 @@ function code(length: number): string {
 function sampleValue(name: string, field: FieldDef): unknown {
   switch (field.type) {
     case 'string':
+      if (field.values) return field.values[0];
       if (/email/.test(name)) return `t${++sequence}@example.com`;
       // Document numbers are numeric text (the series counter).
       if (name === 'numero') return String(++sequence);
@@ -109,7 +110,7 @@ export function updatableField(model: Model): string | undefined {
   const candidates = Object.entries(model.fields)
     .filter(
       ([name, field]) =>
-        !field.primary && !field.readOnly && !field.hidden && !field.references && !field.unique && !unique.has(name) &&
+        !field.primary && !field.readOnly && !field.hidden && !field.references && !field.unique && !field.values && !unique.has(name) &&
         (field.type === 'text' || (field.type === 'string' && (field.length ?? 0) >= 20)),
     )
     .map(([name]) => name);

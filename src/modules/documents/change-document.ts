@@ -120,8 +120,9 @@ async function changeDocument(ctx: AppContext, db: DbExecutor, ref: DocumentRefe
   if (input.lines !== undefined) await syncLines(ctx, db, ref, type, (await headerOf(db, type, id))!, input.lines);
 
   // A document that was locked and stays locked keeps its totals: later changes of taxes, regimes
-  // or settings never rewrite an issued invoice. A sealed one is re-summed with the taxes its lines carry.
-  let payments = locked ? 0 : await recalculate(ctx, db, ref, type, id, seal ? 'stored' : 'rules');
+  // or settings never rewrite an issued invoice. A sealed one is re-summed with the taxes its lines
+  // carry, unless its lines were sent again (the check below then compares what the rules made).
+  let payments = locked ? 0 : await recalculate(ctx, db, ref, type, id, seal && !linesBefore ? 'stored' : 'rules');
   if (seal) {
     const after = (await headerOf(db, type, id))!;
     const sealed = sealedChanges(doc, after);

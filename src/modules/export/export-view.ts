@@ -9,6 +9,8 @@
  * zone (business dates).
  */
 
+import type { FiscalQr } from './fiscal-qr.ts';
+
 /** The eight exportable documents, by the names of the reference's endpoints. */
 export type ExportDocumentType =
   | 'FacturaCliente' | 'AlbaranCliente' | 'PedidoCliente' | 'PresupuestoCliente'
@@ -184,6 +186,8 @@ export interface ExportView {
   format: ExportFormat | null;
   /** The language chosen for labels and number formats (a key of the label tables: `es`, `en` ...). */
   lang: string;
+  /** The invoice's fiscal QR (VERI*FACTU), when a module gives one (fiscal-qr.ts); an invoice with one is issued, never a draft. */
+  fiscalQr: FiscalQr | null;
 }
 
 /** Seller and buyer of the document: the company sells on the sales side, buys on the purchase side. */

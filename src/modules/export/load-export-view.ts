@@ -14,6 +14,7 @@ import { paisModel } from '../geography/index.ts';
 import { invoiceReceipts } from '../payments/index.ts';
 import type { ExportDocumentType, ExportFormat, ExportParty, ExportPaymentMethod, ExportView } from './export-view.ts';
 import { chooseLanguage } from './labels/labels.ts';
+import { fiscalQr } from './fiscal-qr.ts';
 
 const KINDS = { Factura: 'invoice', Albaran: 'deliveryNote', Pedido: 'order', Presupuesto: 'quote' } as const;
 
@@ -62,13 +63,14 @@ async function readEverything(ctx: AppContext, db: DbExecutor, type: DocumentTyp
   if (options.format !== undefined && !format) throw new AppError('format-not-found', { format: options.format });
   const subject = subjectRow ?? {};
   const breakdown = await storedBreakdown(db, ref, type, doc, lines, subject);
-  const [subjectCountry, companyCountry, account, debit, receipts, rectified] = await Promise.all([
+  const [subjectCountry, companyCountry, account, debit, receipts, rectified, [qr]] = await Promise.all([
     get(paisModel, doc.codpais),
     get(paisModel, companyRow?.codpais),
     get(cuentaBancoModel, method?.codcuentabanco),
     type.side === 'sales' && method?.domiciliado === true && code ? debitAccountOf(db, code) : undefined,
     type.invoice ? invoiceReceipts(db, type.side, Number(doc[type.key])) : [],
     type.invoice && doc.idfacturarect ? headerOf(db, type, doc.idfacturarect) : undefined,
+    ctx.hooks.run(fiscalQr, { db, type, doc }),
   ]);
   const serie = ref.series.get(String(doc.codserie));
   const decimals = ref.settings.decimals;
@@ -133,7 +135,7 @@ async function readEverything(ctx: AppContext, db: DbExecutor, type: DocumentTyp
     taxPointDate: type.invoice && doc.fechadevengo && doc.fechadevengo !== doc.fecha ? String(doc.fechadevengo) : null,
     externalNumber: orNull(type.side === 'sales' ? doc.numero2 : doc.numproveedor),
     currency: { code: text(doc.coddivisa) || 'EUR', symbol: text(currency?.simbolo) || text(doc.coddivisa), decimals },
-    editable: doc.editable === true,
+    editable: doc.editable === true && !qr,
     paid: doc.pagada === true,
     rectifies: rectified ? { code: text(rectified.codigo), date: text(rectified.fecha) } : doc.codigorect ? { code: text(doc.codigorect), date: '' } : null,
     operation: orNull(doc.operacion),
@@ -174,6 +176,7 @@ async function readEverything(ctx: AppContext, db: DbExecutor, type: DocumentTyp
     receipts: receiptRows,
     format: printFormat,
     lang: chooseLanguage(options.lang, orNull(subject.langcode), ref.settings.langcode),
+    fiscalQr: qr ?? null,
   };
   return { view, logoFile: logoFile === null || logoFile === undefined ? null : Number(logoFile) };
 }

@@ -1,12 +1,12 @@
-import fs from 'node:fs';
 import type { Module } from '../../module.ts';
 import { addResourceRoute } from '../../http/resource-route.ts';
 import { openApiDocument } from './openapi-document.ts';
+import { PACKAGE_VERSION } from '../../version.ts';
 
 export { openApiDocument } from './openapi-document.ts';
 
-/** The package's version: the API's version in the description. */
-export const API_VERSION = String((JSON.parse(fs.readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version);
+/** The API's version in the description: the package's. */
+export const API_VERSION = PACKAGE_VERSION;
 
 /** The resource name of the description (access rules, root listing). */
 export const OPENAPI_RESOURCE = 'openapi';

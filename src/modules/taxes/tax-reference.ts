@@ -7,6 +7,8 @@ export interface TaxRate {
   iva: number;
   recargo: number;
   tipo: number;
+  /** The tax's kind (`ES_01` VAT, `ES_03` IGIC, `ES_04` IPSI ...), when known. */
+  operacion?: string | null;
 }
 
 /** A tax zone rule: where (country, province) and for whom (exception) a tax becomes another. */
@@ -36,13 +38,13 @@ export function declareTaxReference(ctx: AppContext): void {
   ctx.shared.cache<TaxReference>(TAX_CACHE, ['impuesto', 'impuestozona', 'retencion', 'provincia'], async () => {
     const db = ctx.database.kysely;
     const [taxes, zones, retentions] = await Promise.all([
-      db.selectFrom('impuestos').select(['codimpuesto', 'iva', 'recargo', 'tipo']).execute(),
+      db.selectFrom('impuestos').select(['codimpuesto', 'iva', 'recargo', 'tipo', 'operacion']).execute(),
       db.selectFrom('impuestoszonas').selectAll().execute(),
       db.selectFrom('retenciones').select(['codretencion', 'porcentaje']).execute(),
     ]);
     const provinces = await provinceNames(db, zones.map((z) => Number(z.codisopro)).filter((id) => Number.isInteger(id) && id > 0));
     return {
-      taxes: new Map(taxes.map((t): [string, TaxRate] => [String(t.codimpuesto), { codimpuesto: String(t.codimpuesto), iva: Number(t.iva), recargo: Number(t.recargo), tipo: Number(t.tipo ?? 1) }])),
+      taxes: new Map(taxes.map((t): [string, TaxRate] => [String(t.codimpuesto), { codimpuesto: String(t.codimpuesto), iva: Number(t.iva), recargo: Number(t.recargo), tipo: Number(t.tipo ?? 1), operacion: (t.operacion as string | null) || null }])),
       zones: zones.map((z): TaxZoneRule => ({
         codimpuesto: String(z.codimpuesto),
         codimpuestosel: (z.codimpuestosel as string | null) ?? null,

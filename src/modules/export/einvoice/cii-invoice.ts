@@ -45,6 +45,14 @@ export function renderCii(view: ExportView): string {
   party(agreement.ele('ram:SellerTradeParty'), invoice.seller);
   party(agreement.ele('ram:BuyerTradeParty'), invoice.buyer);
   if (invoice.orderReference) addText(agreement.ele('ram:BuyerOrderReferencedDocument'), 'ram:IssuerAssignedID', invoice.orderReference);
+  for (const document of invoice.supportingDocuments) {
+    // TypeCode 916: an additional supporting document (UNTDID 1001), located by its URI.
+    const reference = agreement.ele('ram:AdditionalReferencedDocument');
+    addText(reference, 'ram:IssuerAssignedID', document.id);
+    addText(reference, 'ram:URIID', document.uri);
+    addText(reference, 'ram:TypeCode', '916');
+    addText(reference, 'ram:Name', document.description);
+  }
 
   const delivery = transaction.ele('ram:ApplicableHeaderTradeDelivery');
   if (invoice.delivery) {

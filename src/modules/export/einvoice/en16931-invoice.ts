@@ -50,6 +50,8 @@ export interface EnInvoice {
   orderReference: string | null;
   /** BG-3: the invoice a credit note corrects. */
   preceding: { number: string; date: string } | null;
+  /** BG-24: supporting documents by reference (BT-122 id, BT-123 description, BT-124 location): the fiscal QR's address. */
+  supportingDocuments: Array<{ id: string; description: string; uri: string }>;
   seller: EnParty;
   buyer: EnParty;
   /** BG-13: actual delivery date and country, given when an intra-community supply needs them (BR-IC-11/12). */
@@ -117,6 +119,7 @@ export function enInvoice(view: ExportView): EnInvoice {
     buyerReference: purchase ? view.code : null,
     orderReference: purchase ? null : oneLine(view.externalNumber) || null,
     preceding: view.rectifies ? { number: view.rectifies.code, date: view.rectifies.date } : null,
+    supportingDocuments: view.fiscalQr ? [{ id: 'QR tributario', description: oneLine(`${view.fiscalQr.caption} ${view.fiscalQr.legend ?? ''}`), uri: view.fiscalQr.url }] : [],
     seller: enSeller,
     buyer: enBuyer,
     delivery: lines.some((line) => line.category.code === 'K') ? { date: view.taxPointDate ?? view.date, country: enBuyer.country } : null,

@@ -207,7 +207,7 @@ function paymentDetails(invoice: XmlNode, view: ExportView, totals: Totals): voi
   }
 }
 
-/** Legal literals (exemption causes), the rectified invoice, observations and the supplied lines' descriptions. */
+/** Legal literals (exemption causes), the rectified invoice, the fiscal QR's address, observations and the supplied lines' descriptions. */
 function additional(invoice: XmlNode, view: ExportView): void {
   const literals = [...new Set(view.lines.filter((line) => !line.supplied).map((line) => (outputRate(line) === 0 ? vatCategoryOf(line).exemptionText : null))
     .filter((text): text is string => !!text))];
@@ -216,7 +216,9 @@ function additional(invoice: XmlNode, view: ExportView): void {
     for (const literal of literals) node.ele('LegalReference').txt(oneLine(literal, 250));
   }
   const supplied = view.lines.filter((line) => line.supplied).map((line) => `${oneLine(line.description) || oneLine(line.reference)}: ${amountText(line.netAmount)}`);
-  const information = [view.observations.trim(), supplied.length ? `Suplidos: ${supplied.join('; ')}` : ''].filter(Boolean).join('\n');
+  // The fiscal QR's address first: Facturae has no field of its own for it, and it must never be cut.
+  const qr = view.fiscalQr ? `${view.fiscalQr.caption} ${view.fiscalQr.url}` : '';
+  const information = [qr, view.observations.trim(), supplied.length ? `Suplidos: ${supplied.join('; ')}` : ''].filter(Boolean).join('\n');
   if (!view.rectifies && !information) return;
   const data = invoice.ele('AdditionalData');
   addText(data, 'RelatedInvoice', view.rectifies ? oneLine(view.rectifies.code, 40) : null);

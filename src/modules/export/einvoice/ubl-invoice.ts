@@ -52,6 +52,12 @@ export function renderUbl(view: ExportView): string {
     addText(reference, 'cbc:ID', invoice.preceding.number);
     addText(reference, 'cbc:IssueDate', invoice.preceding.date);
   }
+  for (const document of invoice.supportingDocuments) {
+    const reference = root.ele('cac:AdditionalDocumentReference');
+    addText(reference, 'cbc:ID', document.id);
+    addText(reference, 'cbc:DocumentDescription', document.description);
+    addText(reference.ele('cac:Attachment').ele('cac:ExternalReference'), 'cbc:URI', document.uri);
+  }
   party(root.ele('cac:AccountingSupplierParty').ele('cac:Party'), invoice.seller);
   party(root.ele('cac:AccountingCustomerParty').ele('cac:Party'), invoice.buyer);
   if (invoice.delivery) {

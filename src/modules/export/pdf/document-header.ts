@@ -2,6 +2,7 @@ import type { ExportParty } from '../export-view.ts';
 import type { PdfContext } from './pdf-context.ts';
 import { COLORS, type TextStyle } from './pdf-pen.ts';
 import { usableLogo } from './logo-image.ts';
+import { drawFiscalQr } from './fiscal-qr-block.ts';
 
 const SMALL: TextStyle = { size: 8.5 };
 const MUTED: TextStyle = { size: 8.5, color: COLORS.muted };
@@ -20,7 +21,7 @@ export function addressLines(party: ExportParty, withCountry: boolean): string[]
 
 /**
  * The first page's head: the company (logo, name, tax id, address, contacts) at the left, the
- * title and code at the right; below, the customer's or supplier's box and the document's data
+ * fiscal QR (if any), title and code at the right; below, the customer's or supplier's box and the document's data
  * (date, due date, order numbers, the rectified invoice). Leaves `pen.y` below it.
  */
 export function drawDocumentHeader(ctx: PdfContext): void {
@@ -55,9 +56,10 @@ export function drawDocumentHeader(ctx: PdfContext): void {
   if (contacts) y = pen.lines(pen.wrap(contacts, leftWidth, MUTED), pen.left, y, MUTED);
   const companyBottom = y;
 
-  // Title and code, top right.
+  // Top right: the fiscal QR first when the invoice has one (the AEAT wants it at the top), then title and code.
+  const titleTop = view.fiscalQr ? drawFiscalQr(pen, view.fiscalQr, pen.right, pen.top) + 4 : pen.top - 2;
   const titleStyle: TextStyle = { size: 20, bold: true, color: COLORS.accent };
-  y = pen.lines(pen.wrap(ctx.title, rightWidth, titleStyle), rightX, pen.top - 2, titleStyle, { align: 'right', width: rightWidth });
+  y = pen.lines(pen.wrap(ctx.title, rightWidth, titleStyle), rightX, titleTop, titleStyle, { align: 'right', width: rightWidth });
   const codeStyle: TextStyle = { size: 11, bold: true };
   y = pen.lines(pen.wrap(view.code, rightWidth, codeStyle), rightX, y + 1, codeStyle, { align: 'right', width: rightWidth });
 

@@ -1,0 +1,116 @@
+import type { AppContext } from '../../app-context.ts';
+import type { DbExecutor } from '../../db/database.ts';
+import { publish } from '../../event-log.ts';
+import type { FiscalAnomalyEvent } from '../../events.ts';
+import { systemInfo } from './producer.ts';
+import { qrUrl, type Entorno, type Modo } from './qr-url.ts';
+import { hashFieldsOf, type ChainLink, type Generated, type InvoiceId } from './record-content.ts';
+import { chainHeadModel, registroVerifactuModel } from './record-models.ts';
+import { huella } from './huella.ts';
+import { instantOf, registrationTime, type Territory } from './registration-time.ts';
+import type { XmlTree } from './xml-tree.ts';
+
+/** A company's switch as a record is generated under it. */
+export interface CompanySwitch {
+  idempresa: number;
+  modo: Modo;
+  entorno: Entorno;
+  numeroinstalacion: string;
+}
+
+/** A record to append: what it is about, and how to build it once its place in the chain is known. */
+export interface PendingRecord {
+  tipo: 'alta' | 'anulacion';
+  idfactura: number;
+  invoice: InvoiceId;
+  /** An alta's type and totals, as written. */
+  alta?: { tipofactura: string; cuotatotal: string; importetotal: string };
+  territory: Territory;
+  /** More than one taxpayer in this installation (IndicadorMultiplesOT). */
+  severalTaxpayers: boolean;
+  build(previous: ChainLink | undefined, system: XmlTree, timestamp: string): Generated;
+}
+
+/** A record may be dated up to this far after now before its successor flags it (RD 1007/2023 art. 7.i). */
+const CLOCK_TOLERANCE_MS = 60_000;
+
+async function lockedHead(db: DbExecutor, ctx: AppContext, idempresa: number): Promise<Record<string, unknown>> {
+  const { dialect } = ctx.database;
+  const read = () => dialect.locking(db.selectFrom('verifactu_cadenas').selectAll().where('idempresa', '=', idempresa)).executeTakeFirst();
+  const head = await read();
+  if (head) return head;
+  // A switch created before heads existed: its head is made now (made with the switch otherwise).
+  await dialect.insertIgnore(db.insertInto('verifactu_cadenas').values({ idempresa, registros: 0 }), ['idempresa']).execute();
+  return (await read())!;
+}
+
+async function alert(ctx: AppContext, db: DbExecutor, anomaly: FiscalAnomalyEvent): Promise<void> {
+  ctx.log.warn({ verifactu: anomaly }, 'VERI*FACTU anomaly');
+  await publish(db, ctx, { type: 'verifactu.anomaly', payload: anomaly, resource: registroVerifactuModel.resource, key: anomaly.idregistro });
+}
+
+/**
+ * Appends a record to its company's chain, in the caller's transaction: the chain's head is locked
+ * (one generator per company at a time, whatever the instance), the previous record checked (its
+ * date, and in NO VERI*FACTU mode its hash and link, art. 7.i: an anomaly alerts, it never stops
+ * invoicing), the record built, dated and hashed, written, and the head moved on. Returns its id.
+ */
+export async function appendRecord(ctx: AppContext, db: DbExecutor, company: CompanySwitch, pending: PendingRecord): Promise<number> {
+  const head = await lockedHead(db, ctx, company.idempresa);
+  const previous: ChainLink | undefined = head.idultimo === null || head.idultimo === undefined ? undefined : {
+    IDEmisorFactura: String(head.nifemisor), NumSerieFactura: String(head.numserie), FechaExpedicionFactura: String(head.fechaexpedicion), Huella: String(head.huella),
+  };
+  const now = ctx.clock.now();
+  let instant = now;
+  if (previous) {
+    const before = instantOf(String(head.fechahorahuso));
+    if (before > now + CLOCK_TOLERANCE_MS) {
+      await alert(ctx, db, { idempresa: company.idempresa, check: 'time', idregistro: Number(head.idultimo), detail: `previous record dated ${head.fechahorahuso}, after now` });
+    } else if (before > now) {
+      // Another instance's clock a little ahead: records stay in date order.
+      instant = before;
+    }
+    if (company.modo === 'noverifactu') await checkPrevious(ctx, db, company.idempresa, Number(head.idultimo), previous.Huella);
+  }
+  const timestamp = registrationTime(instant, pending.territory);
+  const generated = pending.build(previous, systemInfo(company.numeroinstalacion, pending.severalTaxpayers), timestamp);
+  const [id] = await ctx.store.insertMany(registroVerifactuModel, [{
+    idempresa: company.idempresa,
+    tipo: pending.tipo,
+    idfactura: pending.idfactura,
+    nifemisor: pending.invoice.IDEmisorFactura,
+    numserie: pending.invoice.NumSerieFactura,
+    fechaexpedicion: pending.invoice.FechaExpedicionFactura,
+    tipofactura: pending.alta?.tipofactura ?? null,
+    cuotatotal: pending.alta?.cuotatotal ?? null,
+    importetotal: pending.alta?.importetotal ?? null,
+    fechahorahuso: timestamp,
+    idanterior: previous ? Number(head.idultimo) : null,
+    huellaanterior: previous?.Huella ?? null,
+    huella: generated.huella,
+    modo: company.modo,
+    entorno: company.entorno,
+    estado: 'pendiente',
+    qr: pending.alta ? qrUrl({ nif: pending.invoice.IDEmisorFactura, numserie: pending.invoice.NumSerieFactura, fecha: pending.invoice.FechaExpedicionFactura, importe: pending.alta.importetotal }, company) : null,
+    registro: generated.content,
+  }], db);
+  await db.updateTable(chainHeadModel.table).set({
+    registros: Number(head.registros ?? 0) + 1,
+    idultimo: id!,
+    nifemisor: pending.invoice.IDEmisorFactura,
+    numserie: pending.invoice.NumSerieFactura,
+    fechaexpedicion: pending.invoice.FechaExpedicionFactura,
+    huella: generated.huella,
+    fechahorahuso: timestamp,
+  }).where('idempresa', '=', company.idempresa).execute();
+  return id!;
+}
+
+/** The previous record's own hash recomputed, and the head's copy of it compared. */
+async function checkPrevious(ctx: AppContext, db: DbExecutor, idempresa: number, id: number, expected: string): Promise<void> {
+  const record = await ctx.store.get(registroVerifactuModel, id, db, 'all');
+  const recomputed = record ? huella(hashFieldsOf(record.tipo as 'alta' | 'anulacion', record.registro as XmlTree)) : undefined;
+  if (!record || recomputed !== record.huella || record.huella !== expected) {
+    await alert(ctx, db, { idempresa, check: 'chain', idregistro: id, detail: record ? `stored ${String(record.huella)}, computed ${recomputed}, chained ${expected}` : 'previous record missing' });
+  }
+}

@@ -1,0 +1,61 @@
+import { randomBytes } from 'node:crypto';
+import { validationError } from '../../errors.ts';
+import { defineModel } from '../../models/define-model.ts';
+import { f, now } from '../../models/fields.ts';
+import { companyOf } from '../company/index.ts';
+import { spanishTaxId } from './spanish-tax-id.ts';
+
+export const MODES = ['off', 'verifactu', 'noverifactu'] as const;
+export const ENVIRONMENTS = ['pruebas', 'produccion'] as const;
+export type Mode = (typeof MODES)[number];
+
+/**
+ * A company's VERI*FACTU switch (resource `verifactuempresa`, one record per company): the law keeps
+ * one chain and one switch per taxpayer. `modo`: `off` (no records: the default, and a company
+ * without this record), `verifactu` (records sent to the AEAT: part 2) or `noverifactu` (records
+ * signed and kept: part 2). `entorno`: the AEAT's test or production services (QR and sending).
+ *
+ * Rules (RD 1007/2023 art. 3; Orden HAC/1177/2024 art. 3): a company whose records are kept must have
+ * a valid Spanish NIF; once in `verifactu` mode it stays there until 31 December of that year;
+ * `numeroinstalacion` is generated once and never reused; `fechaactivacion` is the first day the
+ * company had records, `fechamodo` the day its current mode began.
+ */
+export const verifactuEmpresaModel = defineModel({
+  name: 'VerifactuEmpresa',
+  table: 'verifactu_empresas',
+  fields: {
+    idempresa: f.integer({ primary: true, references: f.ref('empresas', 'idempresa', 'CASCADE') }),
+    modo: f.string(12, { notNull: true, default: 'off', values: MODES }),
+    entorno: f.string(12, { notNull: true, default: 'pruebas', values: ENVIRONMENTS }),
+    numeroinstalacion: f.string(100, { notNull: true, readOnly: true }),
+    fechaactivacion: f.date({ readOnly: true }),
+    fechamodo: f.date({ readOnly: true }),
+    creationdate: f.timestamp({ initial: now, readOnly: true }),
+  },
+  hooks: {
+    async beforeSave({ db, values, existing, clock }) {
+      const idempresa = Number(values.idempresa ?? existing?.idempresa);
+      const before = (existing?.modo as Mode | undefined) ?? 'off';
+      const mode = (values.modo as Mode | undefined) ?? before;
+      const today = clock.today().date;
+      if (mode !== 'off') {
+        const company = await companyOf(db, idempresa);
+        if (company && !spanishTaxId(company.cifnif as string | null)) throw validationError({ cifnif: 'invalid-spanish-tax-id' });
+      }
+      if (before === 'verifactu' && mode !== 'verifactu' && String(existing?.fechamodo ?? '').slice(0, 4) === today.slice(0, 4)) {
+        // Orden HAC/1177/2024 art. 3.3: VERI*FACTU, once chosen, lasts the whole calendar year.
+        throw validationError({ modo: 'verifactu-until-year-end' });
+      }
+      if (!existing) {
+        // Installation number: never reused for the taxpayer (the company and the moment, with randomness against clock ties).
+        values.numeroinstalacion = `${idempresa}-${clock.timestamp().replace(/\D/g, '')}-${randomBytes(4).toString('hex').toUpperCase()}`;
+      }
+      if (!existing || mode !== before) values.fechamodo = today;
+      if (mode !== 'off' && !existing?.fechaactivacion) values.fechaactivacion = today;
+    },
+    async afterSave({ db, dialect, record, existing }) {
+      // The head of the company's chain is made with its switch: appending then only locks it.
+      if (!existing) await dialect.insertIgnore(db.insertInto('verifactu_cadenas').values({ idempresa: Number(record.idempresa), registros: 0 }), ['idempresa']).execute();
+    },
+  },
+});

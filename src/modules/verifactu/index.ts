@@ -1,0 +1,33 @@
+import type { Module } from '../../module.ts';
+import { verifactuEmpresaModel } from './company-switch-model.ts';
+import { guardIssuerTaxId, printInvoiceQr, sealRecordedInvoices } from './invoice-hooks.ts';
+import { presentInvoiceRecords } from './invoice-presenter.ts';
+import { chainHeadModel, registroVerifactuModel } from './record-models.ts';
+import { recordIssuedInvoices } from './record-issued-invoices.ts';
+import { registerVerifactuRoutes } from './verifactu-routes.ts';
+
+export { verifactuEmpresaModel, registroVerifactuModel };
+export { declaration, declarationMarkdown } from './declaration.ts';
+export { PRODUCER, SYSTEM } from './producer.ts';
+
+/**
+ * VERI*FACTU (RD 1007/2023, Orden HAC/1177/2024), per company and off until switched on
+ * (`verifactuempresa`): a chained, append-only record for every customer invoice issued and every
+ * cancellation, in the invoice's transaction; issued invoices sealed; the QR on their exports; the
+ * records read-only through the API, with their XML, the chain check and the producer's
+ * declaration. docs/verifactu.md.
+ */
+export function verifactuModule(): Module {
+  return {
+    name: 'verifactu',
+    models: [verifactuEmpresaModel, registroVerifactuModel, chainHeadModel],
+    setup(ctx) {
+      recordIssuedInvoices(ctx);
+      sealRecordedInvoices(ctx);
+      printInvoiceQr(ctx);
+      presentInvoiceRecords(ctx);
+      guardIssuerTaxId(ctx);
+    },
+    register: registerVerifactuRoutes,
+  };
+}

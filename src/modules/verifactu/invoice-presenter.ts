@@ -1,0 +1,37 @@
+import type { AppContext } from '../../app-context.ts';
+import { documentType } from '../documents/index.ts';
+import { recordsOfInvoices } from './record-reads.ts';
+import { RECORDED_TYPE } from './record-issued-invoices.ts';
+
+/**
+ * What a customer invoice shows of its records (`verifactu`, on the generic resource): its alta, its
+ * QR address, and whether it was cancelled. Absent for an invoice without records.
+ */
+export function presentInvoiceRecords(ctx: AppContext): void {
+  const type = documentType(RECORDED_TYPE);
+  ctx.presenters.set(type.header, {
+    properties: {
+      verifactu: {
+        type: 'object',
+        properties: {
+          idregistro: { type: 'integer' },
+          qr: { type: ['string', 'null'] },
+          anulada: { type: 'boolean' },
+          idanulacion: { type: ['integer', 'null'] },
+        },
+      },
+    },
+    async present(records) {
+      const found = await recordsOfInvoices(ctx.database.kysely, records.map((record) => Number(record[type.key])));
+      if (!found.size) return records;
+      return records.map((record) => {
+        const rows = found.get(Number(record[type.key]));
+        const alta = rows?.find((row) => row.tipo === 'alta');
+        if (!alta) return record;
+        const last = rows![rows!.length - 1]!;
+        const cancelled = last.tipo === 'anulacion';
+        return { ...record, verifactu: { idregistro: Number(alta.id), qr: (alta.qr as string | null) ?? null, anulada: cancelled, idanulacion: cancelled ? Number(last.id) : null } };
+      });
+    },
+  });
+}

@@ -1,0 +1,86 @@
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../../app-context.ts';
+import { AppError, validationError } from '../../errors.ts';
+import { parseId } from '../../http/model-routes.ts';
+import { addResourceRoute } from '../../http/resource-route.ts';
+import { coerceValue } from '../../models/coerce.ts';
+import { companyOf } from '../company/index.ts';
+import { documentType } from '../documents/index.ts';
+import { cancelInvoice } from './cancel-invoice.ts';
+import { declaration, declarationMarkdown } from './declaration.ts';
+import { registroVerifactuModel } from './record-models.ts';
+import { RECORDED_TYPE } from './record-issued-invoices.ts';
+import { verifyChain } from './verify-chain.ts';
+import { suministroXml } from './xml-document.ts';
+import { xmlText, type XmlTree } from './xml-tree.ts';
+
+/**
+ * The module's endpoints, each a resource of its own for access rules (the XML of a record is part of
+ * `registroverifactu`): cancelling an invoice, a record as the AEAT's message, the chain check, and
+ * the producer's declaration.
+ */
+export function registerVerifactuRoutes(app: FastifyInstance, ctx: AppContext): void {
+  const invoice = documentType(RECORDED_TYPE);
+
+  ctx.customResources.add('anularFacturaCliente');
+  addResourceRoute(app, {
+    resource: 'anularFacturaCliente',
+    urls: ['/api/3/anularFacturaCliente', '/api/3/anularFacturaCliente/:id'],
+    shape: { doc: invoice.header, registro: registroVerifactuModel },
+    methods: {
+      POST: {
+        handler: async (request) => {
+          const id = (request.params as { id?: string }).id;
+          if (!id) throw new AppError('record-not-specified');
+          return cancelInvoice(ctx, id);
+        },
+      },
+    },
+  });
+
+  const names = [registroVerifactuModel.resource, registroVerifactuModel.alias];
+  addResourceRoute(app, {
+    resource: registroVerifactuModel.resource,
+    urls: names.map((name) => `/api/3/${name}/:id/xml`),
+    methods: {
+      GET: {
+        handler: async (request, reply) => {
+          const record = await ctx.store.get(registroVerifactuModel, parseId(registroVerifactuModel, request), undefined, 'all');
+          if (!record) throw new AppError('record-not-found');
+          const company = await companyOf(ctx.database.kysely, Number(record.idempresa));
+          const xml = suministroXml(
+            { NombreRazon: xmlText(company?.nombre, 120), NIF: String(record.nifemisor) },
+            [{ tipo: record.tipo as 'alta' | 'anulacion', content: record.registro as XmlTree }],
+          );
+          reply.type('application/xml; charset=utf-8');
+          return xml;
+        },
+      },
+    },
+  });
+
+  ctx.customResources.add('verifactuCadena');
+  addResourceRoute(app, {
+    resource: 'verifactuCadena',
+    urls: ['/api/3/verifactuCadena'],
+    methods: {
+      GET: {
+        handler: async (request) => {
+          const raw = (request.query as Record<string, unknown>).idempresa;
+          const coerced = raw === undefined ? undefined : coerceValue({ type: 'integer', nullable: false, min: 1 }, raw, 'json');
+          if (!coerced) throw validationError({ idempresa: 'required' });
+          if (!coerced.ok) throw validationError({ idempresa: coerced.reason });
+          if (!(await companyOf(ctx.database.kysely, Number(coerced.value)))) throw new AppError('record-not-found');
+          return verifyChain(ctx, Number(coerced.value));
+        },
+      },
+    },
+  });
+
+  ctx.customResources.add('verifactuDeclaracion');
+  addResourceRoute(app, {
+    resource: 'verifactuDeclaracion',
+    urls: ['/api/3/verifactuDeclaracion'],
+    methods: { GET: { handler: async () => ({ ...declaration(), texto: declarationMarkdown() }) } },
+  });
+}
