@@ -272,6 +272,38 @@ describe('admin console in Chromium', { skip: present ? false : `no Chromium at 
     assert.equal((await call('GET', `facturacliente/${invoices[1]!.idfactura}`)).body.pagada, false, 'the other one untouched');
   });
 
+  it('switches VERI*FACTU on for a company, checks its chain, and cancels an invoice', async () => {
+    await open('verifactu', 'VERI*FACTU');
+    const company = page.locator('form[data-company="1"]');
+    await company.getByLabel('Mode').selectOption('verifactu');
+    await company.getByRole('button', { name: 'Save' }).click();
+    await company.getByRole('status').filter({ hasText: 'VERI*FACTU switch of' }).waitFor();
+    assert.equal((await call('GET', 'verifactuempresa/1')).body.modo, 'verifactu');
+    assert.equal((await call('POST', 'cliente', { codcliente: 'ADMV', nombre: 'Cliente VERI*FACTU', cifnif: '12345678Z' })).status, 201);
+    const created = await call('POST', 'crearFacturaCliente', { codcliente: 'ADMV', lineas: [{ referencia: 'ADMP', cantidad: 2 }] });
+    assert.equal(created.status, 200, JSON.stringify(created.body));
+    await open('verifactu', 'VERI*FACTU');
+    await page.getByRole('link', { name: created.body.doc.codigo }).waitFor();
+    await company.getByRole('button', { name: 'Check the chain' }).click();
+    await company.locator('[data-chain="valid"]').filter({ hasText: 'The chain holds: 1 records' }).waitFor();
+    // Leaving VERI*FACTU before the year ends is refused, beside the field.
+    await company.getByLabel('Mode').selectOption('off');
+    await company.getByRole('button', { name: 'Save' }).click();
+    await company.locator('.field-error').filter({ hasText: 'VERI*FACTU mode lasts until 31 December' }).waitFor();
+    await page.getByRole('heading', { name: 'DECLARACIÓN RESPONSABLE DEL SISTEMA INFORMÁTICO DE FACTURACIÓN' }).waitFor();
+    await check('verifactu');
+
+    await open(`documents/facturacliente/${created.body.doc.idfactura}`, new RegExp(created.body.doc.codigo));
+    await page.locator('[data-fact="verifactu"]').filter({ hasText: 'Recorded' }).waitFor();
+    await page.getByRole('button', { name: 'Cancel the invoice' }).click();
+    const dialog = page.getByRole('dialog', { name: `Cancel invoice ${created.body.doc.codigo}?` });
+    await dialog.getByRole('button', { name: 'Cancel the invoice' }).click();
+    await page.locator('[data-fact="verifactu"]').filter({ hasText: 'Cancelled' }).waitFor();
+    const records = await call('GET', 'registroverifactu?sort[id]=ASC');
+    assert.deepEqual(records.body.map((record: any) => record.tipo), ['alta', 'anulacion']);
+    await check('document-verifactu');
+  });
+
   it('enables and disables plugins, showing the API\'s requirement errors', async () => {
     await open('plugins', 'Plugins');
     await page.getByRole('button', { name: 'Enable needs-notes' }).click();

@@ -13,6 +13,7 @@ import { DocumentPage } from './pages/document.js';
 import { Plugins } from './pages/plugins.js';
 import { Webhooks } from './pages/webhooks.js';
 import { Events } from './pages/events.js';
+import { Verifactu } from './pages/verifactu.js';
 
 /** The menu, each entry shown when the key may read one of the resources it needs (none: always). */
 const MENU = [
@@ -20,6 +21,7 @@ const MENU = [
   { id: 'keys', needs: ['apikey'] },
   { id: 'settings', needs: ['settings'] },
   { id: 'documents', needs: DOCUMENT_TYPES.map((type) => type.resource) },
+  { id: 'verifactu', needs: ['verifactuempresa', 'registroverifactu'] },
   { id: 'plugins', needs: ['plugins'] },
   { id: 'webhooks', needs: ['webhook'] },
   { id: 'events', needs: ['events'] },
@@ -90,6 +92,8 @@ function Page({ route, access, refreshAccess }) {
       return html`<${Settings} ...${props} />`;
     case 'documents':
       return rest[1] ? html`<${DocumentPage} type=${rest[0]} id=${rest[1]} ...${props} />` : html`<${Documents} type=${rest[0]} ...${props} />`;
+    case 'verifactu':
+      return html`<${Verifactu} ...${props} />`;
     case 'plugins':
       return html`<${Plugins} ...${props} />`;
     case 'webhooks':

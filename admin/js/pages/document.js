@@ -1,9 +1,10 @@
-// One document: header, lines, tax totals, receipts; pay/unpay (invoices); PDF and e-invoice downloads.
+// One document: header, lines, tax totals, receipts; pay/unpay (invoices); PDF and e-invoice downloads;
+// a customer invoice's VERI*FACTU record, its QR address, and its cancellation.
 import { html, useEffect, useState } from '../lib.js';
 import { api, apiPath, download, fileNameOf, listAll, recordOf } from '../api.js';
 import { t } from '../i18n.js';
 import { documentTypeOf } from '../documents.js';
-import { cell, ErrorBox, money, Notice } from '../ui.js';
+import { cell, Confirm, ErrorBox, money, Notice } from '../ui.js';
 
 const EINVOICES = ['UBL', 'CII', 'FACTURAE'];
 
@@ -15,6 +16,7 @@ export function DocumentPage({ type: resource, id, access }) {
   const [error, setError] = useState(null);
   const [notice, setNotice] = useState('');
   const [version, setVersion] = useState(0);
+  const [cancelling, setCancelling] = useState(false);
   // Another document's answers, arriving late, must not show under this one (nor be paid from it).
   useEffect(() => setDoc(null), [resource, id]);
   useEffect(() => {
@@ -51,6 +53,18 @@ export function DocumentPage({ type: resource, id, access }) {
       setError(failure);
     }
   };
+  const cancel = async () => {
+    setCancelling(false);
+    setError(null);
+    try {
+      await api('POST', apiPath(['anularFacturaCliente', id]));
+      setNotice(t('document.cancelled'));
+      setVersion((value) => value + 1);
+    } catch (failure) {
+      setError(failure);
+    }
+  };
+  const record = doc.verifactu;
   const party = doc[type.party];
   const canExport = access.listed.has(type.export);
   return html`<h1>${t(`doctype.${resource}`)} ${doc.codigo}</h1>
@@ -63,14 +77,20 @@ export function DocumentPage({ type: resource, id, access }) {
       <div class="fact"><dt>${t('document.cifnif')}</dt><dd>${cell(doc.cifnif)}</dd></div>
       <div class="fact"><dt>${t('document.serie')}</dt><dd>${cell(doc.codserie)}</dd></div>
       ${type.invoice && html`<div class="fact"><dt>${t('documents.pagada')}</dt><dd data-fact="pagada">${cell(doc.pagada)}</dd></div>`}
+      ${record && html`<div class="fact"><dt>VERI*FACTU</dt><dd data-fact="verifactu">${t(record.anulada ? 'document.vf-cancelled' : 'document.vf-recorded')}</dd></div>`}
     </dl>
+    ${record?.qr && html`<p>${t('document.vf-qr')}: <a href=${record.qr} rel="noopener noreferrer" target="_blank">${record.qr}</a></p>`}
     <div class="actions">
       ${type.invoice && (doc.pagada
         ? html`<button type="button" onClick=${() => pay(false)}>${t('document.mark-unpaid')}</button>`
         : html`<button type="button" onClick=${() => pay(true)}>${t('document.mark-paid')}</button>`)}
       ${canExport && html`<button type="button" onClick=${() => exportAs('PDF')}>${t('document.pdf')}</button>`}
       ${canExport && type.invoice && EINVOICES.map((kind) => html`<button type="button" onClick=${() => exportAs(kind)}>${t('document.einvoice', { kind })}</button>`)}
+      ${record && !record.anulada && access.listed.has('anularFacturaCliente') && html`<button type="button" class="danger" onClick=${() => setCancelling(true)}>${t('document.cancel')}</button>`}
     </div>
+    <${Confirm} open=${cancelling} title=${t('document.cancel-title', { code: doc.codigo })} confirmLabel=${t('document.cancel')} onConfirm=${cancel} onCancel=${() => setCancelling(false)}>
+      <p>${t('document.cancel-help')}</p>
+    <//>
     <section aria-labelledby="lines-title">
       <h2 id="lines-title">${t('document.lines')}</h2>
       ${lines === null ? html`<p>${t('common.not-allowed')}</p>` : html`<table>

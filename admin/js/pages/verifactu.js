@@ -1,0 +1,169 @@
+// VERI*FACTU: each company's switch (mode and environment) with its chain check, the records
+// (newest first, with their XML), and the producer's declaration. Everything through the public API.
+import { html, useEffect, useState } from '../lib.js';
+import { api, apiPath, download, fileNameOf, listAll } from '../api.js';
+import { useListPage } from '../list-page.js';
+import { t } from '../i18n.js';
+import { cell, ErrorBox, FieldError, money, Notice, Pager } from '../ui.js';
+
+const MODES = ['off', 'verifactu', 'noverifactu'];
+const ENVIRONMENTS = ['pruebas', 'produccion'];
+const LIMIT = 50;
+
+/** One company's switch: its form, the API's reasons beside the fields, and the chain check. */
+function CompanySwitch({ company, stored, onSaved }) {
+  const id = company.idempresa;
+  const [form, setForm] = useState({ modo: stored?.modo ?? 'off', entorno: stored?.entorno ?? 'pruebas' });
+  const [error, setError] = useState(null);
+  const [notice, setNotice] = useState('');
+  const [chain, setChain] = useState(null);
+  useEffect(() => setForm({ modo: stored?.modo ?? 'off', entorno: stored?.entorno ?? 'pruebas' }), [stored?.modo, stored?.entorno]);
+  const save = async (event) => {
+    event.preventDefault();
+    setError(null);
+    setNotice('');
+    try {
+      if (stored) await api('PATCH', apiPath(['verifactuempresa', id]), form);
+      else await api('POST', apiPath('verifactuempresa'), { idempresa: id, ...form });
+      setNotice(t('verifactu.saved', { name: company.nombre }));
+      onSaved();
+    } catch (failure) {
+      setError(failure);
+    }
+  };
+  const check = async () => {
+    setError(null);
+    setChain(null);
+    try {
+      setChain((await api('GET', apiPath('verifactuCadena', { idempresa: id }))).data);
+    } catch (failure) {
+      setError(failure);
+    }
+  };
+  const reason = (name) => error?.fields?.[name];
+  const field = (name, values) => html`<div class="field">
+    <label for=${`vf-${name}-${id}`}>${t(`verifactu.${name}`)}</label>
+    <select id=${`vf-${name}-${id}`} value=${form[name]} aria-describedby=${reason(name) ? `vf-${name}-${id}-error` : undefined}
+      onChange=${(event) => setForm({ ...form, [name]: event.target.value })}>
+      ${values.map((value) => html`<option value=${value}>${t(`verifactu.${name}.${value}`)}</option>`)}
+    </select>
+    <${FieldError} id=${`vf-${name}-${id}-error`} reason=${reason(name)} />
+  </div>`;
+  return html`<form class="inline-form" data-company=${id} onSubmit=${save}>
+    <h2>${company.nombre} <span class="muted">(${cell(company.cifnif)})</span></h2>
+    ${field('modo', MODES)}
+    ${field('entorno', ENVIRONMENTS)}
+    <button type="submit">${t('common.save')}</button>
+    <button type="button" onClick=${check} disabled=${!stored}>${t('verifactu.check')}</button>
+    <${ErrorBox} error=${error} />
+    ${reason('cifnif') && html`<p class="error">${t('verifactu.company-nif', { reason: t(`reason.${reason('cifnif')}`, {}, reason('cifnif')) })}</p>`}
+    <${Notice} text=${notice} />
+    ${stored && html`<dl class="facts">
+      <div class="fact"><dt>${t('verifactu.numeroinstalacion')}</dt><dd>${stored.numeroinstalacion}</dd></div>
+      <div class="fact"><dt>${t('verifactu.fechaactivacion')}</dt><dd>${cell(stored.fechaactivacion)}</dd></div>
+      <div class="fact"><dt>${t('verifactu.fechamodo')}</dt><dd>${cell(stored.fechamodo)}</dd></div>
+    </dl>`}
+    ${chain && html`<p role="status" class=${chain.valid ? 'notice' : 'error'} data-chain=${chain.valid ? 'valid' : 'broken'}>
+      ${chain.valid ? t('verifactu.chain-valid', { records: chain.records })
+        : t('verifactu.chain-broken', { id: chain.firstBroken.id, expected: chain.firstBroken.expected, stored: chain.firstBroken.stored })}
+    </p>`}
+  </form>`;
+}
+
+function Records({ companies, version }) {
+  const [offset, setOffset] = useState(0);
+  const [company, setCompany] = useState('');
+  const [error, setError] = useState(null);
+  const query = { 'sort[id]': 'DESC', limit: LIMIT, offset, 'filter[idempresa]': company || undefined };
+  const page = useListPage('registroverifactu', query, version);
+  const names = new Map(companies.map((row) => [String(row.idempresa), row.nombre]));
+  const xml = async (record) => {
+    setError(null);
+    try {
+      const { data, response } = await api('GET', apiPath(['registroverifactu', record.id, 'xml']));
+      download(data, fileNameOf(response, `registro-${record.id}.xml`));
+    } catch (failure) {
+      setError(failure);
+    }
+  };
+  return html`<section aria-labelledby="vf-records-title">
+    <h2 id="vf-records-title">${t('verifactu.records')}</h2>
+    <div class="filters">
+      <div class="field">
+        <label for="vf-company">${t('verifactu.company')}</label>
+        <select id="vf-company" value=${company} onChange=${(event) => { setCompany(event.target.value); setOffset(0); }}>
+          <option value="">${t('verifactu.all')}</option>
+          ${companies.map((row) => html`<option value=${row.idempresa}>${row.nombre}</option>`)}
+        </select>
+      </div>
+    </div>
+    <${ErrorBox} error=${page.error || error} />
+    <table>
+      <caption>${t('verifactu.records-caption')}</caption>
+      <thead><tr><th scope="col">${t('verifactu.id')}</th><th scope="col">${t('verifactu.company')}</th><th scope="col">${t('verifactu.tipo')}</th>
+        <th scope="col">${t('verifactu.numserie')}</th><th scope="col">${t('verifactu.fechaexpedicion')}</th><th scope="col">${t('verifactu.tipofactura')}</th>
+        <th scope="col" class="number">${t('verifactu.importetotal')}</th><th scope="col">${t('verifactu.fechahorahuso')}</th><th scope="col">${t('verifactu.estado')}</th>
+        <th scope="col">${t('verifactu.huella')}</th><th scope="col">${t('common.actions')}</th></tr></thead>
+      <tbody>${page.rows.map((record) => html`<tr data-record=${record.id}>
+        <td>${record.id}</td><td>${cell(names.get(String(record.idempresa)) ?? record.idempresa)}</td><td>${t(`verifactu.tipo.${record.tipo}`)}</td>
+        <td><a href=${`#/documents/facturacliente/${record.idfactura}`}>${record.numserie}</a></td><td>${record.fechaexpedicion}</td><td>${cell(record.tipofactura)}</td>
+        <td class="number">${record.importetotal === null ? '—' : money(record.importetotal)}</td><td>${record.fechahorahuso}</td><td>${record.estado}</td>
+        <td><code title=${record.huella}>${record.huella.slice(0, 12)}…</code></td>
+        <td><button type="button" aria-label=${t('verifactu.xml-n', { id: record.id })} onClick=${() => xml(record)}>${t('verifactu.xml')}</button></td>
+      </tr>`)}</tbody>
+    </table>
+    <${Pager} offset=${offset} limit=${LIMIT} total=${page.total} onChange=${setOffset} />
+  </section>`;
+}
+
+/** The producer's declaración responsable, as the API gives it. */
+function Declaration() {
+  const [declaration, setDeclaration] = useState(null);
+  const [error, setError] = useState(null);
+  useEffect(() => {
+    api('GET', apiPath('verifactuDeclaracion')).then(({ data }) => setDeclaration(data), setError);
+  }, []);
+  if (error) return html`<${ErrorBox} error=${error} />`;
+  if (!declaration) return null;
+  const yesNo = (value) => t(value ? 'common.yes' : 'common.no');
+  return html`<section aria-labelledby="vf-declaration-title" class="declaration">
+    <h2 id="vf-declaration-title">${declaration.titulo}</h2>
+    <dl>
+      <dt>${t('verifactu.decl.system')}</dt><dd>${declaration.sistema.nombre} (${declaration.sistema.id}), ${t('verifactu.decl.version')} ${declaration.sistema.version}</dd>
+      <dt>${t('verifactu.decl.components')}</dt><dd>${declaration.componentes}</dd>
+      <dt>${t('verifactu.decl.only-verifactu')}</dt><dd>${yesNo(declaration.soloVerifactu)}</dd>
+      <dt>${t('verifactu.decl.several')}</dt><dd>${yesNo(declaration.multiplesObligados)}</dd>
+      <dt>${t('verifactu.decl.signature')}</dt><dd>${declaration.firma}</dd>
+      <dt>${t('verifactu.decl.producer')}</dt><dd>${declaration.productor.nombre}, ${declaration.productor.nif}, ${declaration.productor.direccion}</dd>
+    </dl>
+    <p>${declaration.cumplimiento}</p>
+    <p>${declaration.lugar}, ${declaration.fecha}</p>
+  </section>`;
+}
+
+export function Verifactu() {
+  const [companies, setCompanies] = useState(null);
+  const [switches, setSwitches] = useState(new Map());
+  const [error, setError] = useState(null);
+  const [version, setVersion] = useState(0);
+  useEffect(() => {
+    let live = true;
+    Promise.all([listAll('empresa', { 'sort[idempresa]': 'ASC' }), listAll('verifactuempresa')]).then(
+      ([rows, stored]) => {
+        if (!live) return;
+        setCompanies(rows);
+        setSwitches(new Map(stored.map((row) => [row.idempresa, row])));
+      },
+      (failure) => live && setError(failure),
+    );
+    return () => {
+      live = false;
+    };
+  }, [version]);
+  return html`<h1>${t('menu.verifactu')}</h1>
+    <p class="muted">${t('verifactu.intro')}</p>
+    <${ErrorBox} error=${error} />
+    ${(companies || []).map((company) => html`<${CompanySwitch} key=${company.idempresa} company=${company} stored=${switches.get(company.idempresa)} onSaved=${() => setVersion((value) => value + 1)} />`)}
+    ${companies && html`<${Records} companies=${companies} version=${version} />`}
+    <${Declaration} />`;
+}
