@@ -4,20 +4,19 @@ import type { Model } from '../models/define-model.ts';
 import type { ModelRegistry } from '../models/registry.ts';
 import type { DbExecutor, Engine } from './database.ts';
 import { quoteIdent } from './column-sql.ts';
+import { APPEND_ONLY_MESSAGE } from './translate-error.ts';
 
 /**
  * Append-only tables in SQL (models with `appendOnly`): triggers refuse deleting a row and changing
  * any column but the model's `mutable` ones, so that no path, not even a plugin's own SQL, alters a
  * fiscal record. The store refuses the same before the database does (model-store.ts); a refusal
- * that reaches the driver carries APPEND_ONLY_MESSAGE and becomes `record-immutable`.
+ * that reaches the driver carries APPEND_ONLY_MESSAGE and becomes `record-immutable` (translate-error.ts).
  *
  * Trigger names carry a digest of the guarded columns: a model that guards another column set gets
  * new triggers and the old ones are dropped. MariaDB/MySQL cannot guard TRUNCATE (it fires no
  * trigger); creating triggers there needs the TRIGGER privilege (and, with binary logging, SUPER or
  * `log_bin_trust_function_creators`), see docs/deploy.md.
  */
-export const APPEND_ONLY_MESSAGE = 'append-only';
-
 const PREFIX = 'tgao_';
 const PG_FUNCTION = 'append_only_refusal';
 

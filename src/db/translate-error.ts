@@ -1,5 +1,7 @@
 import { AppError, type ErrorCode } from '../errors.ts';
-import { APPEND_ONLY_MESSAGE } from './append-only.ts';
+
+/** How the triggers of append-only tables (append-only.ts) word a refusal: `append-only: <table>`. */
+export const APPEND_ONLY_MESSAGE = 'append-only';
 
 /** What the statement was doing: a failed foreign key means "still referenced" on delete, "no such parent" otherwise. */
 export type WriteKind = 'insert' | 'update' | 'delete' | 'read';

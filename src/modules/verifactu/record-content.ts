@@ -35,9 +35,18 @@ export interface AltaFacts {
   ImporteTotal: string;
 }
 
-/** `Encadenamiento`: the first record of a chain, or the one before. */
-function chaining(previous: ChainLink | undefined): XmlTree {
-  return previous ? { RegistroAnterior: { ...previous } } : { PrimerRegistro: 'S' };
+/**
+ * What closes every record, in schema order: `Encadenamiento` (the first record of a chain, or the
+ * one before), the system, the moment of generation and the hash.
+ */
+function closing(previous: ChainLink | undefined, system: XmlTree, timestamp: string, hash: string): XmlTree {
+  return {
+    Encadenamiento: previous ? { RegistroAnterior: { ...previous } } : { PrimerRegistro: 'S' },
+    SistemaInformatico: system,
+    FechaHoraHusoGenRegistro: timestamp,
+    TipoHuella: '01',
+    Huella: hash,
+  };
 }
 
 export interface Generated {
@@ -58,16 +67,7 @@ export function altaRecord(facts: AltaFacts, previous: ChainLink | undefined, sy
   content.DescripcionOperacion = facts.DescripcionOperacion;
   if (facts.Macrodato) content.Macrodato = facts.Macrodato;
   if (facts.Destinatarios?.length) content.Destinatarios = { IDDestinatario: facts.Destinatarios };
-  Object.assign(content, {
-    Desglose: { DetalleDesglose: facts.Desglose },
-    CuotaTotal: facts.CuotaTotal,
-    ImporteTotal: facts.ImporteTotal,
-    Encadenamiento: chaining(previous),
-    SistemaInformatico: system,
-    FechaHoraHusoGenRegistro: timestamp,
-    TipoHuella: '01',
-    Huella: hash,
-  });
+  Object.assign(content, { Desglose: { DetalleDesglose: facts.Desglose }, CuotaTotal: facts.CuotaTotal, ImporteTotal: facts.ImporteTotal }, closing(previous, system, timestamp, hash));
   return { content, huella: hash };
 }
 
@@ -80,11 +80,7 @@ export function anulacionRecord(invoice: InvoiceId, previous: ChainLink | undefi
   const content: XmlTree = {
     IDVersion: '1.0',
     IDFactura: { IDEmisorFacturaAnulada: hashed.IDEmisorFacturaAnulada, NumSerieFacturaAnulada: hashed.NumSerieFacturaAnulada, FechaExpedicionFacturaAnulada: hashed.FechaExpedicionFacturaAnulada },
-    Encadenamiento: chaining(previous),
-    SistemaInformatico: system,
-    FechaHoraHusoGenRegistro: timestamp,
-    TipoHuella: '01',
-    Huella: hash,
+    ...closing(previous, system, timestamp, hash),
   };
   return { content, huella: hash };
 }
