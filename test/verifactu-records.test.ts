@@ -154,6 +154,25 @@ forEachEngine('VERI*FACTU records', (t) => {
     assertChained(records);
   });
 
+  it('records an invoice generated from a delivery note, and a simplified invoice as F2 without recipient, its refund as R5', async () => {
+    const note = await call('POST', '/api/3/crearAlbaranCliente', { codcliente: 'ANA', lineas: [{ descripcion: 'Entregado', cantidad: 4, pvpunitario: 12.5 }] });
+    assert.equal(note.status, 200, JSON.stringify(note.body));
+    assert.equal((await call('PATCH', `/api/3/albarancliente/${note.body.doc.idalbaran}`, { idestado: 8 })).status, 200);
+    const [link] = (await call('GET', `/api/3/doctransformation?filter[model1]=AlbaranCliente&filter[iddoc1]=${note.body.doc.idalbaran}`)).body;
+    const generated = (await recordsOf(t())).find((r) => r.idfactura === link.iddoc2);
+    assert.deepEqual([generated?.tipo, generated?.tipofactura, generated?.importetotal], ['alta', 'F1', '60.50']);
+
+    // A simplified invoice names no recipient, so a customer without a tax id is fine.
+    const ticket = await invoice({ codcliente: 'SINNIF', codserie: 'S', lineas: [{ descripcion: 'Ticket', pvpunitario: 10 }] });
+    const refund = await call('POST', '/api/3/crearFacturaRectificativaCliente', { idfactura: ticket.idfactura, fecha: '2027-01-15' });
+    assert.equal(refund.status, 200, JSON.stringify(refund.body));
+    const records = await recordsOf(t());
+    const of = (id: number) => records.find((r) => r.idfactura === id)!;
+    assert.deepEqual([of(ticket.idfactura).tipofactura, of(refund.body.doc.idfactura).tipofactura], ['F2', 'R5']);
+    for (const id of [ticket.idfactura, refund.body.doc.idfactura]) assert.doesNotMatch(await xmlOf(of(id).id), /Destinatarios/);
+    assertChained(records);
+  });
+
   it('refuses, whole, an invoice its record could not describe', async () => {
     const count = (await recordsOf(t())).length;
     const invoices = (await call('GET', '/api/3/facturacliente?limit=1000')).body.length;
@@ -248,6 +267,31 @@ forEachEngine('VERI*FACTU records', (t) => {
     assert.deepEqual(check.body, { valid: false, records: 3, firstBroken: { id: target.id, expected: expectedHuella({ ...target, importetotal: '1.00' }, records[1]!.huella), stored: target.huella } });
   });
 
+  it('alerts, and goes on invoicing, when the previous record is dated ahead or (NO VERI*FACTU) no longer hashes to itself', async () => {
+    const anomalies = async () => (await call('GET', '/api/3/events?type=verifactu.anomaly&limit=100')).body.events.map((event: any) => event.payload);
+    const last = (await recordsOf(t())).at(-1)!;
+    // This instance's clock five minutes behind the record before: RD 1007/2023 art. 7.i.
+    const kept = now;
+    now = Date.parse(last.fechahorahuso) - 5 * 60_000;
+    const behind = await invoice({ codcliente: 'ANA', lineas: [{ descripcion: 'reloj atrasado', pvpunitario: 1 }] });
+    now = kept;
+    assert.deepEqual((await anomalies()).map((a: any) => [a.check, a.idregistro]), [['time', last.id]]);
+    assert.ok((await recordsOf(t())).some((r) => r.idfactura === behind.idfactura), 'the invoice and its record were still written');
+
+    now = Date.parse('2028-01-03T08:00:00Z');
+    assert.equal((await call('PATCH', '/api/3/verifactuempresa/1', { modo: 'noverifactu' })).status, 200);
+    const tail = (await recordsOf(t())).at(-1)!;
+    // The previous record's own hash is recomputed from the record it keeps: alter what it says.
+    await withoutGuards(t(), async () => {
+      const row = await t().app.ctx.database.kysely.selectFrom('registros_verifactu').select('registro').where('id', '=', tail.id).executeTakeFirstOrThrow();
+      const content = JSON.parse(String(row.registro));
+      content.CuotaTotal = '0.00';
+      await t().app.ctx.database.kysely.updateTable('registros_verifactu').set({ registro: JSON.stringify(content) }).where('id', '=', tail.id).execute();
+    });
+    await invoice({ codcliente: 'ANA', lineas: [{ descripcion: 'tras la alteración', pvpunitario: 1 }] });
+    assert.deepEqual((await anomalies()).map((a: any) => [a.check, a.idregistro]), [['time', last.id], ['chain', tail.id]]);
+  });
+
   it('records nothing for a company switched off, whose invoices stay editable', async () => {
     now = Date.parse('2028-01-03T09:00:00Z');
     const off = await call('PATCH', '/api/3/verifactuempresa/1', { modo: 'off' });
@@ -257,7 +301,7 @@ forEachEngine('VERI*FACTU records', (t) => {
     const doc = await invoice({ codcliente: 'SINNIF', lineas: [{ descripcion: 'sin registro', pvpunitario: 5 }] });
     assert.equal((await recordsOf(t())).length, count);
     assert.equal((await call('GET', `/api/3/facturacliente/${doc.idfactura}`)).body.verifactu, undefined);
-    assert.equal((await call('PATCH', `/api/3/facturacliente/${doc.idfactura}`, { fecha: '2028-01-02' })).status, 200);
+    assert.equal((await call('PATCH', `/api/3/facturacliente/${doc.idfactura}`, { nombrecliente: 'Otro nombre' })).status, 200);
     assert.equal((await call('POST', `/api/3/anularFacturaCliente/${doc.idfactura}`)).body.message, 'invoice-not-recorded');
     assert.equal((await call('DELETE', `/api/3/facturacliente/${doc.idfactura}`)).status, 200);
   });
