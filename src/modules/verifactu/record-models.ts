@@ -36,7 +36,7 @@ export const registroVerifactuModel = defineModel({
     modo: f.string(12, { notNull: true }),
     entorno: f.string(12, { notNull: true }),
     estado: f.string(20, { notNull: true, default: 'pendiente', values: RECORD_STATES }),
-    qr: f.string(300),
+    qr: f.string(500),
     registro: f.json({ notNull: true, hidden: true }),
     creationdate: f.timestamp({ initial: now }),
   },
