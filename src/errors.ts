@@ -93,7 +93,7 @@ export const ERROR_CATALOGUE = {
   'fiscal-record-exists': { status: 409, shape: 'message', meaning: 'The invoice has a VERI*FACTU record and can never be deleted; its number is never reused. Cancel it with `anularFacturaCliente`, or correct it with a rectifying invoice.' },
   'record-immutable': { status: 409, shape: 'message', meaning: 'The record belongs to an append-only table (VERI*FACTU records): it is never changed nor deleted, through the API, the store or SQL.' },
   'invoice-not-recorded': { status: 409, shape: 'message', meaning: 'The invoice has no VERI*FACTU record (it was issued while its company had VERI*FACTU off): there is nothing to cancel.' },
-  'invoice-already-cancelled': { status: 409, shape: 'message', meaning: 'The invoice was cancelled already (`anularFacturaCliente`); `idregistro` names the cancellation record.' },
+  'invoice-already-cancelled': { status: 409, shape: 'message', meaning: 'The invoice was cancelled already (`anularFacturaCliente`): it cannot be cancelled again nor rectified; `idregistro` names the cancellation record.' },
   'database-busy': { status: 503, shape: 'message', meaning: 'The database reported a deadlock or serialisation failure after retries; try again (see Retry-After).' },
   'database-unavailable': { status: 503, shape: 'message', meaning: 'The database connection was lost or could not be opened in time; try again (see Retry-After). Only a connection lost while committing leaves the outcome open: look the record up before repeating a creation.' },
   'internal-error': { status: 500, shape: 'message', meaning: 'An unexpected failure; it is logged with the request id.' },

@@ -36,11 +36,6 @@ export class Hooks {
     this.#handlers.set(key, [...(this.#handlers.get(key) ?? []), handler as HookHandler<never, unknown>]);
   }
 
-  /** True when some module handles the point. */
-  has(point: HookPoint<never, unknown>): boolean {
-    return (this.#handlers.get(point)?.length ?? 0) > 0;
-  }
-
   async run<Payload, Answer>(point: HookPoint<Payload, Answer>, payload: Payload): Promise<Answer[]> {
     const handlers = this.#handlers.get(point as HookPoint<never, unknown>);
     if (!handlers) return [];

@@ -64,6 +64,18 @@ forEachEngine('append-only tables', (t) => {
       const error = await refusal(statement);
       assert.ok(error instanceof AppError && error.code === 'record-immutable', String(error));
     }
+    // Each engine's way of replacing a row in one statement.
+    const replace = {
+      sqlite: sql`INSERT OR REPLACE INTO t_ledger (id, amount, note, state) VALUES (${id}, '9.99', 'forged', 'new')`,
+      postgres: sql`INSERT INTO t_ledger (id, amount, note, state) VALUES (${id}, '9.99', 'forged', 'new') ON CONFLICT (id) DO UPDATE SET amount = EXCLUDED.amount`,
+      mysql: sql`REPLACE INTO t_ledger (id, amount, note, state) VALUES (${id}, '9.99', 'forged', 'new')`,
+    }[database.engine];
+    const replaced = await refusal(() => replace.execute(db));
+    assert.ok(replaced instanceof AppError && replaced.code === 'record-immutable', String(replaced));
+    if (database.engine === 'mysql') {
+      const upsert = await refusal(() => sql`INSERT INTO t_ledger (id, amount, note, state) VALUES (${id}, '9.99', 'forged', 'new') ON DUPLICATE KEY UPDATE amount = VALUES(amount)`.execute(db));
+      assert.ok(upsert instanceof AppError && upsert.code === 'record-immutable', String(upsert));
+    }
     if (database.engine === 'postgres') {
       const error = await refusal(() => sql`TRUNCATE t_ledger`.execute(db));
       assert.ok(error instanceof AppError && error.code === 'record-immutable', String(error));
@@ -79,5 +91,16 @@ forEachEngine('append-only tables', (t) => {
     const { database, registry } = t().app.ctx;
     const again = await syncSchema(database, new ModelRegistry(registry.models));
     assert.deepEqual(again.createdTriggers, []);
+  });
+
+  it('widens a guarded column (PostgreSQL refuses to while a trigger names it) and guards it again', async () => {
+    const { database, registry, store } = t().app.ctx;
+    const wider = { ...ledger, fields: { ...ledger.fields, amount: f.string(40, { notNull: true }) } };
+    const report = await syncSchema(database, new ModelRegistry([...registry.models.filter((model) => model !== ledger), wider]));
+    assert.ok(report.alteredColumns?.includes('t_ledger.amount') || report.rebuiltTables.includes('t_ledger'), JSON.stringify(report));
+    assert.equal(report.createdTriggers?.length, database.engine === 'mysql' ? 2 : 3);
+    const { record } = await store.create(wider, { amount: '1'.repeat(40) });
+    const error = await refusal(() => database.kysely.updateTable('t_ledger').set({ amount: '0' }).where('id', '=', record.id as number).execute());
+    assert.ok(error instanceof AppError && error.code === 'record-immutable', String(error));
   });
 }, { models: [ledger] });

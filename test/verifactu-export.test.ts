@@ -109,11 +109,11 @@ forEachEngine('VERI*FACTU QR on exported invoices', (t) => {
     assert.equal(company.status, 201, JSON.stringify(company.body));
     const idempresa = company.body.idempresa;
     assert.equal((await t().call('POST', '/api/3/almacen', { codalmacen: 'SEG', nombre: 'Segunda', idempresa })).status, 201);
-    assert.equal((await t().call('POST', '/api/3/verifactuempresa', { idempresa, modo: 'noverifactu', entorno: 'produccion' })).status, 201);
+    assert.equal((await t().call('POST', '/api/3/verifactuempresa', { idempresa, modo: 'noverifactu' })).status, 201);
     const doc = await invoice({ codcliente: 'ANA', codalmacen: 'SEG', lineas: [{ descripcion: 'Servicio', pvpunitario: 100 }] });
     assert.equal(doc.idempresa, idempresa);
     const [record] = await recordsOf(t(), idempresa);
-    assert.match(record!.qr, /^https:\/\/www2\.agenciatributaria\.gob\.es\/wlpl\/TIKE-CONT\/ValidarQRNoVerifactu\?nif=A58818501&numserie=/);
+    assert.match(record!.qr, /^https:\/\/prewww2\.aeat\.es\/wlpl\/TIKE-CONT\/ValidarQRNoVerifactu\?nif=A58818501&numserie=/);
     assert.equal(record!.huellaanterior, null, 'each company has its own chain');
     const pdf = await exported(t(), doc.idfactura, 'PDF');
     assert.equal((await qrCodesOf(pdf))[0]?.text, record!.qr);

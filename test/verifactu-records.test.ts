@@ -3,6 +3,7 @@ import { before, it } from 'node:test';
 import { sql } from 'kysely';
 import { translateDbError } from '../src/db/translate-error.ts';
 import { AppError } from '../src/errors.ts';
+import { documentType } from '../src/modules/documents/index.ts';
 import { registroVerifactuModel } from '../src/modules/verifactu/index.ts';
 import { forEachEngine, type TestApp } from './helpers/test-app.ts';
 import { assertChained, assertValidSuministro, canValidateXml, expectedHuella, recordsOf, switchOn, xmlValue } from './helpers/verifactu.ts';
@@ -45,6 +46,7 @@ forEachEngine('VERI*FACTU records', (t) => {
       { codcliente: 'TIENDA', nombre: 'Droguería Luna', razonsocial: 'Droguería Luna SL', cifnif: 'X1234567L', regimeniva: 'Recargo' },
       { codcliente: 'PARIS', nombre: 'Atelier Paris', cifnif: 'FR40303265045' },
       { codcliente: 'SINNIF', nombre: 'Cliente de contado' },
+      { codcliente: 'ATENAS', nombre: 'Athens Trading', cifnif: '094259216' },
     ]) {
       const created = await call('POST', '/api/3/cliente', customer);
       assert.equal(created.status, 201, JSON.stringify(created.body));
@@ -61,6 +63,9 @@ forEachEngine('VERI*FACTU records', (t) => {
     fields(await call('PATCH', '/api/3/verifactuempresa/1', { numeroinstalacion: 'mine' }), 422, { numeroinstalacion: 'read-only' });
     fields(await call('PATCH', '/api/3/verifactuempresa/1', { modo: 'noverifactu' }), 422, { modo: 'verifactu-until-year-end' });
     fields(await call('PATCH', '/api/3/verifactuempresa/1', { modo: 'off' }), 422, { modo: 'verifactu-until-year-end' });
+    fields(await call('DELETE', '/api/3/verifactuempresa/1'), 422, { modo: 'verifactu-until-year-end' });
+    // The AEAT's production services only with the producer identified (producer.ts).
+    fields(await call('PATCH', '/api/3/verifactuempresa/1', { entorno: 'produccion' }), 422, { entorno: 'producer-not-identified' });
     // While records are kept, the issuer's NIF stays valid.
     fields(await call('PATCH', '/api/3/empresa/1', { cifnif: 'B12345678' }), 422, { cifnif: 'invalid-spanish-tax-id' });
     const again = await call('GET', '/api/3/verifactuempresa/1');
@@ -114,6 +119,9 @@ forEachEngine('VERI*FACTU records', (t) => {
     const twice = await call('POST', `/api/3/anularFacturaCliente/${anulada.idfactura}`);
     assert.equal(twice.status, 409);
     assert.deepEqual([twice.body.message, twice.body.idregistro], ['invoice-already-cancelled', anulada.id]);
+    // Nor is an invoice that should never have been issued rectified.
+    const rectified = await call('POST', '/api/3/crearFacturaRectificativaCliente', { idfactura: anulada.idfactura, fecha: '2027-01-15' });
+    assert.deepEqual([rectified.status, rectified.body.message], [409, 'invoice-already-cancelled']);
     assert.equal((await call('POST', '/api/3/anularFacturaCliente/999999')).status, 404);
     assert.equal((await call('POST', '/api/3/anularFacturaCliente')).body.message, 'record-not-specified');
     const before = await recordsOf(t());
@@ -142,6 +150,7 @@ forEachEngine('VERI*FACTU records', (t) => {
     assert.deepEqual([withholding.neto, withholding.totaliva, withholding.totalirpf, withholding.total], [100, 21, 15, 106]);
     const surcharge = await invoice({ codcliente: 'TIENDA', lineas: [{ descripcion: 'Jabón', cantidad: 10, pvpunitario: 10 }] });
     const foreign = await invoice({ codcliente: 'PARIS', codpais: 'FRA', lineas: [{ descripcion: 'Licencia', pvpunitario: 500 }] });
+    const greek = await invoice({ codcliente: 'ATENAS', codpais: 'GRC', lineas: [{ descripcion: 'Licencia', pvpunitario: 500 }] });
     const records = await recordsOf(t());
     const of = (doc: Record<string, any>) => records.find((r) => r.idfactura === doc.idfactura)!;
     assert.deepEqual([of(withholding).cuotatotal, of(withholding).importetotal], ['21.00', '121.00']);
@@ -151,6 +160,9 @@ forEachEngine('VERI*FACTU records', (t) => {
     assert.match(surchargeXml, /<sum1:IDDestinatario>\s*<sum1:NombreRazon>Droguería Luna SL<\/sum1:NombreRazon>\s*<sum1:NIF>X1234567L<\/sum1:NIF>/);
     const foreignXml = await xmlOf(of(foreign).id);
     assert.deepEqual(['CodigoPais', 'IDType', 'ID'].map((name) => xmlValue(foreignXml, name)), ['FR', '02', 'FR40303265045']);
+    // A VAT number stored without its prefix gets it (AEAT validation 1122); Greece's is EL.
+    const greekXml = await xmlOf(of(greek).id);
+    assert.deepEqual(['CodigoPais', 'IDType', 'ID'].map((name) => xmlValue(greekXml, name)), ['GR', '02', 'EL094259216']);
     assertChained(records);
   });
 
@@ -179,6 +191,10 @@ forEachEngine('VERI*FACTU records', (t) => {
     fields(await call('POST', '/api/3/crearFacturaCliente', { codcliente: 'SINNIF', lineas: [{ descripcion: 'x', pvpunitario: 5 }] }), 422, { cifnif: 'required' });
     fields(await call('POST', '/api/3/crearFacturaCliente', { codcliente: 'ANA', lineas: [] }), 422, { lineas: 'required' });
     fields(await call('POST', '/api/3/crearFacturaCliente', { codcliente: 'ANA', fecha: '2027-02-01', lineas: [{ descripcion: 'x', pvpunitario: 5 }] }), 422, { fecha: 'future-date' });
+    // A simplified invoice: at most 3,000 (validation 1150), and never reverse charge (1197).
+    fields(await call('POST', '/api/3/crearFacturaCliente', { codcliente: 'SINNIF', codserie: 'S', lineas: [{ descripcion: 'x', pvpunitario: 2500 }] }), 422, { codserie: 'simplified-over-limit' });
+    fields(await call('POST', '/api/3/crearFacturaCliente', { codcliente: 'SINNIF', codserie: 'S', operacion: 'inv-sujeto-pasivo', lineas: [{ descripcion: 'x', pvpunitario: 100 }] }), 422, { lineas: 'reverse-charge-in-simplified' });
+    fields(await call('POST', '/api/3/crearFacturaCliente', { codcliente: 'PARIS', codpais: 'XXX', lineas: [{ descripcion: 'x', pvpunitario: 5 }] }), 422, { codpais: 'unknown-country' });
     assert.equal((await recordsOf(t())).length, count);
     assert.equal((await call('GET', '/api/3/facturacliente?limit=1000')).body.length, invoices, 'no invoice without its record');
   });
@@ -216,12 +232,23 @@ forEachEngine('VERI*FACTU records', (t) => {
     issued(await call('DELETE', `/api/3/lineafacturacliente/${line.idlinea}`), 'lineas');
     const deleted = await call('DELETE', `/api/3/facturacliente/${id}`);
     assert.deepEqual([deleted.status, deleted.body.message], [409, 'fiscal-record-exists']);
-    // Sending the same lines again changes nothing, so it is no change.
-    assert.equal((await call('PUT', `/api/3/editarFacturaCliente/${id}`, { observaciones: 'Entregada', lineas: [{ descripcion: 'Sellada', cantidad: 2, pvpunitario: 30 }] })).status, 200);
+    // The same lines sent without their ids would replace them (rectifying lines point to them by id): refused.
+    issued(await call('PUT', `/api/3/editarFacturaCliente/${id}`, { lineas: [{ descripcion: 'Sellada', cantidad: 2, pvpunitario: 30 }] }), 'lineas');
+    // Sent again with their ids and unchanged, they are no change.
+    assert.equal((await call('PUT', `/api/3/editarFacturaCliente/${id}`, { observaciones: 'Entregada', lineas: [{ idlinea: line.idlinea, descripcion: 'Sellada', cantidad: 2, pvpunitario: 30 }] })).status, 200);
     assert.equal((await call('POST', `/api/3/pagarFacturaCliente/${id}`, { pagada: true })).status, 200);
     const after = (await call('GET', `/api/3/facturacliente/${id}`)).body;
     assert.deepEqual([after.observaciones, after.pagada, after.total, after.codigo, after.fecha], ['Entregada', true, doc.total, doc.codigo, doc.fecha]);
-    assert.equal((await call('GET', `/api/3/lineafacturacliente?filter[idfactura]=${id}`)).body.length, 1);
+    assert.deepEqual((await call('GET', `/api/3/lineafacturacliente?filter[idfactura]=${id}`)).body.map((l: any) => l.idlinea), [line.idlinea]);
+    issued(await call('PATCH', `/api/3/facturacliente/${id}`, { codpais: 'FRA' }), 'codpais');
+    // A plugin writing through the model store meets the same seal.
+    const { store } = t().app.ctx;
+    const invoiceType = documentType('FacturaCliente');
+    const sealedBy = async (write: () => Promise<unknown>) => write().then(() => undefined, (error: AppError) => [error.code, Object.keys((error.details as any)?.fields ?? {})]);
+    assert.deepEqual(await sealedBy(() => store.update(invoiceType.header, id, { total: 0, neto: 0 })), ['invoice-issued', ['neto', 'total']]);
+    assert.deepEqual(await sealedBy(() => store.update(invoiceType.line, line.idlinea, { cantidad: 9 })), ['invoice-issued', ['lineas']]);
+    assert.deepEqual(await sealedBy(() => store.update(invoiceType.header, id, { observaciones: 'Desde un plugin' })), undefined);
+    assert.deepEqual([(await call('GET', `/api/3/facturacliente/${id}`)).body.total, (await call('GET', `/api/3/lineafacturacliente/${line.idlinea}`)).body.cantidad], [doc.total, 2]);
   });
 
   it('keeps records append-only on every path: the API, the store and plain SQL', async () => {
@@ -297,6 +324,9 @@ forEachEngine('VERI*FACTU records', (t) => {
     const off = await call('PATCH', '/api/3/verifactuempresa/1', { modo: 'off' });
     assert.equal(off.status, 200, 'VERI*FACTU may end with the year');
     assert.equal(off.body.fechamodo, '2028-01-03');
+    // Test records never share a chain with production ones; a switch with records stays.
+    fields(await call('PATCH', '/api/3/verifactuempresa/1', { entorno: 'produccion' }), 422, { entorno: 'fiscal-records-exist' });
+    assert.equal((await call('DELETE', '/api/3/verifactuempresa/1')).body.message, 'record-in-use');
     const count = (await recordsOf(t())).length;
     const doc = await invoice({ codcliente: 'SINNIF', lineas: [{ descripcion: 'sin registro', pvpunitario: 5 }] });
     assert.equal((await recordsOf(t())).length, count);

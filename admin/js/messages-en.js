@@ -291,5 +291,6 @@ export const en = {
   'error.document-has-children': 'Other documents come from this one (rectifying invoices).',
   'reason.invalid-spanish-tax-id': 'Not a valid Spanish tax id',
   'reason.verifactu-until-year-end': 'VERI*FACTU mode lasts until 31 December',
+  'reason.producer-not-identified': 'Production needs the producer of the system identified first',
   'reason.fiscal-records-exist': 'The company has records: its tax id no longer changes',
 };

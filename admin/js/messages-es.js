@@ -291,5 +291,6 @@ export const es = {
   'error.document-has-children': 'Hay documentos que proceden de este (facturas rectificativas).',
   'reason.invalid-spanish-tax-id': 'No es un NIF español válido',
   'reason.verifactu-until-year-end': 'La modalidad VERI*FACTU dura hasta el 31 de diciembre',
+  'reason.producer-not-identified': 'Producción necesita antes identificar al productor del sistema',
   'reason.fiscal-records-exist': 'La empresa tiene registros: su NIF ya no cambia',
 };

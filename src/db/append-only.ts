@@ -47,9 +47,13 @@ export function appendOnlyTriggers(engine: Engine, model: Model): Trigger[] {
   const remove = triggerName(model, 'd');
   if (engine === 'sqlite') {
     const changed = columns.map((c) => `OLD.${q(c)} IS NOT NEW.${q(c)}`).join(' OR ');
+    const replace = triggerName(model, 'r');
+    const key = q(model.primaryKey);
     return [
       { name: update, table, sql: `CREATE TRIGGER ${q(update)} BEFORE UPDATE ON ${q(table)} FOR EACH ROW WHEN ${changed} BEGIN SELECT RAISE(ABORT, ${message}); END` },
       { name: remove, table, sql: `CREATE TRIGGER ${q(remove)} BEFORE DELETE ON ${q(table)} FOR EACH ROW BEGIN SELECT RAISE(ABORT, ${message}); END` },
+      // INSERT OR REPLACE deletes the row it replaces without firing delete triggers (recursive triggers are off).
+      { name: replace, table, sql: `CREATE TRIGGER ${q(replace)} BEFORE INSERT ON ${q(table)} FOR EACH ROW WHEN EXISTS (SELECT 1 FROM ${q(table)} WHERE ${key} = NEW.${key}) BEGIN SELECT RAISE(ABORT, ${message}); END` },
     ];
   }
   if (engine === 'postgres') {
@@ -79,6 +83,19 @@ async function liveTriggers(db: DbExecutor, engine: Engine): Promise<Map<string,
       : sql<{ name: string; tbl: string }>`SELECT TRIGGER_NAME AS name, EVENT_OBJECT_TABLE AS tbl FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = DATABASE()`;
   const rows = (await query.execute(db)).rows;
   return new Map(rows.filter((row) => String(row.name).startsWith(PREFIX)).map((row) => [String(row.name), String(row.tbl)]));
+}
+
+/**
+ * Drops our triggers on these tables: PostgreSQL refuses to change the type of a column a trigger
+ * names, so the schema sync drops them before its type changes; its last step creates them again.
+ */
+export async function dropAppendOnlyTriggers(db: DbExecutor, engine: Engine, tables: Iterable<string>): Promise<void> {
+  const wanted = new Set(tables);
+  const q = (name: string) => quoteIdent(engine, name);
+  for (const [name, table] of await liveTriggers(db, engine)) {
+    if (!wanted.has(table)) continue;
+    await sql.raw(engine === 'postgres' ? `DROP TRIGGER IF EXISTS ${q(name)} ON ${q(table)}` : `DROP TRIGGER IF EXISTS ${q(name)}`).execute(db);
+  }
 }
 
 /**

@@ -349,7 +349,7 @@ export class ModelStore {
       const existing = await this.get(model, id, trx);
       if (!existing) throw new AppError('record-not-found');
       if (model.appendOnly) throw new AppError('record-immutable');
-      const hook = { db: trx, dialect: this.database.dialect, model, existing };
+      const hook = { db: trx, dialect: this.database.dialect, clock: this.clock, model, existing };
       await this.#guard('delete', async () => model.hooks?.beforeDelete?.(hook));
       for (const guard of this.#deleteGuards.get(model.resource) ?? []) await this.#guard('delete', () => guard(hook));
       const pkValue = toDbValue(this.database.engine, model.fields[model.primaryKey]!, id);

@@ -16,7 +16,7 @@ import {
   type Migration,
 } from './migrator.ts';
 import { withSchemaLock } from './schema-lock.ts';
-import { syncAppendOnlyTriggers } from './append-only.ts';
+import { dropAppendOnlyTriggers, syncAppendOnlyTriggers } from './append-only.ts';
 import { rebuildSqliteTable, sqliteForeignKeysChanged } from './sqlite-rebuild.ts';
 import { constraintName, createTableSql, foreignKeySql, tableIndexes } from './table-sql.ts';
 
@@ -96,6 +96,7 @@ export async function syncSchema(database: Database, registry: ModelRegistry, mi
     // Conversions first: they are the DDL that can fail on the data, and on MariaDB/MySQL (no
     // transactional DDL) a failure then leaves no other change half-done. SQLite converts by rebuilding, below.
     if (engine !== 'sqlite') {
+      if (typeChanges.length) await dropAppendOnlyTriggers(db, engine, typeChanges.map((change) => change.table));
       for (const table of new Set(typeChanges.map((change) => change.table))) {
         await alterColumnTypes(db, engine, table, typeChanges.filter((change) => change.table === table));
       }

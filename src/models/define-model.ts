@@ -25,6 +25,8 @@ export interface SaveContext {
 export interface DeleteContext {
   db: DbExecutor;
   dialect: SqlDialect;
+  /** The app's clock: business dates on the installation's wall clock. */
+  clock: BusinessClock;
   model: Model;
   existing: Record<string, unknown>;
 }

@@ -6,7 +6,7 @@ import { hashInput, huella } from '../../src/modules/verifactu/huella.ts';
 import { qrUrl } from '../../src/modules/verifactu/qr-url.ts';
 import { registrationTime, territoryOf } from '../../src/modules/verifactu/registration-time.ts';
 import { spanishTaxId } from '../../src/modules/verifactu/spanish-tax-id.ts';
-import { xmlAmount } from '../../src/modules/verifactu/xml-tree.ts';
+import { xmlAmount, xmlText } from '../../src/modules/verifactu/xml-tree.ts';
 import { dec } from '../../src/models/round.ts';
 
 /**
@@ -87,8 +87,14 @@ it('qualifies each line by tax, regime, exemption and surcharge (table)', () => 
     [vat(0, { excepcioniva: 'ES_84' }), false, { Impuesto: '01', ClaveRegimen: '01', CalificacionOperacion: 'S2' }],
     [vat(0, { excepcioniva: 'ES_68_70' }), false, { Impuesto: '01', ClaveRegimen: '01', CalificacionOperacion: 'N2' }],
     [vat(0, { excepcioniva: 'ES_7' }), false, { Impuesto: '01', ClaveRegimen: '01', CalificacionOperacion: 'N1' }],
-    // A cause on a taxed line does not exempt it.
+    // Assimilated to exports (art. 22): regime 02 too (validation 1199).
+    [vat(0, { excepcioniva: 'ES_22' }), false, { Impuesto: '01', ClaveRegimen: '02', OperacionExenta: 'E3' }],
+    // A cause on a taxed line does not exempt it, nor make it reverse charge or not subject: its tax stays on the record.
     [vat(21, { excepcioniva: 'ES_20' }), false, { Impuesto: '01', ClaveRegimen: '01', CalificacionOperacion: 'S1' }],
+    [vat(21, { excepcioniva: 'ES_84' }), false, { Impuesto: '01', ClaveRegimen: '01', CalificacionOperacion: 'S1' }],
+    [vat(10, { excepcioniva: 'ES_68_70' }), false, { Impuesto: '01', ClaveRegimen: '01', CalificacionOperacion: 'S1' }],
+    // Nor does a surcharge on a 0 % line vanish as an exemption.
+    [vat(0, { recargo: 0.5 }), false, { Impuesto: '01', ClaveRegimen: '18', CalificacionOperacion: 'S1' }],
     [{ codimpuesto: 'IGIC7', iva: 7, recargo: 0, excepcioniva: null, taxKind: 'ES_03' }, false, { Impuesto: '03', ClaveRegimen: '01', CalificacionOperacion: 'S1' }],
     [{ codimpuesto: 'IGIC0', iva: 0, recargo: 0, excepcioniva: null, taxKind: 'ES_03' }, false, { Impuesto: '03', ClaveRegimen: '01', CalificacionOperacion: 'S1' }],
     [{ codimpuesto: 'IPSI4', iva: 4, recargo: 0, excepcioniva: null, taxKind: 'ES_04' }, false, { Impuesto: '02', ClaveRegimen: '01', CalificacionOperacion: 'S1' }],
@@ -128,4 +134,10 @@ it('states rate and quota only where the AEAT wants them, and always adds up to 
 
 it('writes amounts with two decimals and a minus only when negative', () => {
   assert.deepEqual([dec(12.5), dec(-3.456), dec(-0.001), dec(0), dec(100000000)].map(xmlAmount), ['12.50', '-3.46', '0.00', '0.00', '100000000.00']);
+});
+
+it('keeps a record\'s text well-formed XML, on one line, trimmed to its length', () => {
+  assert.equal(xmlText('  Línea\u0001 uno\r\n\tdos\u000b  ', 500), 'Línea uno dos');
+  assert.equal(xmlText('Añadido € 😀 fin', 12), 'Añadido € 😀');
+  assert.equal(xmlText(null, 10), '');
 });

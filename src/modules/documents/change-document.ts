@@ -9,6 +9,7 @@ import type { Values } from '../../models/define-model.ts';
 import { deleteUnpaidReceipts } from '../payments/index.ts';
 import { conversionRate } from './create-document.ts';
 import { linesDiffer, sealedChanges, sealedError, sealOf } from './document-hooks.ts';
+import { sameValue } from './same-value.ts';
 import type { DocumentInput } from './document-input.ts';
 import { loadReference, statusOf, type DocumentReference } from './document-reference.ts';
 import { documentResult, headerOf, linesOf, lockDocument, visible, type DocumentResult, type Row } from './document-repository.ts';
@@ -24,7 +25,6 @@ import { recalculate } from './recalculate.ts';
 /** What a locked (non-editable) document still accepts (TransformerDocument unlocked fields). */
 const UNLOCKED = new Set(['femail', 'idestado', 'idestado_ant', 'numdocs', 'pagada']);
 
-const sameValue = (a: unknown, b: unknown) => a === b || (a !== null && b !== null && a !== undefined && String(a) === String(b));
 
 /**
  * `editar<Doc>/{id}` (ApiEditDocument): the change below, where `pagada` can only pay (the

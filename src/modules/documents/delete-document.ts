@@ -59,7 +59,7 @@ async function removeDocument(ctx: AppContext, db: DbExecutor, ref: DocumentRefe
   // Its number goes back to the sequence (a gap to fill, where the sequence fills them).
   await lockSerie(db, dialect, String(doc.codserie));
   await releaseNumber(db, dialect, type, { codserie: String(doc.codserie), idempresa: Number(doc.idempresa), codejercicio: String(doc.codejercicio), numero: Number(doc.numero) });
-  await ctx.store.deleted({ db, dialect, model: type.header, existing: doc });
+  await ctx.store.deleted({ db, dialect, clock: ctx.clock, model: type.header, existing: doc });
   const parents = new Map<string, Set<number>>();
   for (const link of links) {
     // A link to a type this installation does not know (a plugin's, since removed) is left alone.

@@ -5,14 +5,15 @@ import { hookPoint } from '../../hooks.ts';
 import type { DocumentReference } from './document-reference.ts';
 import type { Row } from './document-repository.ts';
 import type { DocumentType } from './document-types.ts';
+import { sameValue } from './same-value.ts';
 
 /**
  * The document engine's hook points (src/hooks.ts): how modules listed after `documents` (VERI*FACTU
- * records, accounting) take part in its flow without an `if` for them in here.
+ * records) take part in its flow without an `if` for them in here.
  */
 
 /** A document just written, in its creation's transaction. */
-export interface NewDocument {
+export interface CreatedDocument {
   ctx: AppContext;
   db: DbExecutor;
   /** The reference snapshot the creation took before its transaction. */
@@ -29,7 +30,7 @@ export interface NewDocument {
  * Runs after every new document is written (created, generated from another, a refund), with its
  * lines, totals, stock and receipts, in the same transaction: a handler's failure refuses the creation.
  */
-export const documentCreated = hookPoint<NewDocument>('documents.created');
+export const documentCreated = hookPoint<CreatedDocument>('documents.created');
 
 /** A module's seal on a document: its fiscal identity and amounts are fixed (an issued invoice's record exists). */
 export interface DocumentSeal {
@@ -46,9 +47,9 @@ export const documentSeal = hookPoint<{ db: DbExecutor; type: DocumentType; doc:
  * Header fields a sealed document keeps: who issues it to whom, its number and date, and every
  * amount. Its status, payment, notes, delivery data and attachments still change.
  */
-export const SEALED_FIELDS: readonly string[] = [
+const SEALED_FIELDS: readonly string[] = [
   'idempresa', 'codserie', 'codejercicio', 'numero', 'codigo', 'fecha', 'fechadevengo', 'codcliente', 'codproveedor', 'cifnif',
-  'nombrecliente', 'nombre', 'coddivisa', 'tasaconv', 'operacion', 'dtopor1', 'dtopor2', 'irpf', 'neto', 'netosindto', 'totaliva',
+  'nombrecliente', 'nombre', 'codpais', 'coddivisa', 'tasaconv', 'operacion', 'dtopor1', 'dtopor2', 'irpf', 'neto', 'netosindto', 'totaliva',
   'totalrecargo', 'totalirpf', 'totalsuplidos', 'total', 'totaleuros', 'codigorect', 'idfacturarect',
 ];
 
@@ -58,11 +59,9 @@ export async function sealOf(ctx: AppContext, db: DbExecutor, type: DocumentType
   return seal;
 }
 
-const same = (a: unknown, b: unknown) => a === b || ((a ?? null) !== null && (b ?? null) !== null && String(a) === String(b));
-
 /** The sealed fields whose value differs between two versions of a header. */
 export function sealedChanges(before: Row, after: Row): string[] {
-  return SEALED_FIELDS.filter((name) => name in after && !same(before[name], after[name]));
+  return SEALED_FIELDS.filter((name) => name in after && !sameValue(before[name], after[name]));
 }
 
 /** The refusal of a change to a sealed document: `fields` names what the change would have altered. */
@@ -70,10 +69,13 @@ export function sealedError(seal: DocumentSeal, fields: string[]): AppError {
   return new AppError(seal.change, { fields: Object.fromEntries(fields.map((name) => [name, 'sealed'])) });
 }
 
-/** What of a line a sealed document keeps: what it sells, at what price and tax. */
-const SEALED_LINE_FIELDS = ['referencia', 'descripcion', 'cantidad', 'pvpunitario', 'dtopor', 'dtopor2', 'codimpuesto', 'iva', 'recargo', 'irpf', 'excepcioniva', 'suplido', 'pvptotal'];
+/**
+ * What of a line a sealed document keeps: the line itself (its id: rectifying lines point to it),
+ * what it sells, at what price and tax, and the line it rectifies.
+ */
+const SEALED_LINE_FIELDS = ['idlinea', 'referencia', 'descripcion', 'cantidad', 'pvpunitario', 'dtopor', 'dtopor2', 'codimpuesto', 'iva', 'recargo', 'irpf', 'excepcioniva', 'suplido', 'pvptotal', 'idlinearect'];
 
-/** True when two versions of a document's lines differ in anything a sealed document keeps. */
+/** True when two versions of a document's lines (in id order) differ in anything a sealed document keeps. */
 export function linesDiffer(before: Row[], after: Row[]): boolean {
-  return before.length !== after.length || before.some((line, index) => SEALED_LINE_FIELDS.some((name) => !same(line[name], after[index]![name])));
+  return before.length !== after.length || before.some((line, index) => SEALED_LINE_FIELDS.some((name) => !sameValue(line[name], after[index]![name])));
 }

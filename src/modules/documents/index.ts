@@ -7,12 +7,13 @@ import { refreshOverdue } from './overdue-refresh.ts';
 import { guardSoldProducts } from './product-use.ts';
 import { numberGapModel } from './number-gaps.ts';
 import { recordExistingGaps } from './numbering.ts';
+import { guardSealedDocuments } from './sealed-guard.ts';
 
 export { DOCUMENT_TYPES, documentType, type DocumentType } from './document-types.ts';
 export { docTransformationModel };
 export { loadReference, type DocumentReference } from './document-reference.ts';
 export { documentIdOf, hasRefunds, headerOf, linesOf, lockDocument, type Row } from './document-repository.ts';
-export { documentCreated, documentSeal, SEALED_FIELDS, type DocumentSeal, type NewDocument } from './document-hooks.ts';
+export { documentCreated, documentSeal, type CreatedDocument, type DocumentSeal } from './document-hooks.ts';
 export { storedBreakdown } from './stored-breakdown.ts';
 export type { Calculation, TaxGroup } from './calculation/types.ts';
 
@@ -30,6 +31,7 @@ export function documentsModule(): Module {
     setup(ctx) {
       registerDocumentWriters(ctx);
       guardSoldProducts(ctx);
+      guardSealedDocuments(ctx);
     },
     register: registerDocumentRoutes,
     jobs: [{ name: 'overdue', intervalMs: () => 60_000, run: refreshOverdue }],

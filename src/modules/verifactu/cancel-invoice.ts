@@ -5,11 +5,11 @@ import { companyOf, companyReference } from '../company/index.ts';
 import { documentIdOf, documentType, hasRefunds, headerOf, lockDocument, type Row } from '../documents/index.ts';
 import { appendRecord } from './chain.ts';
 import { storedSwitchOf } from './company-switch.ts';
-import type { Modo } from './qr-url.ts';
+import type { RecordMode } from './qr-url.ts';
 import { anulacionRecord, type InvoiceId } from './record-content.ts';
 import { registroVerifactuModel } from './record-models.ts';
 import { recordsOfInvoice } from './record-reads.ts';
-import { RECORDED_TYPE } from './record-issued-invoices.ts';
+import { RECORDED_TYPE } from './recorded-invoices.ts';
 import { territoryOf } from './registration-time.ts';
 
 /**
@@ -36,7 +36,7 @@ export async function cancelInvoice(ctx: AppContext, idOrCode: string): Promise<
     const idempresa = Number(alta.idempresa);
     const stored = (await storedSwitchOf(db, idempresa))!;
     // A company switched off since keeps its chain: the anulación goes on in the mode of the alta.
-    const company = { ...stored, modo: (stored.modo === 'off' ? alta.modo : stored.modo) as Modo };
+    const company = { ...stored, modo: (stored.modo === 'off' ? alta.modo : stored.modo) as RecordMode };
     const identity: InvoiceId = { IDEmisorFactura: String(alta.nifemisor), NumSerieFactura: String(alta.numserie), FechaExpedicionFactura: String(alta.fechaexpedicion) };
     const registro = await appendRecord(ctx, db, company, {
       tipo: 'anulacion',

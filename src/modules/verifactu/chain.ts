@@ -3,7 +3,7 @@ import type { DbExecutor } from '../../db/database.ts';
 import { publish } from '../../event-log.ts';
 import type { FiscalAnomalyEvent } from '../../events.ts';
 import { systemInfo } from './producer.ts';
-import { qrUrl, type Entorno, type Modo } from './qr-url.ts';
+import { qrUrl, type Environment, type RecordMode } from './qr-url.ts';
 import { hashFieldsOf, type ChainLink, type Generated, type InvoiceId } from './record-content.ts';
 import { chainHeadModel, registroVerifactuModel } from './record-models.ts';
 import { huella } from './huella.ts';
@@ -13,8 +13,8 @@ import type { XmlTree } from './xml-tree.ts';
 /** A company's switch as a record is generated under it. */
 export interface CompanySwitch {
   idempresa: number;
-  modo: Modo;
-  entorno: Entorno;
+  modo: RecordMode;
+  entorno: Environment;
   numeroinstalacion: string;
 }
 

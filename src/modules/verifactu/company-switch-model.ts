@@ -2,12 +2,25 @@ import { randomBytes } from 'node:crypto';
 import { validationError } from '../../errors.ts';
 import { defineModel } from '../../models/define-model.ts';
 import { f, now } from '../../models/fields.ts';
+import type { DbExecutor } from '../../db/database.ts';
 import { companyOf } from '../company/index.ts';
+import { chainHeadOf } from './chain-head.ts';
+import { PRODUCER } from './producer.ts';
 import { spanishTaxId } from './spanish-tax-id.ts';
 
 export const MODES = ['off', 'verifactu', 'noverifactu'] as const;
 export const ENVIRONMENTS = ['pruebas', 'produccion'] as const;
-export type Mode = (typeof MODES)[number];
+export type SwitchMode = (typeof MODES)[number];
+
+/**
+ * VERI*FACTU, once chosen, lasts the whole calendar year (Orden HAC/1177/2024 art. 3.3): a company
+ * leaves it only in a later year than the one it chose it in, and before any record of the new year.
+ */
+async function refuseLeavingVerifactu(db: DbExecutor, existing: Record<string, unknown>, today: string): Promise<void> {
+  const year = today.slice(0, 4);
+  const { last } = await chainHeadOf(db, Number(existing.idempresa));
+  if (String(existing.fechamodo ?? '').slice(0, 4) >= year || (last ?? '').slice(0, 4) >= year) throw validationError({ modo: 'verifactu-until-year-end' });
+}
 
 /**
  * A company's VERI*FACTU switch (resource `verifactuempresa`, one record per company): the law keeps
@@ -16,9 +29,11 @@ export type Mode = (typeof MODES)[number];
  * signed and kept: part 2). `entorno`: the AEAT's test or production services (QR and sending).
  *
  * Rules (RD 1007/2023 art. 3; Orden HAC/1177/2024 art. 3): a company whose records are kept must have
- * a valid Spanish NIF; once in `verifactu` mode it stays there until 31 December of that year;
- * `numeroinstalacion` is generated once and never reused; `fechaactivacion` is the first day the
- * company had records, `fechamodo` the day its current mode began.
+ * a valid Spanish NIF; once in `verifactu` mode it stays there until 31 December of that year (its
+ * switch is not deleted meanwhile either); `entorno` does not change once the company has records,
+ * and `produccion` needs the producer identified (producer.ts); `numeroinstalacion` is generated
+ * once and never reused; `fechaactivacion` is the first day the company had records, `fechamodo`
+ * the day its current mode began.
  */
 export const verifactuEmpresaModel = defineModel({
   name: 'VerifactuEmpresa',
@@ -35,23 +50,28 @@ export const verifactuEmpresaModel = defineModel({
   hooks: {
     async beforeSave({ db, values, existing, clock }) {
       const idempresa = Number(values.idempresa ?? existing?.idempresa);
-      const before = (existing?.modo as Mode | undefined) ?? 'off';
-      const mode = (values.modo as Mode | undefined) ?? before;
+      const before = (existing?.modo as SwitchMode | undefined) ?? 'off';
+      const mode = (values.modo as SwitchMode | undefined) ?? before;
       const today = clock.today().date;
       if (mode !== 'off') {
         const company = await companyOf(db, idempresa);
         if (company && !spanishTaxId(company.cifnif as string | null)) throw validationError({ cifnif: 'invalid-spanish-tax-id' });
       }
-      if (before === 'verifactu' && mode !== 'verifactu' && String(existing?.fechamodo ?? '').slice(0, 4) === today.slice(0, 4)) {
-        // Orden HAC/1177/2024 art. 3.3: VERI*FACTU, once chosen, lasts the whole calendar year.
-        throw validationError({ modo: 'verifactu-until-year-end' });
+      if (before === 'verifactu' && mode !== 'verifactu') await refuseLeavingVerifactu(db, existing!, today);
+      if (existing && values.entorno !== undefined && values.entorno !== existing.entorno && (await chainHeadOf(db, idempresa)).registros > 0) {
+        // Test and production records never share a chain nor an installation.
+        throw validationError({ entorno: 'fiscal-records-exist' });
       }
+      if (values.entorno === 'produccion' && !PRODUCER.identified) throw validationError({ entorno: 'producer-not-identified' });
       if (!existing) {
         // Installation number: never reused for the taxpayer (the company and the moment, with randomness against clock ties).
         values.numeroinstalacion = `${idempresa}-${clock.timestamp().replace(/\D/g, '')}-${randomBytes(4).toString('hex').toUpperCase()}`;
       }
       if (!existing || mode !== before) values.fechamodo = today;
       if (mode !== 'off' && !existing?.fechaactivacion) values.fechaactivacion = today;
+    },
+    async beforeDelete({ db, existing, clock }) {
+      if (existing.modo === 'verifactu') await refuseLeavingVerifactu(db, existing, clock.today().date);
     },
     async afterSave({ db, dialect, record, existing }) {
       // The head of the company's chain is made with its switch: appending then only locks it.

@@ -46,19 +46,22 @@ function taxOf(line: LineTax): Classification['Impuesto'] {
 }
 
 /**
- * How the record qualifies a line (L1, L8A/L8B, L9, L10): exemption causes apply to untaxed lines,
- * reverse charge and not-subject causes always; an export is regime 02, a surcharge regime 18, a
- * travel agency 05; an untaxed VAT line without a cause is exempt for other reasons (E6), while a
- * 0 % IGIC or IPSI rate is a subject rate.
+ * How the record qualifies a line (L1, L8A/L8B, L9, L10). Causes apply to untaxed lines only (no
+ * rate, no surcharge): exemptions (L10), reverse charge (S2) and not-subject operations (N1, N2); a
+ * line that carries a rate is subject (S1) whatever cause it names, so the record never drops tax
+ * the invoice charges. An untaxed VAT line without a cause is exempt for other reasons (E6), while a
+ * 0 % IGIC or IPSI rate is a subject rate. Regimes: exports and assimilated operations (E2, E3) 02
+ * (AEAT validations 1199, 1286), a surcharge 18, a travel agency 05, else 01.
  */
 export function classify(line: LineTax, company: { travelAgency: boolean }): Classification {
   const Impuesto = taxOf(line);
   const cause = line.excepcioniva ?? '';
-  const qualified = QUALIFIED[cause];
-  const exempt = line.iva === 0 && !qualified ? (EXEMPT[cause] ?? (Impuesto === '01' ? 'E6' : undefined)) : undefined;
+  const untaxed = line.iva === 0 && line.recargo === 0;
+  const qualified = untaxed ? QUALIFIED[cause] : undefined;
+  const exempt = untaxed && !qualified ? (EXEMPT[cause] ?? (Impuesto === '01' ? 'E6' : undefined)) : undefined;
   const regime = Impuesto === '05' ? undefined
-    : exempt === 'E2' ? '02'
-      : line.recargo > 0 && !exempt && !qualified ? '18'
+    : exempt === 'E2' || exempt === 'E3' ? '02'
+      : line.recargo > 0 ? '18'
         : company.travelAgency ? '05' : '01';
   return {
     Impuesto,

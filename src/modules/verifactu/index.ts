@@ -1,6 +1,8 @@
 import type { Module } from '../../module.ts';
 import { verifactuEmpresaModel } from './company-switch-model.ts';
-import { guardIssuerTaxId, printInvoiceQr, sealRecordedInvoices } from './invoice-hooks.ts';
+import { printInvoiceQr } from './invoice-qr.ts';
+import { sealRecordedInvoices } from './invoice-seal.ts';
+import { guardIssuerTaxId } from './issuer-tax-id-guard.ts';
 import { presentInvoiceRecords } from './invoice-presenter.ts';
 import { chainHeadModel, registroVerifactuModel } from './record-models.ts';
 import { recordIssuedInvoices } from './record-issued-invoices.ts';

@@ -1,7 +1,7 @@
 import type { AppContext } from '../../app-context.ts';
 import { documentType } from '../documents/index.ts';
 import { recordsOfInvoices } from './record-reads.ts';
-import { RECORDED_TYPE } from './record-issued-invoices.ts';
+import { RECORDED_TYPE } from './recorded-invoices.ts';
 
 /**
  * What a customer invoice shows of its records (`verifactu`, on the generic resource): its alta, its

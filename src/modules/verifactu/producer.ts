@@ -11,6 +11,8 @@ import type { XmlTree } from './xml-tree.ts';
  * of its published examples), accepted by its test environment only.
  */
 export const PRODUCER = {
+  /** False while the data below are placeholders: no company may then use the AEAT's production environment. */
+  identified: false,
   name: 'Invoicing API (productor pendiente de identificar)',
   nif: '89890001K',
   address: 'pendiente de identificar',

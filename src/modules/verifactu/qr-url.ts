@@ -4,13 +4,13 @@
  * `numserie`, `fecha` (dd-mm-yyyy) and `importe` (the record's ImporteTotal), in that order, each
  * value URL-encoded as UTF-8.
  */
-export type Entorno = 'pruebas' | 'produccion';
-export type Modo = 'verifactu' | 'noverifactu';
+export type Environment = 'pruebas' | 'produccion';
+export type RecordMode = 'verifactu' | 'noverifactu';
 
-const HOSTS: Record<Entorno, string> = { pruebas: 'https://prewww2.aeat.es', produccion: 'https://www2.agenciatributaria.gob.es' };
-const SERVICES: Record<Modo, string> = { verifactu: 'ValidarQR', noverifactu: 'ValidarQRNoVerifactu' };
+const HOSTS: Record<Environment, string> = { pruebas: 'https://prewww2.aeat.es', produccion: 'https://www2.agenciatributaria.gob.es' };
+const SERVICES: Record<RecordMode, string> = { verifactu: 'ValidarQR', noverifactu: 'ValidarQRNoVerifactu' };
 
-export function qrUrl(invoice: { nif: string; numserie: string; fecha: string; importe: string }, where: { entorno: Entorno; modo: Modo }): string {
+export function qrUrl(invoice: { nif: string; numserie: string; fecha: string; importe: string }, where: { entorno: Environment; modo: RecordMode }): string {
   const query = [['nif', invoice.nif], ['numserie', invoice.numserie], ['fecha', invoice.fecha], ['importe', invoice.importe]]
     .map(([name, value]) => `${name}=${encodeURIComponent(value!)}`)
     .join('&');

@@ -5,9 +5,7 @@ import { appendRecord } from './chain.ts';
 import { activeSwitchOf } from './company-switch.ts';
 import { altaFactsOf } from './invoice-facts.ts';
 import { altaRecord } from './record-content.ts';
-
-/** The one document VERI*FACTU records: an invoice the company issues to its customer. */
-export const RECORDED_TYPE = 'FacturaCliente';
+import { RECORDED_TYPE } from './recorded-invoices.ts';
 
 /**
  * Every customer invoice of a company whose VERI*FACTU switch is on gets its alta in the

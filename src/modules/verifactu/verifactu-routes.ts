@@ -9,10 +9,11 @@ import { documentType } from '../documents/index.ts';
 import { cancelInvoice } from './cancel-invoice.ts';
 import { declaration, declarationMarkdown } from './declaration.ts';
 import { registroVerifactuModel } from './record-models.ts';
-import { RECORDED_TYPE } from './record-issued-invoices.ts';
+import { recordsOfInvoice } from './record-reads.ts';
+import { RECORDED_TYPE } from './recorded-invoices.ts';
 import { verifyChain } from './verify-chain.ts';
 import { suministroXml } from './xml-document.ts';
-import { xmlText, type XmlTree } from './xml-tree.ts';
+import type { XmlTree } from './xml-tree.ts';
 
 /**
  * The module's endpoints, each a resource of its own for access rules (the XML of a record is part of
@@ -47,9 +48,10 @@ export function registerVerifactuRoutes(app: FastifyInstance, ctx: AppContext): 
         handler: async (request, reply) => {
           const record = await ctx.store.get(registroVerifactuModel, parseId(registroVerifactuModel, request), undefined, 'all');
           if (!record) throw new AppError('record-not-found');
-          const company = await companyOf(ctx.database.kysely, Number(record.idempresa));
+          // The taxpayer as its invoice's alta named it, so that the message is the same every time it is asked for.
+          const alta = record.tipo === 'alta' ? record : (await recordsOfInvoice(ctx.database.kysely, Number(record.idfactura))).find((row) => row.tipo === 'alta');
           const xml = suministroXml(
-            { NombreRazon: xmlText(company?.nombre, 120), NIF: String(record.nifemisor) },
+            { NombreRazon: String((alta?.registro as XmlTree | undefined)?.NombreRazonEmisor ?? ''), NIF: String(record.nifemisor) },
             [{ tipo: record.tipo as 'alta' | 'anulacion', content: record.registro as XmlTree }],
           );
           reply.type('application/xml; charset=utf-8');

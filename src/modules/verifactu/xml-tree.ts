@@ -19,7 +19,15 @@ export function xmlDate(iso: string): string {
   return `${day}-${month}-${year}`;
 }
 
-/** Text cut to the element's length, trimmed (the AEAT stores values trimmed, and hashes them so). */
+/** Characters XML 1.0 cannot carry (control characters but tab and line ends, lone surrogates, U+FFFE/U+FFFF). */
+const NOT_XML = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/**
+ * Text as a record keeps it: on one line (runs of white space one space), without characters XML
+ * cannot carry (a record is never rewritten, so its XML must be well-formed from the start), cut to
+ * the element's length, trimmed (the AEAT stores values trimmed, and hashes them so).
+ */
 export function xmlText(value: unknown, max: number): string {
-  return [...String(value ?? '').trim()].slice(0, max).join('').trim();
+  const text = String(value ?? '').replace(NOT_XML, '').replace(/\s+/g, ' ').trim();
+  return [...text].slice(0, max).join('').trim();
 }
