@@ -78,7 +78,7 @@ async function changeDocument(ctx: AppContext, db: DbExecutor, ref: DocumentRefe
     [type.subject, 'cannot-change-subject'], ['idempresa', 'cannot-change-company'], ['codalmacen', 'cannot-change-warehouse'],
   ];
   for (const [field, code] of fixed) if (changedFields.includes(field)) throw new AppError(code);
-  const seal = await sealOf(ctx, db, type, doc);
+  const seal = await sealOf(ctx, db, type, id);
   if (seal) {
     const sealed = sealedChanges(doc, { ...header, ...(input.fecha !== undefined ? { fecha: input.fecha } : {}) });
     if (sealed.length) throw sealedError(seal, sealed);

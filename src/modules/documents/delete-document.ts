@@ -40,7 +40,7 @@ async function removeDocument(ctx: AppContext, db: DbExecutor, ref: DocumentRefe
   const lock = await lockDocument(db, dialect, type, id);
   if (!lock) throw new AppError('record-not-found');
   const doc = (await headerOf(db, type, id))!;
-  const seal = await sealOf(ctx, db, type, doc);
+  const seal = await sealOf(ctx, db, type, id);
   if (seal) throw new AppError(seal.remove);
   if ((await childrenOf(db, type, id)).length) throw new AppError('document-has-children');
   if (type.invoice) {

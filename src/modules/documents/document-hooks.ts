@@ -40,8 +40,8 @@ export interface DocumentSeal {
   remove: ErrorCode;
 }
 
-/** Asks whether a stored document is sealed, in the caller's transaction. */
-export const documentSeal = hookPoint<{ db: DbExecutor; type: DocumentType; doc: Row }, DocumentSeal>('documents.seal');
+/** Asks whether a stored document (by its id) is sealed, in the caller's transaction. */
+export const documentSeal = hookPoint<{ db: DbExecutor; type: DocumentType; id: number }, DocumentSeal>('documents.seal');
 
 /**
  * Header fields a sealed document keeps: who issues it to whom, its number and date, and every
@@ -54,8 +54,8 @@ const SEALED_FIELDS: readonly string[] = [
 ];
 
 /** The first seal a module puts on the document, if any. */
-export async function sealOf(ctx: AppContext, db: DbExecutor, type: DocumentType, doc: Row): Promise<DocumentSeal | undefined> {
-  const [seal] = await ctx.hooks.run(documentSeal, { db, type, doc });
+export async function sealOf(ctx: AppContext, db: DbExecutor, type: DocumentType, id: unknown): Promise<DocumentSeal | undefined> {
+  const [seal] = await ctx.hooks.run(documentSeal, { db, type, id: Number(id) });
   return seal;
 }
 

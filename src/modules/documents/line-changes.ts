@@ -84,7 +84,7 @@ export async function editableDocumentOf(ctx: AppContext, db: DbExecutor, type: 
   if (!lock) throw validationError({ [type.key]: 'not-found' });
   const doc = (await headerOf(db, type, id))!;
   if (!doc.editable) throw new AppError('document-not-editable');
-  const seal = await sealOf(ctx, db, type, doc);
+  const seal = await sealOf(ctx, db, type, id);
   if (seal) throw sealedError(seal, ['lineas']);
   return { doc, customer: lock.customer };
 }

@@ -1,6 +1,5 @@
 import type { AppContext } from '../../app-context.ts';
 import { linesDiffer, sealedChanges, sealedError, sealOf } from './document-hooks.ts';
-import { headerOf } from './document-repository.ts';
 import { DOCUMENT_TYPES } from './document-types.ts';
 
 /**
@@ -14,14 +13,13 @@ export function guardSealedDocuments(ctx: AppContext): void {
       if (change?.action !== 'update' || !change.before) return;
       const fields = sealedChanges(change.before, change.record);
       if (!fields.length) return;
-      const seal = await sealOf(ctx, db, type, change.before);
+      const seal = await sealOf(ctx, db, type, change.before[type.key]);
       if (seal) throw sealedError(seal, fields);
     });
     ctx.store.watch([type.line.resource], async (db, _model, change) => {
       // A batch insert (a document being created) says nothing of its lines: the document is new, so unsealed.
       if (!change || (change.action === 'update' && !linesDiffer([change.before!], [change.record]))) return;
-      const doc = await headerOf(db, type, change.record[type.key]);
-      const seal = doc && (await sealOf(ctx, db, type, doc));
+      const seal = await sealOf(ctx, db, type, change.record[type.key]);
       if (seal) throw sealedError(seal, ['lineas']);
     });
   }

@@ -8,5 +8,5 @@ const ISSUED: DocumentSeal = { change: 'invoice-issued', remove: 'fiscal-record-
 
 /** The documents' seal: a customer invoice with a record is issued for good (RD 1007/2023 art. 8.2). */
 export function sealRecordedInvoices(ctx: AppContext): void {
-  ctx.hooks.on(documentSeal, async ({ db, type, doc }) => (type.name === RECORDED_TYPE && (await isRecorded(db, Number(doc[type.key]))) ? ISSUED : undefined));
+  ctx.hooks.on(documentSeal, async ({ db, type, id }) => (type.name === RECORDED_TYPE && (await isRecorded(db, id)) ? ISSUED : undefined));
 }
