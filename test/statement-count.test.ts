@@ -32,6 +32,16 @@ forEachEngine('statements per document', (t) => {
     await t().call('POST', '/api/3/crearFacturaCliente', { codcliente: 'STMT', lineas: Array.from({ length: 20 }, (_, i) => ({ referencia: `ST${(i % 5) + 1}` })) });
     assert.equal(counter.statements - more, used);
   });
+
+  it('lists invoices with their page and count only, while no company has a VERI*FACTU switch', async () => {
+    const { counter } = t().app.ctx.database;
+    await t().call('GET', '/api/3/facturacliente?limit=10');
+    const start = counter.statements;
+    const answer = await t().call('GET', '/api/3/facturacliente?limit=10&filter[codcliente]=STMT');
+    assert.equal(answer.status, 200);
+    assert.ok(answer.body.length >= 2);
+    assert.ok(counter.statements - start <= 2, `${counter.statements - start} statements`);
+  });
 }, {
   // The counter counts every connection: background jobs (shared state, access) stay quiet meanwhile.
   config: { stateRefreshMs: 60_000 },

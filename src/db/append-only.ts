@@ -85,17 +85,18 @@ async function liveTriggers(db: DbExecutor, engine: Engine): Promise<Map<string,
   return new Map(rows.filter((row) => String(row.name).startsWith(PREFIX)).map((row) => [String(row.name), String(row.tbl)]));
 }
 
+async function dropTrigger(db: DbExecutor, engine: Engine, name: string, table: string): Promise<void> {
+  const q = (identifier: string) => quoteIdent(engine, identifier);
+  await sql.raw(engine === 'postgres' ? `DROP TRIGGER IF EXISTS ${q(name)} ON ${q(table)}` : `DROP TRIGGER IF EXISTS ${q(name)}`).execute(db);
+}
+
 /**
  * Drops our triggers on these tables: PostgreSQL refuses to change the type of a column a trigger
  * names, so the schema sync drops them before its type changes; its last step creates them again.
  */
 export async function dropAppendOnlyTriggers(db: DbExecutor, engine: Engine, tables: Iterable<string>): Promise<void> {
   const wanted = new Set(tables);
-  const q = (name: string) => quoteIdent(engine, name);
-  for (const [name, table] of await liveTriggers(db, engine)) {
-    if (!wanted.has(table)) continue;
-    await sql.raw(engine === 'postgres' ? `DROP TRIGGER IF EXISTS ${q(name)} ON ${q(table)}` : `DROP TRIGGER IF EXISTS ${q(name)}`).execute(db);
-  }
+  for (const [name, table] of await liveTriggers(db, engine)) if (wanted.has(table)) await dropTrigger(db, engine, name, table);
 }
 
 /**
@@ -105,12 +106,8 @@ export async function dropAppendOnlyTriggers(db: DbExecutor, engine: Engine, tab
 export async function syncAppendOnlyTriggers(db: DbExecutor, engine: Engine, registry: ModelRegistry): Promise<string[]> {
   const wanted = registry.models.flatMap((model) => (model.appendOnly ? appendOnlyTriggers(engine, model) : []));
   const live = await liveTriggers(db, engine);
-  const q = (name: string) => quoteIdent(engine, name);
   const run = (text: string) => sql.raw(text).execute(db);
-  for (const [name, table] of live) {
-    if (wanted.some((trigger) => trigger.name === name)) continue;
-    await run(engine === 'postgres' ? `DROP TRIGGER IF EXISTS ${q(name)} ON ${q(table)}` : `DROP TRIGGER IF EXISTS ${q(name)}`);
-  }
+  for (const [name, table] of live) if (!wanted.some((trigger) => trigger.name === name)) await dropTrigger(db, engine, name, table);
   const missing = wanted.filter((trigger) => !live.has(trigger.name));
   if (missing.length && engine === 'postgres') {
     await run(`CREATE OR REPLACE FUNCTION ${PG_FUNCTION}() RETURNS trigger LANGUAGE plpgsql AS $$

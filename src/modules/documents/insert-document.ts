@@ -59,16 +59,13 @@ export async function insertDocument(ctx: AppContext, db: DbExecutor, ref: Docum
     codalmacen, referencia: (line.referencia as string | null) ?? null, before: undefined, after: effectOf(line), line: `lineas[${index}]`,
   })));
   await followSupplierPrices(db, dialect, ref.settings, type, record, stored);
-  const created = () => ctx.hooks.run(documentCreated, { ctx, db, ref, type, id, header: record, lines: stored });
-  if (!type.invoice) {
-    await created();
-    return { id, payments: 0 };
-  }
-  const payments = await syncInvoiceReceipts({
-    db, dialect, type, invoice: record, decimals: ref.settings.decimals, today: ref.today, fresh: true,
-    terms: record.codpago ? ref.finance.paymentMethods.get(String(record.codpago)) : undefined,
-    paymentDays: type.side === 'sales' ? ((doc.subject.diaspago as string | null | undefined) ?? null) : undefined,
-  });
-  await created();
+  const payments = type.invoice
+    ? await syncInvoiceReceipts({
+      db, dialect, type, invoice: record, decimals: ref.settings.decimals, today: ref.today, fresh: true,
+      terms: record.codpago ? ref.finance.paymentMethods.get(String(record.codpago)) : undefined,
+      paymentDays: type.side === 'sales' ? ((doc.subject.diaspago as string | null | undefined) ?? null) : undefined,
+    })
+    : 0;
+  await ctx.hooks.run(documentCreated, { ctx, db, ref, type, id, header: record, lines: stored });
   return { id, payments };
 }

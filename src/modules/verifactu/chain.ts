@@ -39,7 +39,7 @@ async function lockedHead(db: DbExecutor, ctx: AppContext, idempresa: number): P
   const read = () => dialect.locking(db.selectFrom('verifactu_cadenas').selectAll().where('idempresa', '=', idempresa)).executeTakeFirst();
   const head = await read();
   if (head) return head;
-  // A switch created before heads existed: its head is made now (made with the switch otherwise).
+  // A switch written around the store (a plugin's SQL) has no head yet: it is made now (with the switch otherwise).
   await dialect.insertIgnore(db.insertInto('verifactu_cadenas').values({ idempresa, registros: 0 }), ['idempresa']).execute();
   return (await read())!;
 }

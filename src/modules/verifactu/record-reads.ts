@@ -6,22 +6,25 @@ const read = rowReader(registroVerifactuModel);
 
 export type RecordRow = Record<string, unknown>;
 
-/** The records of one invoice (its alta, then any anulación), in generation order, every column. */
-export async function recordsOfInvoice(db: DbExecutor, idfactura: number): Promise<RecordRow[]> {
-  const rows = await db.selectFrom(registroVerifactuModel.table).selectAll().where('idfactura', '=', idfactura).orderBy('id', 'asc').execute();
-  return rows.map(read);
-}
-
-/** The records of many invoices, grouped by invoice (visible columns only). */
-export async function recordsOfInvoices(db: DbExecutor, ids: number[]): Promise<Map<number, RecordRow[]>> {
+/**
+ * The records of these invoices (each one's alta, then any anulación), in generation order, grouped
+ * by invoice: every column, or (`summary`, for lists) what shows an invoice's state and QR.
+ */
+export async function recordsOfInvoices(db: DbExecutor, ids: number[], columns: 'all' | 'summary' = 'summary'): Promise<Map<number, RecordRow[]>> {
   const found = new Map<number, RecordRow[]>();
   if (!ids.length) return found;
-  const rows = await db.selectFrom(registroVerifactuModel.table).select(['id', 'idfactura', 'tipo', 'qr', 'modo']).where('idfactura', 'in', ids).orderBy('id', 'asc').execute();
+  const query = db.selectFrom(registroVerifactuModel.table).where('idfactura', 'in', ids).orderBy('id', 'asc');
+  const rows = columns === 'all' ? (await query.selectAll().execute()).map(read) : await query.select(['id', 'idfactura', 'tipo', 'qr', 'modo']).execute();
   for (const row of rows) {
     const key = Number(row.idfactura);
     found.set(key, [...(found.get(key) ?? []), row]);
   }
   return found;
+}
+
+/** The records of one invoice, every column. */
+export async function recordsOfInvoice(db: DbExecutor, idfactura: number): Promise<RecordRow[]> {
+  return (await recordsOfInvoices(db, [idfactura], 'all')).get(idfactura) ?? [];
 }
 
 /** True when the invoice has a record (it is issued: sealed for good). */
