@@ -54,6 +54,7 @@ export const ERROR_CATALOGUE = {
   'warehouse-not-found': { status: 404, shape: 'message', meaning: 'The warehouse (`codalmacen`) of a document does not exist.' },
   'invalid-lines': { status: 400, shape: 'message', meaning: '`lineas` is not a list of line objects (an array, or a JSON string holding one).' },
   'invalid-date': { status: 400, shape: 'message', meaning: 'A document date or time is not a real date (`YYYY-MM-DD` or `DD-MM-YYYY`) or time (`HH:MM:SS`).' },
+  'entry-locked': { status: 409, shape: 'message', meaning: 'The accounting entry of the document, or of one of its payments, is in a closed fiscal year or a locked VAT settlement (`idasiento`, `codejercicio` given): the document cannot be deleted, nor changed in what its entry shows (total, dates, payment method, customer or supplier).' },
   'exercise-closed': { status: 422, shape: 'message', meaning: 'The document date falls in a closed fiscal year of its company, or an accounting record (entry, entry line, account, sub-account, VAT settlement) belongs to a closed fiscal year (`codejercicio` given).' },
   'invoice-date-order': { status: 422, shape: 'message', meaning: 'A customer invoice would break date order within its serie and year (an earlier number with a later date, or the reverse).' },
   'document-not-editable': { status: 422, shape: 'message', meaning: 'The document is in a non-editable status: only femail, idestado, idestado_ant, numdocs and pagada may change.' },

@@ -56,6 +56,7 @@ const LOGGED: Record<LoggedEventType, true> = {
   'apikey.disabled': true,
   'access.changed': true,
   'verifactu.anomaly': true,
+  'accounting.not-posted': true,
 };
 
 /** The types the log holds (what the feed's `type` filter accepts). */

@@ -45,6 +45,20 @@ export interface FiscalAnomalyEvent {
   detail: string;
 }
 
+/**
+ * A document or payment saved without its accounting entry: the chart lacks what it needs (a
+ * sub-account, a retention ...), the year is closed, or the entry would not balance.
+ */
+export interface NotPostedEvent {
+  /** `facturacliente`, `facturaproveedor`, `pagocliente` or `pagoproveedor`. */
+  resource: string;
+  id: number;
+  codejercicio: string | null;
+  /** The reason (`customer-account-not-found`, `unbalanced-accounting-entry` ...). */
+  code: string;
+  detail: Record<string, unknown>;
+}
+
 export interface AppEvents {
   'model.save': ModelEvent & { created: boolean };
   'model.delete': ModelEvent;
@@ -67,6 +81,7 @@ export interface AppEvents {
   'apikey.disabled': ApiKeyEvent;
   'access.changed': AccessEvent;
   'verifactu.anomaly': FiscalAnomalyEvent;
+  'accounting.not-posted': NotPostedEvent;
 }
 
 type Listener<T> = (payload: T) => void | Promise<void>;

@@ -27,6 +27,11 @@ export interface Settings {
   langcode: string;
   /** The response profile of the global key (`spec` or `facturascripts`; stored keys have their own). */
   api_profile: 'spec' | 'facturascripts';
+  /**
+   * Import the country's default chart of accounts into every new fiscal year (the reference's
+   * first-run wizard option `defaultplan`): on for new installations, off for those installed before it.
+   */
+  defaultplan: boolean;
   /** Keys the service does not read (the reference keeps many more: homepage, codrole ...). */
   [other: string]: unknown;
 }

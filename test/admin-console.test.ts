@@ -65,7 +65,7 @@ describe('admin console in Chromium', { skip: present ? false : `no Chromium at 
   let browser: Browser;
   let page: Page;
   const problems: string[] = [];
-  const invoices: Array<{ idfactura: number; codigo: string }> = [];
+  const invoices: Array<{ idfactura: number; codigo: string; idasiento: number; total: number }> = [];
   let restricted = { id: 0, token: '' };
   /** Downloads of the 1 MB OpenAPI description by the page. */
   let openapiReads = 0;
@@ -260,6 +260,12 @@ describe('admin console in Chromium', { skip: present ? false : `no Chromium at 
     await page.getByRole('link', { name: invoice!.codigo }).click();
     await page.getByRole('heading', { level: 1, name: new RegExp(invoice!.codigo) }).waitFor();
     await page.getByRole('cell', { name: 'Console product' }).waitFor();
+    // Its accounting entry: the customer's sub-account debited with the total.
+    const entry = (await call('GET', `asiento/${invoice!.idasiento}`)).body;
+    await page.locator(`[data-entry="${entry.numero}"]`).filter({ hasText: `Factura de Cliente ${invoice!.codigo}` }).waitFor();
+    const customerLine = page.getByRole('table', { name: 'Accounting entry' }).getByRole('row').filter({ hasText: /^430/ });
+    await customerLine.waitFor();
+    assert.match(await customerLine.innerText(), new RegExp(String(invoice!.total).replace('.', '[.,]')));
     await page.getByRole('button', { name: 'Mark as paid' }).click();
     await page.getByRole('button', { name: 'Mark as unpaid' }).waitFor();
     const paid = await call('GET', `facturacliente/${invoice!.idfactura}`);

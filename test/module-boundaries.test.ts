@@ -82,6 +82,21 @@ const TABLE_ACCESS: Record<string, Record<string, string>> = {
     productos: 'the product type the margin schemes read',
   },
   installation: {},
+  accounting: {
+    ejercicios: 'the fiscal year an import or an entry goes into: its state and sub-account length (locked while its chart is imported)',
+    impuestos: 'the taxes\' sub-account codes an import fills in (written through the store)',
+  },
+  posting: {
+    subcuentas: 'the sub-accounts an entry posts to, and the customer or supplier sub-account it creates',
+    cuentas: 'the account of a role (CLIENT, PROVEE ...) a new sub-account goes under',
+    ejercicios: 'the sub-account length of the year an invoice posts to',
+    impuestos: 'the taxes\' sub-account codes',
+    retenciones: 'the retention\'s sub-account codes',
+    productos: 'the products\' sales and purchases sub-account codes',
+    familias: 'the families\' sub-account codes, walking up the tree',
+    formaspago: 'the bank account of a payment method',
+    gruposclientes: 'a customer group\'s sub-account',
+  },
 };
 
 function tablesNamed(file: string): string[] {

@@ -89,28 +89,29 @@ forEachEngine('models of the rest of the reference installation', (t) => {
     assert.deepEqual((await get('cuentabancoclientes?filter[codcliente]=BANKC')).body, []);
   });
 
+  // Codes the default chart (imported into the current year) does not have.
   it('checks sub-account codes against the fiscal year: digits, its longsubcuenta, dotted shorthand', async () => {
-    const account = await post('cuenta', { codcuenta: '430', codejercicio: String(year), descripcion: 'Clientes' });
+    const account = await post('cuenta', { codcuenta: '439', codejercicio: String(year), descripcion: 'Clientes' });
     assert.equal(account.status, 201, JSON.stringify(account.body));
     const base = { codejercicio: String(year), idcuenta: account.body.idcuenta, descripcion: 'Cliente' };
-    expectFields(await post('subcuenta', { ...base, codsubcuenta: '430000001' }), { codsubcuenta: 'out-of-range' });
-    expectFields(await post('subcuenta', { ...base, codsubcuenta: '43000000AB' }), { codsubcuenta: 'invalid-code' });
-    const dotted = await post('subcuenta', { ...base, codsubcuenta: '43.1' });
+    expectFields(await post('subcuenta', { ...base, codsubcuenta: '439000001' }), { codsubcuenta: 'out-of-range' });
+    expectFields(await post('subcuenta', { ...base, codsubcuenta: '43900000AB' }), { codsubcuenta: 'invalid-code' });
+    const dotted = await post('subcuenta', { ...base, codsubcuenta: '439.1' });
     assert.equal(dotted.status, 201, JSON.stringify(dotted.body));
-    assert.equal(dotted.body.codsubcuenta, '4300000001');
-    assert.equal(dotted.body.codcuenta, '430', 'the account code follows the account');
+    assert.equal(dotted.body.codsubcuenta, '4390000001');
+    assert.equal(dotted.body.codcuenta, '439', 'the account code follows the account');
     // The account may be named by its code within the year instead of its id.
-    const byCode = await post('subcuenta', { codejercicio: String(year), codcuenta: '430', codsubcuenta: '4300000002', descripcion: 'Otro' });
+    const byCode = await post('subcuenta', { codejercicio: String(year), codcuenta: '439', codsubcuenta: '4390000002', descripcion: 'Otro' });
     assert.equal(byCode.status, 201);
     assert.equal(byCode.body.idcuenta, account.body.idcuenta);
     expectFields(await post('subcuenta', { codejercicio: String(year), codcuenta: '999', codsubcuenta: '9990000001', descripcion: 'x' }), { codcuenta: 'not-found' });
-    expectFields(await post('subcuenta', { ...base, codsubcuenta: '4300000003', descripcion: '  ' }), { descripcion: 'required' });
-    expectFields(await post('cuenta', { codcuenta: '431', codejercicio: String(year) }), { descripcion: 'required' });
+    expectFields(await post('subcuenta', { ...base, codsubcuenta: '4390000003', descripcion: '  ' }), { descripcion: 'required' });
+    expectFields(await post('cuenta', { codcuenta: '4319', codejercicio: String(year) }), { descripcion: 'required' });
     // A year with a shorter code length takes shorter codes.
     const short = await post('ejercicio', { codejercicio: 'S6', nombre: 'Short', fechainicio: '1991-01-01', fechafin: '1991-12-31', longsubcuenta: 6, idempresa: 1 });
     assert.equal(short.status, 201, JSON.stringify(short.body));
-    const shortAccount = await post('cuenta', { codcuenta: '572', codejercicio: 'S6', descripcion: 'Bancos' });
-    assert.equal((await post('subcuenta', { codejercicio: 'S6', idcuenta: shortAccount.body.idcuenta, codsubcuenta: '572.1', descripcion: 'Banco' })).body.codsubcuenta, '572001');
+    const shortAccount = await post('cuenta', { codcuenta: '579', codejercicio: 'S6', descripcion: 'Bancos' });
+    assert.equal((await post('subcuenta', { codejercicio: 'S6', idcuenta: shortAccount.body.idcuenta, codsubcuenta: '579.1', descripcion: 'Banco' })).body.codsubcuenta, '579001');
     expectFields(await post('subcuenta', { codejercicio: 'S6', idcuenta: shortAccount.body.idcuenta, codsubcuenta: '5720000001', descripcion: 'x' }), { codsubcuenta: 'out-of-range' });
     // A closed year refuses changes to its chart.
     const closed = await post('ejercicio', { codejercicio: 'C92', nombre: 'Closed', fechainicio: '1992-01-01', fechafin: '1992-12-31', estado: 'CERRADO', idempresa: 1 });
@@ -121,9 +122,9 @@ forEachEngine('models of the rest of the reference installation', (t) => {
   });
 
   it('numbers entries per year, keeps sub-account balances from the lines, and guards non-editable entries', async () => {
-    const account = await post('cuenta', { codcuenta: '570', codejercicio: String(year), descripcion: 'Caja' });
-    const cash = (await post('subcuenta', { codejercicio: String(year), idcuenta: account.body.idcuenta, codsubcuenta: '5700000001', descripcion: 'Caja' })).body;
-    const sales = (await post('subcuenta', { codejercicio: String(year), codcuenta: '570', codsubcuenta: '5700000002', descripcion: 'Caja 2' })).body;
+    const account = await post('cuenta', { codcuenta: '579', codejercicio: String(year), descripcion: 'Caja' });
+    const cash = (await post('subcuenta', { codejercicio: String(year), idcuenta: account.body.idcuenta, codsubcuenta: '5790000001', descripcion: 'Caja' })).body;
+    const sales = (await post('subcuenta', { codejercicio: String(year), codcuenta: '579', codsubcuenta: '5790000002', descripcion: 'Caja 2' })).body;
     expectFields(await post('asiento', { codejercicio: String(year) }), { concepto: 'required' });
     // The year comes from the date when it is not given.
     const first = await post('asiento', { concepto: 'Apertura', fecha: `${year}-02-01` });

@@ -23,6 +23,16 @@ interface TransactionState {
   beforeCommit: Array<() => Promise<void>>;
   afterCommit: Array<() => void>;
   afterRollback: Array<() => void | Promise<void>>;
+  warnings: Warning[];
+}
+
+/**
+ * Something a business operation did not do beside its main write, which the client should know
+ * (an invoice saved without its accounting entry): `code` names it, the rest says why.
+ */
+export interface Warning {
+  code: string;
+  [detail: string]: unknown;
 }
 
 const scope = new AsyncLocalStorage<TransactionState>();
@@ -40,7 +50,7 @@ export async function inTransaction<T>(database: Database, fn: (trx: DbExecutor)
   assertNoTransaction('a new transaction');
   const attempts = options.attempts ?? 8;
   for (let attempt = 1; ; attempt++) {
-    const state: TransactionState = { beforeCommit: [], afterCommit: [], afterRollback: [] };
+    const state: TransactionState = { beforeCommit: [], afterCommit: [], afterRollback: [], warnings: [] };
     try {
       const result = await database.kysely.transaction().execute((trx) => {
         states.set(trx, state);
@@ -86,6 +96,19 @@ export function afterCommit(db: DbExecutor, fn: () => void): void {
  */
 export function afterRollback(db: DbExecutor, fn: () => void | Promise<void>): void {
   states.get(db)?.afterRollback.push(fn);
+}
+
+/**
+ * Notes a warning on `db`'s transaction, for the operation's answer (`warningsOf`); outside a
+ * transaction of `inTransaction` it is dropped (no answer carries it).
+ */
+export function addWarning(db: DbExecutor, warning: Warning): void {
+  states.get(db)?.warnings.push(warning);
+}
+
+/** The warnings noted so far on `db`'s transaction (each attempt starts with none). */
+export function warningsOf(db: DbExecutor): Warning[] {
+  return [...(states.get(db)?.warnings ?? [])];
 }
 
 async function undoAll(database: Database, work: Array<() => void | Promise<void>>): Promise<void> {

@@ -16,6 +16,7 @@ import { geographyModule } from './geography/index.ts';
 import { installationModule } from './installation/index.ts';
 import { logsModule } from './logs/index.ts';
 import { paymentsModule } from './payments/index.ts';
+import { postingModule } from './posting/index.ts';
 import { settingsModule } from './settings/index.ts';
 import { systemModule } from './system/index.ts';
 import { taxesModule } from './taxes/index.ts';
@@ -30,7 +31,7 @@ export function coreModules(): Module[] {
   return [
     settingsModule(), usersModule(), authModule(), geographyModule(), companyModule(), fiscalModule(), taxesModule(),
     financeModule(), accountingModule(), contactsModule(), customersModule(), catalogueModule(), paymentsModule(), documentsModule(),
-    filesModule(), exportModule(), verifactuModule(), logsModule(), eventsModule(), systemModule(), installationModule(), openapiModule(),
+    postingModule(), filesModule(), exportModule(), verifactuModule(), logsModule(), eventsModule(), systemModule(), installationModule(), openapiModule(),
   ];
 }
 

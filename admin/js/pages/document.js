@@ -1,5 +1,6 @@
 // One document: header, lines, tax totals, receipts; pay/unpay (invoices); PDF and e-invoice downloads;
-// a customer invoice's VERI*FACTU record, its QR address, and its cancellation.
+// a customer invoice's VERI*FACTU record, its QR address, and its cancellation; an invoice's
+// accounting entry with its lines.
 import { html, useEffect, useState } from '../lib.js';
 import { api, apiPath, download, fileNameOf, listAll, recordOf } from '../api.js';
 import { t } from '../i18n.js';
@@ -13,6 +14,7 @@ export function DocumentPage({ type: resource, id, access }) {
   const [doc, setDoc] = useState(null);
   const [lines, setLines] = useState([]);
   const [receipts, setReceipts] = useState([]);
+  const [entry, setEntry] = useState(null);
   const [error, setError] = useState(null);
   const [notice, setNotice] = useState('');
   const [version, setVersion] = useState(0);
@@ -30,6 +32,19 @@ export function DocumentPage({ type: resource, id, access }) {
       live = false;
     };
   }, [resource, id, version]);
+  // The invoice's entry follows the invoice (a change of its total replaces it).
+  useEffect(() => {
+    setEntry(null);
+    if (!doc?.idasiento) return;
+    let live = true;
+    Promise.all([
+      api('GET', apiPath(['asientos', doc.idasiento])).then(({ data }) => data),
+      listAll('partidas', { 'filter[idasiento]': doc.idasiento, 'sort[idpartida]': 'ASC' }),
+    ]).then(([header, entryLines]) => live && setEntry({ header, lines: entryLines }), () => live && setEntry(false));
+    return () => {
+      live = false;
+    };
+  }, [doc?.idasiento]);
   if (!type) return html`<p>${t('documents.unknown-type')}</p>`;
   if (!doc) return html`<h1>${t(`doctype.${resource}`)}</h1><${ErrorBox} error=${error} />`;
   const pay = async (pagada) => {
@@ -114,5 +129,16 @@ export function DocumentPage({ type: resource, id, access }) {
         <thead><tr><th scope="col">${t('document.numero')}</th><th scope="col" class="number">${t('document.importe')}</th><th scope="col">${t('document.vencimiento')}</th><th scope="col">${t('document.pagado')}</th><th scope="col">${t('document.fechapago')}</th></tr></thead>
         <tbody>${receipts.map((receipt) => html`<tr><td>${receipt.numero}</td><td class="number">${money(receipt.importe)}</td><td>${cell(receipt.vencimiento)}</td><td>${cell(receipt.pagado)}</td><td>${cell(receipt.fechapago)}</td></tr>`)}</tbody>
       </table>`}
+    </section>`}
+    ${type.invoice && html`<section aria-labelledby="entry-title">
+      <h2 id="entry-title">${t('document.entry')}</h2>
+      ${!doc.idasiento ? html`<p data-entry="none">${t('document.no-entry')}</p>`
+        : entry === false ? html`<p>${t('common.not-allowed')}</p>`
+        : entry && html`<p data-entry=${entry.header.numero}>${t('document.entry-number', { numero: entry.header.numero, fecha: entry.header.fecha })}: ${entry.header.concepto}</p>
+        <table>
+          <caption>${t('document.entry')}</caption>
+          <thead><tr><th scope="col">${t('document.subaccount')}</th><th scope="col" class="number">${t('document.debit')}</th><th scope="col" class="number">${t('document.credit')}</th></tr></thead>
+          <tbody>${entry.lines.map((line) => html`<tr><td>${line.codsubcuenta}</td><td class="number">${money(line.debe)}</td><td class="number">${money(line.haber)}</td></tr>`)}</tbody>
+        </table>`}
     </section>`}`;
 }

@@ -3,7 +3,9 @@ import { f, today } from '../../models/fields.ts';
 import { current, hasText, type Errors } from '../../models/record-rules.ts';
 import { validationError } from '../../errors.ts';
 import { exerciseCovering } from '../fiscal/index.ts';
-import { insideLockedSettlement, openExercise, refreshBalances, subaccountByCode, subaccountById } from './ledger.ts';
+import { moveBalances } from './balances.ts';
+import { nextEntryNumber } from './entry-number.ts';
+import { insideLockedSettlement, openExercise, subaccountByCode, subaccountById } from './ledger.ts';
 
 /**
  * Accounting entries (`asientos`) and their lines (`partidas`). An entry belongs to one open fiscal
@@ -38,6 +40,7 @@ export const asientoModel = defineModel({
     numero: f.integer({ notNull: true, initial: () => 0 }),
     operacion: f.string(1),
   },
+  indexes: [['codejercicio', 'numero']],
   validate: requireConcept,
   hooks: {
     async beforeSave({ db, dialect, values, existing }) {
@@ -60,8 +63,7 @@ export const asientoModel = defineModel({
         if (!isTrue(entry.editable) && !isTrue(existing.editable)) throw validationError({ editable: 'locked' });
       } else {
         values.idempresa ??= exercise.idempresa;
-        const last = await db.selectFrom('asientos').select((eb) => eb.fn.max('numero').as('numero')).where('codejercicio', '=', codejercicio).executeTakeFirst();
-        values.numero = Number(last?.numero ?? 0) + 1;
+        values.numero = await nextEntryNumber(db, dialect, codejercicio);
       }
       if (await insideLockedSettlement(db, dialect, current(values, existing).fecha)) throw validationError({ fecha: 'locked' });
     },
@@ -70,9 +72,9 @@ export const asientoModel = defineModel({
       if (await insideLockedSettlement(db, dialect, existing.fecha)) throw validationError({ fecha: 'locked' });
       if (!isTrue(existing.editable)) throw validationError({ editable: 'locked' });
       // The lines go first, so that their sub-accounts' balances follow.
-      const lines = await db.selectFrom('partidas').select('idsubcuenta').where('idasiento', '=', existing.idasiento as number).execute();
+      const lines = await db.selectFrom('partidas').select(['idsubcuenta', 'debe', 'haber']).where('idasiento', '=', existing.idasiento as number).execute();
       await db.deleteFrom('partidas').where('idasiento', '=', existing.idasiento as number).execute();
-      await refreshBalances(db, lines.map((line) => line.idsubcuenta));
+      await moveBalances(db, [], lines);
     },
   },
 });
@@ -129,10 +131,10 @@ export const partidaModel = defineModel({
       }
     },
     async afterSave({ db, record, existing }) {
-      await refreshBalances(db, [record.idsubcuenta, existing?.idsubcuenta]);
+      await moveBalances(db, [record], existing ? [existing] : []);
     },
     async afterDelete({ db, existing }) {
-      await refreshBalances(db, [existing.idsubcuenta]);
+      await moveBalances(db, [], [existing]);
     },
   },
 });

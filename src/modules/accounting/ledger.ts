@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import type { DbExecutor } from '../../db/database.ts';
 import type { SqlDialect } from '../../db/dialect.ts';
 import { AppError } from '../../errors.ts';
@@ -43,21 +42,6 @@ export async function subaccountByCode(db: DbExecutor, codejercicio: string, cod
 
 export async function subaccountById(db: DbExecutor, idsubcuenta: number): Promise<SubaccountRow | undefined> {
   return toSubaccount(await db.selectFrom('subcuentas').select(['idsubcuenta', 'codsubcuenta']).where('idsubcuenta', '=', idsubcuenta).executeTakeFirst());
-}
-
-/** Recomputes the debit, credit and balance of these sub-accounts from their entry lines. */
-export async function refreshBalances(db: DbExecutor, ids: unknown[]): Promise<void> {
-  const unique = new Set(ids.filter((id) => id !== null && id !== undefined).map(Number).filter(Number.isFinite));
-  for (const id of unique) {
-    const totals = await db
-      .selectFrom('partidas')
-      .select([sql<number>`COALESCE(SUM(debe), 0)`.as('debe'), sql<number>`COALESCE(SUM(haber), 0)`.as('haber')])
-      .where('idsubcuenta', '=', id)
-      .executeTakeFirst();
-    const debe = Number(totals?.debe ?? 0);
-    const haber = Number(totals?.haber ?? 0);
-    await db.updateTable('subcuentas').set({ debe, haber, saldo: debe - haber }).where('idsubcuenta', '=', id).execute();
-  }
 }
 
 /** Whether a locked VAT settlement (`regularizacionimpuestos.bloquear`) covers `fecha`. */

@@ -3,6 +3,7 @@ import { toDbValues } from '../../db/row-codec.ts';
 import { validationError } from '../../errors.ts';
 import { hasText } from '../../models/record-rules.ts';
 import { contactoModel } from './contact-models.ts';
+import { insertedId } from '../../db/inserted-id.ts';
 
 /** What a new customer or supplier is: its code column and value, and the fields its contact copies. */
 export interface ContactOwner {
@@ -43,6 +44,5 @@ export async function addOwnerContact(ctx: Pick<SaveContext, 'db' | 'dialect' | 
   const errors = contactoModel.validate?.(values, undefined) ?? {};
   if (Object.keys(errors).length) throw validationError(Object.fromEntries(Object.entries(errors).map(([name, reason]) => [`contacto.${name}`, reason])));
   const insert = db.insertInto(contactoModel.table).values(toDbValues(dialect.engine, contactoModel, values));
-  if (dialect.engine === 'mysql') return Number((await insert.executeTakeFirstOrThrow()).insertId);
-  return Number((await insert.returning('idcontacto').executeTakeFirstOrThrow()).idcontacto);
+  return insertedId(dialect.engine, insert, 'idcontacto');
 }

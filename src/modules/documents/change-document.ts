@@ -8,7 +8,7 @@ import type { FieldValue } from '../../models/fields.ts';
 import type { Values } from '../../models/define-model.ts';
 import { deleteUnpaidReceipts } from '../payments/index.ts';
 import { conversionRate } from './create-document.ts';
-import { linesDiffer, sealedChanges, sealedError, sealOf } from './document-hooks.ts';
+import { documentChanged, linesDiffer, sealedChanges, sealedError, sealOf } from './document-hooks.ts';
 import { sameValue } from './same-value.ts';
 import type { DocumentInput } from './document-input.ts';
 import { loadReference, statusOf, type DocumentReference } from './document-reference.ts';
@@ -99,7 +99,7 @@ async function changeDocument(ctx: AppContext, db: DbExecutor, ref: DocumentRefe
   if (input.fecha !== undefined || input.hora !== undefined || values.codserie !== undefined) {
     // Both series when the document moves: always in the same order, so two moves never deadlock.
     for (const serie of [...new Set([codserie, String(doc.codserie)])].sort()) await lockSerie(db, dialect, serie);
-    const codejercicio = await exerciseFor(db, dialect, Number(doc.idempresa), fecha);
+    const codejercicio = await exerciseFor(ctx, db, Number(doc.idempresa), fecha);
     Object.assign(values, { fecha, hora });
     if (codejercicio !== doc.codejercicio || codserie !== doc.codserie) {
       released = { codserie: String(doc.codserie), idempresa: Number(doc.idempresa), codejercicio: String(doc.codejercicio), numero: Number(doc.numero) };
@@ -114,7 +114,7 @@ async function changeDocument(ctx: AppContext, db: DbExecutor, ref: DocumentRefe
   const pagada = values.pagada ?? input.pagada;
   delete values.pagada;
   // A new payment method replaces the unpaid receipts (they are regenerated with its terms).
-  if (type.invoice && values.codpago !== undefined) await deleteUnpaidReceipts(db, dialect, type.side, Number(id));
+  if (type.invoice && values.codpago !== undefined) await deleteUnpaidReceipts(db, dialect, ctx.hooks, type.side, Number(id));
   if (Object.keys(values).length) await ctx.store.update(type.header, id as number, values, db);
   if (released) await releaseNumber(db, dialect, type, released);
   if (input.lines !== undefined) await syncLines(ctx, db, ref, type, (await headerOf(db, type, id))!, input.lines);
@@ -131,12 +131,13 @@ async function changeDocument(ctx: AppContext, db: DbExecutor, ref: DocumentRefe
   }
   if (target && (!target.editable || doc.editable)) await applyStatus(ctx, db, ref, type, id, target);
   if (type.invoice && pagada !== undefined && pagada !== null) {
-    const changed = await payInvoiceReceipts({ db, dialect, type, invoice: (await headerOf(db, type, id))!, decimals: ref.settings.decimals, today: ref.today }, pagada === true);
+    const changed = await payInvoiceReceipts({ db, dialect, type, invoice: (await headerOf(db, type, id))!, decimals: ref.settings.decimals, today: ref.today, hooks: ctx.hooks }, pagada === true);
     payments += changed.length;
     await publish(db, ctx, ...paymentEvents(type, id, changed, pagada === true, 0));
   }
   await publish(db, ctx, ...paymentEvents(type, id, [], false, payments));
   saved = (await headerOf(db, type, id))!;
+  await ctx.hooks.run(documentChanged, { ctx, db, ref, type, id: Number(id), before: doc, after: saved });
   await settleCustomerRisk(db, dialect, ref.settings.decimals, lock.customer, saved);
   return saved;
 }

@@ -66,7 +66,7 @@ export async function createDocument(ctx: AppContext, type: DocumentType, input:
       header, lines, fecha: input.fecha ?? today.date, hora: input.hora ?? today.time, subject, ...(known ? { productTypes } : {}),
     });
     const paid = type.invoice && input.pagada
-      ? await payInvoiceReceipts({ db: trx, dialect: ctx.database.dialect, type, invoice: (await headerOf(trx, type, id))!, decimals: settings.decimals, today }, true, today.date)
+      ? await payInvoiceReceipts({ db: trx, dialect: ctx.database.dialect, type, invoice: (await headerOf(trx, type, id))!, decimals: settings.decimals, today, hooks: ctx.hooks }, true, today.date)
       : [];
     await settleCustomerRisk(trx, ctx.database.dialect, settings.decimals, customer, header);
     const payments = recorded + paid.length;

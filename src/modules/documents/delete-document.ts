@@ -15,7 +15,7 @@ import { settleCustomerRisk, type LockedCustomer } from './customer-risk.ts';
 import { applyLineStockMode, childrenOf } from './document-status.ts';
 import { DOCUMENT_TYPES, documentType, type DocumentType } from './document-types.ts';
 import { effectOf } from './insert-document.ts';
-import { sealOf } from './document-hooks.ts';
+import { documentRemoving, sealOf } from './document-hooks.ts';
 
 /**
  * Deletes a document (TransformerDocument::delete, InvoiceTrait::delete): refused for a sealed
@@ -46,7 +46,10 @@ async function removeDocument(ctx: AppContext, db: DbExecutor, ref: DocumentRefe
   if (type.invoice) {
     if (!doc.editable) throw new AppError('document-not-editable');
     if (await hasRefunds(db, type, id)) throw new AppError('document-has-children', { reason: 'refunds' });
-    await deleteReceipts(db, type.side, Number(id));
+  }
+  await ctx.hooks.run(documentRemoving, { ctx, db, ref, type, id: Number(id), doc });
+  if (type.invoice) {
+    await deleteReceipts(db, ctx.hooks, type.side, Number(id));
   }
   const lines = await linesOf(db, type, id);
   await moveStock(db, dialect, ...lines.map((line) => ({

@@ -32,6 +32,42 @@ export interface CreatedDocument {
  */
 export const documentCreated = hookPoint<CreatedDocument>('documents.created');
 
+/** A document changed, in the change's transaction: its header before and after (every column). */
+export interface ChangedDocument {
+  ctx: AppContext;
+  db: DbExecutor;
+  /** The reference snapshot the change took before its transaction. */
+  ref: DocumentReference;
+  type: DocumentType;
+  id: number;
+  before: Row;
+  after: Row;
+}
+
+/**
+ * Runs after every change of a document (its header through `editar<Doc>`, PUT or PATCH, its lines
+ * through their resources, its status), once its totals, receipts and status are settled, in the
+ * same transaction: a handler's failure refuses the change.
+ */
+export const documentChanged = hookPoint<ChangedDocument>('documents.changed');
+
+/** A document about to be deleted (its header as stored). */
+export interface RemovedDocument {
+  ctx: AppContext;
+  db: DbExecutor;
+  ref: DocumentReference;
+  type: DocumentType;
+  id: number;
+  doc: Row;
+}
+
+/**
+ * Runs when a deletion has passed the document's own checks, before its receipts, lines and header
+ * go, in the deletion's transaction: a handler may refuse it (an AppError) or delete what it keeps
+ * about the document.
+ */
+export const documentRemoving = hookPoint<RemovedDocument>('documents.removing');
+
 /** A module's seal on a document: its fiscal identity and amounts are fixed (an issued invoice's record exists). */
 export interface DocumentSeal {
   /** Answered to a change of a sealed field or of the lines. */

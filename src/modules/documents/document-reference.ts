@@ -1,12 +1,11 @@
 import type { AppContext } from '../../app-context.ts';
 import type { DbExecutor } from '../../db/database.ts';
-import { dbBoolean } from '../../db/row-codec.ts';
 import type { BusinessDay } from '../../clock.ts';
 import { validationError } from '../../errors.ts';
 import type { Settings } from '../../settings.ts';
 import { companyReference, type CompanyReference, type DocumentStatus } from '../company/index.ts';
 import { financeReference, type FinanceReference } from '../finance/index.ts';
-import { serieReference, type SerieInfo } from '../fiscal/index.ts';
+import { serieIn, serieReference, type SerieInfo } from '../fiscal/index.ts';
 import { taxReference, type TaxReference } from '../taxes/index.ts';
 import type { CalcContext } from './calculation/types.ts';
 import type { DocumentType } from './document-types.ts';
@@ -51,11 +50,7 @@ export function statusOf(ref: DocumentReference, type: DocumentType, idestado?: 
  * snapshot (created a moment ago on another instance) is read from its table, never assumed.
  */
 export async function calcContextFor(db: DbExecutor, ref: DocumentReference, doc: Row, subject: { regimeniva?: unknown; excepcioniva?: unknown }): Promise<CalcContext> {
-  let serie = ref.series.get(String(doc.codserie));
-  if (!serie) {
-    const row = await db.selectFrom('series').select(['siniva', 'tipo']).where('codserie', '=', String(doc.codserie)).executeTakeFirst();
-    serie = { siniva: dbBoolean(row?.siniva), tipo: (row?.tipo as string | null | undefined) ?? null };
-  }
+  const serie = ref.series.get(String(doc.codserie)) ?? await serieIn(db, String(doc.codserie));
   let company = ref.company.companies.get(Number(doc.idempresa));
   if (!company) {
     const row = await db.selectFrom('empresas').select(['codpais', 'regimeniva']).where('idempresa', '=', Number(doc.idempresa)).executeTakeFirst();

@@ -1,6 +1,7 @@
 import type { DbExecutor } from '../../db/database.ts';
 import type { SqlDialect } from '../../db/dialect.ts';
 import { rowReader } from '../../db/row-codec.ts';
+import { warningsOf, type Warning } from '../../db/transaction.ts';
 import { AppError } from '../../errors.ts';
 import type { Model } from '../../models/define-model.ts';
 import { lockCustomerOfDocument, type LockedCustomer } from './customer-risk.ts';
@@ -12,6 +13,8 @@ export type Row = Record<string, unknown>;
 export interface DocumentResult {
   doc: Row;
   lines: Row[];
+  /** What the operation could not do beside the document (e.g. its accounting entry), when anything. */
+  warnings?: Warning[];
 }
 
 export async function headerOf(db: DbExecutor, type: DocumentType, id: unknown): Promise<Row | undefined> {
@@ -59,7 +62,8 @@ export function visible(model: Model, row: Row): Row {
 /** What the document endpoints answer: the header and its lines as stored. */
 export async function documentResult(db: DbExecutor, type: DocumentType, id: unknown): Promise<DocumentResult> {
   const doc = (await headerOf(db, type, id))!;
-  return { doc: visible(type.header, doc), lines: (await linesOf(db, type, id)).map((line) => visible(type.line, line)) };
+  const warnings = warningsOf(db);
+  return { doc: visible(type.header, doc), lines: (await linesOf(db, type, id)).map((line) => visible(type.line, line)), ...(warnings.length ? { warnings } : {}) };
 }
 
 /** What `lockDocument` holds: the document, and a sales document's customer (customer-risk.ts). */

@@ -12,7 +12,8 @@ import { deleteDocument } from './delete-document.ts';
 import { readDocumentInput } from './document-input.ts';
 import { buildLines } from './document-lines.ts';
 import { loadReference, type DocumentReference } from './document-reference.ts';
-import { headerOf, visible } from './document-repository.ts';
+import { headerOf, visible, type Row } from './document-repository.ts';
+import { documentChanged } from './document-hooks.ts';
 import { DOCUMENT_TYPES, type DocumentType } from './document-types.ts';
 import { effectOf } from './insert-document.ts';
 import { editableDocumentOf, lineDefaultsOf, lineStockMoves, productPartIfChanged } from './line-changes.ts';
@@ -40,11 +41,14 @@ function lineWriter(ctx: AppContext, type: DocumentType): RecordWriter {
    * the document and its customer's risk (the customer its lock holds), and the document is
    * announced as updated once the transaction has committed.
    */
-  const write = async <T>(fn: (trx: DbExecutor, ref: DocumentReference, recalc: (id: unknown, customer?: LockedCustomer) => Promise<void>) => Promise<T>): Promise<T> => {
+  const write = async <T>(fn: (trx: DbExecutor, ref: DocumentReference, recalc: (doc: Row, customer?: LockedCustomer) => Promise<void>) => Promise<T>): Promise<T> => {
     const ref = await loadReference(ctx);
-    return inTransaction(ctx.database, (trx) => fn(trx, ref, async (id, customer) => {
+    return inTransaction(ctx.database, (trx) => fn(trx, ref, async (doc, customer) => {
+      const id = Number(doc[type.key]);
       await recalculate(ctx, trx, ref, type, id);
-      const updated = visible(type.header, (await headerOf(trx, type, id))!);
+      const after = (await headerOf(trx, type, id))!;
+      await ctx.hooks.run(documentChanged, { ctx, db: trx, ref, type, id, before: doc, after });
+      const updated = visible(type.header, after);
       await settleCustomerRisk(trx, ctx.database.dialect, ref.settings.decimals, customer, updated);
       await publish(trx, ctx, documentEvent(type, 'document.updated', id, { type: type.name, doc: updated }));
     }));
@@ -59,7 +63,7 @@ function lineWriter(ctx: AppContext, type: DocumentType): RecordWriter {
         const { lines: [line] } = await buildLines(trx, ref.taxes, type, [lineInput], await lineDefaultsOf(trx, ref, type, doc));
         const { record } = await ctx.store.create(type.line, { ...line, [type.key]: docId }, trx);
         await moveStock(trx, dialect, { codalmacen: String(doc.codalmacen), referencia: (record.referencia as string | null) ?? null, before: undefined, after: effectOf(record), line: `idlinea ${record.idlinea}` });
-        await recalc(docId, customer);
+        await recalc(doc, customer);
         return (await ctx.store.get(type.line, record.idlinea as number, trx))!;
       });
     },
@@ -76,7 +80,7 @@ function lineWriter(ctx: AppContext, type: DocumentType): RecordWriter {
         const defaults = await lineDefaultsOf(trx, ref, type, doc);
         const after = await ctx.store.update(type.line, id, { ...(await productPartIfChanged(trx, ref, type, before, values, defaults)), ...values }, trx);
         await moveStock(trx, dialect, ...lineStockMoves(doc, before, after, `idlinea ${id}`));
-        await recalc(before[type.key], customer);
+        await recalc(doc, customer);
         return (await ctx.store.get(type.line, id, trx))!;
       });
     },
@@ -89,7 +93,7 @@ function lineWriter(ctx: AppContext, type: DocumentType): RecordWriter {
         if (!line) throw new AppError('record-not-found');
         await moveStock(trx, dialect, { codalmacen: String(doc.codalmacen), referencia: (line.referencia as string | null) ?? null, before: effectOf(line), after: undefined, line: `idlinea ${id}` });
         await trx.deleteFrom(type.line.table).where('idlinea', '=', id as number).execute();
-        await recalc(line[type.key], customer);
+        await recalc(doc, customer);
         return visible(type.line, line);
       });
     },

@@ -1,14 +1,16 @@
+import type { AppContext } from '../../app-context.ts';
 import type { DbExecutor } from '../../db/database.ts';
-import type { SqlDialect } from '../../db/dialect.ts';
 import { AppError, validationError } from '../../errors.ts';
-import { overlappingExercise } from '../fiscal/index.ts';
+import { ejercicioModel, overlappingExercise } from '../fiscal/index.ts';
 
 /**
  * The fiscal year (`codejercicio`) of a company for a date (facturascripts-model.md 3.7): the open
- * exercise covering it, or a calendar-year exercise created on the fly; a date inside a closed
+ * exercise covering it, or a calendar-year exercise created on the fly (through the store, so that
+ * modules that follow new years, such as the chart of accounts, take part); a date inside a closed
  * exercise is refused.
  */
-export async function exerciseFor(db: DbExecutor, dialect: SqlDialect, idempresa: number, fecha: string): Promise<string> {
+export async function exerciseFor(ctx: AppContext, db: DbExecutor, idempresa: number, fecha: string): Promise<string> {
+  const { dialect } = ctx.database;
   const covering = () => db
     .selectFrom('ejercicios')
     .select(['codejercicio', 'estado'])
@@ -40,17 +42,14 @@ export async function exerciseFor(db: DbExecutor, dialect: SqlDialect, idempresa
   const companies = await db.selectFrom('empresas').select(['idempresa', 'nombrecorto']).execute();
   const company = companies.find((row) => Number(row.idempresa) === idempresa);
   const latest = await db.selectFrom('ejercicios').select('longsubcuenta').where('idempresa', '=', idempresa).orderBy('fechainicio', 'desc').executeTakeFirst();
-  await db
-    .insertInto('ejercicios')
-    .values({
-      codejercicio: code,
-      nombre: companies.length > 1 && company?.nombrecorto ? `${company.nombrecorto} ${year}` : year,
-      fechainicio: `${year}-01-01`,
-      fechafin: `${year}-12-31`,
-      estado: 'ABIERTO',
-      idempresa,
-      longsubcuenta: Number(latest?.longsubcuenta ?? 10),
-    })
-    .execute();
+  await ctx.store.create(ejercicioModel, {
+    codejercicio: code,
+    nombre: companies.length > 1 && company?.nombrecorto ? `${company.nombrecorto} ${year}` : year,
+    fechainicio: `${year}-01-01`,
+    fechafin: `${year}-12-31`,
+    estado: 'ABIERTO',
+    idempresa,
+    longsubcuenta: Number(latest?.longsubcuenta ?? 10),
+  }, db);
   return code;
 }

@@ -13,9 +13,12 @@ export { DOCUMENT_TYPES, documentType, type DocumentType } from './document-type
 export { docTransformationModel };
 export { loadReference, type DocumentReference } from './document-reference.ts';
 export { documentIdOf, hasRefunds, headerOf, linesOf, lockDocument, type Row } from './document-repository.ts';
-export { documentCreated, documentSeal, type CreatedDocument, type DocumentSeal } from './document-hooks.ts';
+export {
+  documentChanged, documentCreated, documentRemoving, documentSeal, type ChangedDocument, type CreatedDocument, type DocumentSeal, type RemovedDocument,
+} from './document-hooks.ts';
 export { storedBreakdown } from './stored-breakdown.ts';
 export type { Calculation, TaxGroup } from './calculation/types.ts';
+export { SELF_ASSESSED } from './calculation/apply-taxes.ts';
 
 /**
  * The business documents: quotes, orders, delivery notes and invoices of both sides, their lines

@@ -40,7 +40,7 @@ export async function insertDocument(ctx: AppContext, db: DbExecutor, ref: Docum
   const { dialect } = ctx.database;
   const { header } = doc;
   await lockSerie(db, dialect, String(header.codserie));
-  const codejercicio = await exerciseFor(db, dialect, Number(header.idempresa), doc.fecha);
+  const codejercicio = await exerciseFor(ctx, db, Number(header.idempresa), doc.fecha);
   const assigned = await assignNumber(db, dialect, type, { codserie: String(header.codserie), idempresa: Number(header.idempresa), codejercicio, fecha: doc.fecha, hora: doc.hora });
   Object.assign(header, { fecha: assigned.fecha ?? doc.fecha, hora: assigned.hora ?? doc.hora, codejercicio, numero: String(assigned.numero), codigo: assigned.codigo });
   await checkInvoiceChronology(db, dialect, type, { idempresa: Number(header.idempresa), codserie: String(header.codserie), codejercicio, numero: assigned.numero, fecha: String(header.fecha), highest: assigned.highest });
@@ -61,7 +61,7 @@ export async function insertDocument(ctx: AppContext, db: DbExecutor, ref: Docum
   await followSupplierPrices(db, dialect, ref.settings, type, record, stored);
   const payments = type.invoice
     ? await syncInvoiceReceipts({
-      db, dialect, type, invoice: record, decimals: ref.settings.decimals, today: ref.today, fresh: true,
+      db, dialect, type, invoice: record, decimals: ref.settings.decimals, today: ref.today, hooks: ctx.hooks, fresh: true,
       terms: record.codpago ? ref.finance.paymentMethods.get(String(record.codpago)) : undefined,
       paymentDays: type.side === 'sales' ? ((doc.subject.diaspago as string | null | undefined) ?? null) : undefined,
     })

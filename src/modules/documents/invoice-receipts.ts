@@ -1,6 +1,7 @@
 import type { BusinessDay } from '../../clock.ts';
 import type { DbExecutor } from '../../db/database.ts';
 import type { SqlDialect } from '../../db/dialect.ts';
+import type { Hooks } from '../../hooks.ts';
 import { setReceiptsPaid, syncReceipts, type InvoiceForReceipts, type InvoicePaymentState } from '../payments/index.ts';
 import type { DocumentType } from './document-types.ts';
 import type { PaymentTerms } from '../finance/index.ts';
@@ -37,6 +38,7 @@ export interface ReceiptCall {
   invoice: Row;
   decimals: number;
   today: BusinessDay;
+  hooks: Hooks;
   /** What the payments module may otherwise read itself (see InvoiceForReceipts). */
   fresh?: boolean;
   terms?: PaymentTerms;
@@ -46,7 +48,7 @@ export interface ReceiptCall {
 /** The invoice's receipts follow its total; returns the payments recorded. */
 export async function syncInvoiceReceipts(c: ReceiptCall): Promise<number> {
   const invoice = { ...forReceipts(c.type, c.invoice), fresh: c.fresh, terms: c.terms, paymentDays: c.paymentDays };
-  const { payments, state } = await syncReceipts(c.db, c.dialect, invoice, { decimals: c.decimals, today: c.today });
+  const { payments, state } = await syncReceipts(c.db, c.dialect, invoice, { decimals: c.decimals, today: c.today, hooks: c.hooks });
   // A new invoice was inserted unpaid and not overdue: that state needs no second write.
   if (!c.fresh || state.pagada || state.vencida) await storePaymentState(c.db, c.dialect, c.type, c.invoice[c.type.key], state);
   return payments;
@@ -54,7 +56,7 @@ export async function syncInvoiceReceipts(c: ReceiptCall): Promise<number> {
 
 /** Pays or unpays every receipt of the invoice; returns the receipts that changed. */
 export async function payInvoiceReceipts(c: ReceiptCall, paid: boolean, fechapago?: string | null, codpago?: string | null): Promise<Row[]> {
-  const { changed, state } = await setReceiptsPaid(c.db, c.dialect, forReceipts(c.type, c.invoice), { decimals: c.decimals, today: c.today }, paid, fechapago, codpago);
+  const { changed, state } = await setReceiptsPaid(c.db, c.dialect, forReceipts(c.type, c.invoice), { decimals: c.decimals, today: c.today, hooks: c.hooks }, paid, fechapago, codpago);
   await storePaymentState(c.db, c.dialect, c.type, c.invoice[c.type.key], state);
   return changed;
 }

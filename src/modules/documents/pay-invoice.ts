@@ -1,5 +1,5 @@
 import type { AppContext } from '../../app-context.ts';
-import { inTransaction } from '../../db/transaction.ts';
+import { inTransaction, warningsOf, type Warning } from '../../db/transaction.ts';
 import { AppError, validationError, fieldErrors } from '../../errors.ts';
 import { publish } from '../../event-log.ts';
 import { paymentEvents } from './document-events.ts';
@@ -40,7 +40,7 @@ export function readPaymentRequest(type: DocumentType, body: unknown, source: In
  * recording a payment movement per receipt that changes; the invoice's `pagada`/`vencida` follow.
  * Already in the requested state: no change.
  */
-export async function payInvoice(ctx: AppContext, type: DocumentType, id: FieldValue, request: PaymentRequest): Promise<{ ok: string; data: Record<string, unknown> }> {
+export async function payInvoice(ctx: AppContext, type: DocumentType, id: FieldValue, request: PaymentRequest): Promise<{ ok: string; data: Record<string, unknown>; warnings?: Warning[] }> {
   const { settings, today } = await loadReference(ctx);
   return inTransaction(ctx.database, async (trx) => {
     const lock = await lockDocument(trx, ctx.database.dialect, type, id);
@@ -49,13 +49,14 @@ export async function payInvoice(ctx: AppContext, type: DocumentType, id: FieldV
     if (Boolean(invoice.pagada) === request.pagada) return { ok: 'no-changes', data: visible(type.header, invoice) };
     if (request.codpago && !(await paymentMethodExists(trx, request.codpago))) throw validationError({ codpago: 'not-found' });
     const changed = await payInvoiceReceipts(
-      { db: trx, dialect: ctx.database.dialect, type, invoice, decimals: settings.decimals, today },
+      { db: trx, dialect: ctx.database.dialect, type, invoice, decimals: settings.decimals, today, hooks: ctx.hooks },
       request.pagada,
       request.fechapago ?? null,
       request.codpago ?? null,
     );
     await settleCustomerRisk(trx, ctx.database.dialect, settings.decimals, lock.customer);
     await publish(trx, ctx, ...paymentEvents(type, id, changed, request.pagada, changed.length));
-    return { ok: 'record-updated', data: visible(type.header, (await headerOf(trx, type, id))!) };
+    const warnings = warningsOf(trx);
+    return { ok: 'record-updated', data: visible(type.header, (await headerOf(trx, type, id))!), ...(warnings.length ? { warnings } : {}) };
   });
 }

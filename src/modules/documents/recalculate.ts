@@ -79,5 +79,5 @@ export async function recalculate(ctx: AppContext, db: DbExecutor, ref: Document
   await db.updateTable(type.header.table).set(totals).where(type.key, '=', id as number).execute();
   await followSupplierPrices(db, ctx.database.dialect, ref.settings, type, doc, lines);
   if (!type.invoice) return 0;
-  return syncInvoiceReceipts({ db, dialect: ctx.database.dialect, type, invoice: { ...doc, ...totals }, decimals: ref.settings.decimals, today: ref.today });
+  return syncInvoiceReceipts({ db, dialect: ctx.database.dialect, type, invoice: { ...doc, ...totals }, decimals: ref.settings.decimals, today: ref.today, hooks: ctx.hooks });
 }

@@ -121,7 +121,7 @@ export async function refundInvoice(ctx: AppContext, request: RefundRequest): Pr
     const subject = (await subjectOf(trx, INVOICE, String(original.codcliente))) ?? {};
     const { id } = await insertDocument(ctx, trx, ref, INVOICE, { header, lines: refundLines, fecha: request.fecha, hora: request.hora ?? today.time, subject });
     const paid = original.pagada
-      ? await payInvoiceReceipts({ db: trx, dialect: ctx.database.dialect, type: INVOICE, invoice: (await headerOf(trx, INVOICE, id))!, decimals: settings.decimals, today }, true, request.fecha)
+      ? await payInvoiceReceipts({ db: trx, dialect: ctx.database.dialect, type: INVOICE, invoice: (await headerOf(trx, INVOICE, id))!, decimals: settings.decimals, today, hooks: ctx.hooks }, true, request.fecha)
       : [];
     const created = await documentResult(trx, INVOICE, id);
     await settleCustomerRisk(trx, ctx.database.dialect, settings.decimals, lock.customer, created.doc);

@@ -7,7 +7,7 @@ import type { ExportView } from './export-view.ts';
  * apostrophe: a customer's name must never become a formula on the accountant's machine (CSV
  * injection). Numbers are written as numbers and never touched.
  */
-function safeText(value: string): string {
+export function safeText(value: string): string {
   return /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
 }
 

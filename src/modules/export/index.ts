@@ -1,10 +1,20 @@
 import type { Module } from '../../module.ts';
 import { registerExportRoutes } from './export-routes.ts';
+import { registerTrialBalanceExport } from './trial-balance-export.ts';
 
 export type { ExportView } from './export-view.ts';
 export { fiscalQr, type FiscalQr } from './fiscal-qr.ts';
 
-/** Document export: PDF, CSV, XLSX and e-invoices (UBL, CII, Facturae) of the eight documents. */
+/**
+ * Document export: PDF, CSV, XLSX and e-invoices (UBL, CII, Facturae) of the eight documents; the
+ * trial balance as CSV or XLSX.
+ */
 export function exportModule(): Module {
-  return { name: 'export', register: registerExportRoutes };
+  return {
+    name: 'export',
+    register(app, ctx) {
+      registerExportRoutes(app, ctx);
+      registerTrialBalanceExport(app, ctx);
+    },
+  };
 }

@@ -8,6 +8,6 @@ export { serieModel, ejercicioModel };
 export function fiscalModule(): Module {
   return { name: 'fiscal', models: [serieModel, ejercicioModel], setup: declareSerieReference };
 }
-export { serieReference, type SerieInfo } from './serie-reference.ts';
+export { serieIn, serieReference, type SerieInfo } from './serie-reference.ts';
 export { overlappingExercise } from './exercise-overlap.ts';
 export { exerciseCovering, exerciseOf, type ExerciseFacts } from './exercise-reads.ts';

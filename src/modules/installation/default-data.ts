@@ -3,6 +3,8 @@ import type { DataSeed } from '../../db/data-seeds.ts';
 import type { DbExecutor } from '../../db/database.ts';
 import { randomBytes } from 'node:crypto';
 import type { Values } from '../../models/define-model.ts';
+import { importChart } from '../accounting/index.ts';
+import { settingsIn } from '../settings/index.ts';
 import { countryRows } from './countries.ts';
 import { SPANISH_PROVINCES } from './spanish-provinces.ts';
 
@@ -164,8 +166,20 @@ export const DEFAULT_DATA: DataSeed[] = [
     id: 'expense-products',
     run: insertAll(
       'producto',
-      EXPENSES.map(([referencia, descripcion]) => ({ referencia, descripcion, nostock: true, secompra: true, sevende: false, codimpuesto: 'IVA21', codfamilia: 'CONTA' })),
+      // Each expense posts to its own purchases sub-account of group 62 (CONTA621 -> 6210000000).
+      EXPENSES.map(([referencia, descripcion]) => ({
+        referencia, descripcion, nostock: true, secompra: true, sevende: false, codimpuesto: 'IVA21', codfamilia: 'CONTA', codsubcuentacom: `${referencia.slice(5)}0000000`,
+      })),
     ),
+  },
+  {
+    id: 'chart-of-accounts',
+    // The wizard's default: the Spanish chart in the first fiscal year (and, through the setting,
+    // in every later one). An installation made before the setting existed has it off and gets none.
+    run: async (ctx, trx) => {
+      if (!(await settingsIn(trx)).defaultplan) return false;
+      await importChart(ctx, trx, String(year(ctx)), 'ESP');
+    },
   },
   {
     id: 'admin-user',

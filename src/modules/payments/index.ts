@@ -9,7 +9,7 @@ export function paymentsModule(): Module {
   return { name: 'payments', models: [customerReceiptModel, supplierReceiptModel, customerPaymentModel, supplierPaymentModel] };
 }
 export {
-  applyPaymentDays, deleteReceipts, invoiceReceipts, deleteUnpaidReceipts, markOverdueReceipts, overdueInvoiceIds, setReceiptsPaid, syncReceipts,
+  applyPaymentDays, deleteReceipts, paymentRecorded, paymentsRemoving, type RecordedPayment, type RemovedPayments, invoiceReceipts, deleteUnpaidReceipts, markOverdueReceipts, overdueInvoiceIds, setReceiptsPaid, syncReceipts,
   type InvoiceForReceipts, type InvoicePaymentState, type InvoiceSide, type ReceiptTerms,
 } from './receipts.ts';
 export { paidOnCustomerInvoices } from './paid-receipts.ts';

@@ -3,7 +3,9 @@ import { sql, type RawBuilder } from 'kysely';
 import type { BusinessDay } from '../../clock.ts';
 import type { DbExecutor } from '../../db/database.ts';
 import type { SqlDialect } from '../../db/dialect.ts';
+import { insertedId } from '../../db/inserted-id.ts';
 import { dbBoolean, rowReader } from '../../db/row-codec.ts';
+import { hookPoint, type Hooks } from '../../hooks.ts';
 import type { Model } from '../../models/define-model.ts';
 import { dec, roundNumber } from '../../models/round.ts';
 import { paymentDaysOf } from '../customers/index.ts';
@@ -42,6 +44,8 @@ export interface InvoiceForReceipts {
 export interface ReceiptTerms {
   decimals: number;
   today: BusinessDay;
+  /** The app's hook points: payments recorded and removed are announced through them. */
+  hooks: Hooks;
 }
 
 export interface InvoicePaymentState {
@@ -50,6 +54,33 @@ export interface InvoicePaymentState {
 }
 
 type Row = Record<string, unknown>;
+
+/** A payment movement just written (its row, with `idpago`), in the transaction that wrote it. */
+export interface RecordedPayment {
+  db: DbExecutor;
+  side: InvoiceSide;
+  payment: Row;
+  receipt: Row;
+  invoice: InvoiceForReceipts;
+  /** The installation's decimals for amounts. */
+  decimals: number;
+}
+
+/**
+ * Runs after every payment movement the receipts record (a receipt paid or unpaid, or born paid),
+ * in the same transaction: how the posting module books it.
+ */
+export const paymentRecorded = hookPoint<RecordedPayment>('payments.recorded');
+
+/** Payment movements about to be deleted with their receipts (their rows as stored). */
+export interface RemovedPayments {
+  db: DbExecutor;
+  side: InvoiceSide;
+  payments: Row[];
+}
+
+/** Runs before payment movements are deleted with their receipts, in that transaction; a handler may refuse (AppError). */
+export const paymentsRemoving = hookPoint<RemovedPayments>('payments.removing');
 
 const TABLES: Record<InvoiceSide, { receipt: Model; payment: Model; subject: string }> = {
   sales: { receipt: customerReceiptModel, payment: customerPaymentModel, subject: 'codcliente' },
@@ -97,7 +128,7 @@ async function receiptsOf({ db, invoice }: Call): Promise<Row[]> {
 /** A payment movement: +importe when a receipt becomes paid, -importe when it stops being paid. */
 async function recordPayment(c: Call, receipt: Row, importe: number, fecha: string | null, codpago: unknown): Promise<void> {
   const { side } = c.invoice;
-  await c.db.insertInto(TABLES[side].payment.table).values({
+  const payment: Row = {
     idrecibo: receipt.idrecibo,
     importe,
     fecha: fecha ?? c.terms.today.date,
@@ -105,7 +136,10 @@ async function recordPayment(c: Call, receipt: Row, importe: number, fecha: stri
     codpago: codpago ?? null,
     nick: c.invoice.nick,
     ...(side === 'sales' ? { gastos: Number(receipt.gastos ?? 0) } : {}),
-  }).execute();
+  };
+  const insert = c.db.insertInto(TABLES[side].payment.table).values(payment);
+  payment.idpago = await insertedId(c.dialect.engine, insert, 'idpago');
+  await c.terms.hooks.run(paymentRecorded, { db: c.db, side, payment, receipt, invoice: c.invoice, decimals: c.terms.decimals });
 }
 
 /**
@@ -224,18 +258,29 @@ export async function invoiceReceipts(db: DbExecutor, side: InvoiceSide, idfactu
   return rows.map(rowReader(receipt));
 }
 
-/** Deletes the receipts of an invoice and their payments (the invoice goes). */
-export async function deleteReceipts(db: DbExecutor, side: InvoiceSide, idfactura: number): Promise<void> {
-  const { receipt, payment } = TABLES[side];
-  const ids = (await db.selectFrom(receipt.table).select('idrecibo').where('idfactura', '=', idfactura).execute()).map((r) => r.idrecibo as number);
+/** Deletes receipts (by id) with their payments, announcing the payments first (paymentsRemoving). */
+async function removeReceipts(db: DbExecutor, hooks: Hooks, side: InvoiceSide, ids: number[]): Promise<void> {
   if (!ids.length) return;
-  await db.deleteFrom(payment.table).where('idrecibo', 'in', ids).execute();
-  await db.deleteFrom(receipt.table).where('idfactura', '=', idfactura).execute();
+  const { receipt, payment } = TABLES[side];
+  const payments = await db.selectFrom(payment.table).selectAll().where('idrecibo', 'in', ids).execute();
+  if (payments.length) {
+    await hooks.run(paymentsRemoving, { db, side, payments });
+    await db.deleteFrom(payment.table).where('idrecibo', 'in', ids).execute();
+  }
+  await db.deleteFrom(receipt.table).where('idrecibo', 'in', ids).execute();
+}
+
+/** Deletes the receipts of an invoice and their payments (the invoice goes). */
+export async function deleteReceipts(db: DbExecutor, hooks: Hooks, side: InvoiceSide, idfactura: number): Promise<void> {
+  const ids = (await db.selectFrom(TABLES[side].receipt.table).select('idrecibo').where('idfactura', '=', idfactura).execute()).map((r) => Number(r.idrecibo));
+  await removeReceipts(db, hooks, side, ids);
 }
 
 /** Deletes the unpaid receipts of an invoice (a new payment method regenerates them with its terms). */
-export async function deleteUnpaidReceipts(db: DbExecutor, dialect: SqlDialect, side: InvoiceSide, idfactura: number): Promise<void> {
-  await db.deleteFrom(TABLES[side].receipt.table).where('idfactura', '=', idfactura).where('pagado', '=', dialect.boolean(false)).execute();
+export async function deleteUnpaidReceipts(db: DbExecutor, dialect: SqlDialect, hooks: Hooks, side: InvoiceSide, idfactura: number): Promise<void> {
+  const ids = (await db.selectFrom(TABLES[side].receipt.table).select('idrecibo').where('idfactura', '=', idfactura).where('pagado', '=', dialect.boolean(false)).execute())
+    .map((r) => Number(r.idrecibo));
+  await removeReceipts(db, hooks, side, ids);
 }
 
 /** Marks overdue every unpaid receipt past its due date (the calendar moved); returns how many. */

@@ -23,4 +23,13 @@ export const DEFAULT_SETTINGS: Record<string, unknown> = {
   timezone: 'Europe/Madrid',
   langcode: 'es_ES',
   api_profile: 'spec',
+  defaultplan: true,
+};
+
+/**
+ * What a key added after an installation was made reads as while that installation's group lacks
+ * it: such an installation did not choose the new behaviour, so it keeps the old one.
+ */
+export const ABSENT_FROM_OLDER_INSTALLATIONS: Record<string, unknown> = {
+  defaultplan: false,
 };

@@ -2,7 +2,7 @@ import { fieldErrors } from '../../errors.ts';
 import type { DbExecutor } from '../../db/database.ts';
 import { coerceValue } from '../../models/coerce.ts';
 import { f, type FieldDef, type FieldValue } from '../../models/fields.ts';
-import { DEFAULT_SETTINGS } from './default-settings.ts';
+import { ABSENT_FROM_OLDER_INSTALLATIONS, DEFAULT_SETTINGS } from './default-settings.ts';
 import { isTimeZone } from '../../clock.ts';
 import type { Settings } from '../../settings.ts';
 
@@ -42,6 +42,7 @@ const RULES: Readonly<Record<string, SettingRule>> = Object.assign(Object.create
   validate_iban: { field: f.boolean({ notNull: true }) },
   ventasinstock: { field: f.boolean({ notNull: true }) },
   api_profile: { field: f.string(20, { notNull: true }), oneOf: ['spec', 'facturascripts'] },
+  defaultplan: { field: f.boolean({ notNull: true }) },
   langcode: { field: f.string(10, { notNull: true }) },
   timezone: { field: f.string(50, { notNull: true }), valid: (value: string | number | boolean) => isTimeZone(String(value)) },
 });
@@ -112,7 +113,7 @@ export async function namesExistingRecord(db: DbExecutor, key: string, value: un
 
 /** The typed view of a stored `default` group: known keys typed, missing or unreadable ones defaulted. */
 export function readSettings(stored: Record<string, unknown> | undefined): Settings {
-  const settings: Record<string, unknown> = { ...DEFAULT_SETTINGS, ...stored };
+  const settings: Record<string, unknown> = { ...DEFAULT_SETTINGS, ...ABSENT_FROM_OLDER_INSTALLATIONS, ...stored };
   for (const [key, rule] of Object.entries(RULES)) {
     const coerced = coerceValue(rule.field, settings[key] ?? null, 'json');
     const valid = coerced.ok && (coerced.value !== null || rule.field.nullable) && (!rule.oneOf || rule.oneOf.includes(String(coerced.value)))

@@ -1,0 +1,40 @@
+import type { DbExecutor } from '../../db/database.ts';
+import type { SqlDialect } from '../../db/dialect.ts';
+import { defineModel } from '../../models/define-model.ts';
+import { f } from '../../models/fields.ts';
+
+/**
+ * One row per fiscal year (service bookkeeping): its row lock serialises the numbering of the year's
+ * entries across instances, so that two entries never get one number.
+ */
+export const entryCounterModel = defineModel({
+  name: 'ContadorAsientos',
+  table: 'asientos_contadores',
+  internal: true,
+  fields: {
+    codejercicio: f.string(4, { primary: true, references: f.ref('ejercicios', 'codejercicio', 'CASCADE') }),
+  },
+});
+
+/**
+ * Takes the year's counter lock (until the caller's transaction ends): entries are numbered under
+ * it, and postings that add sub-accounts to the year's chart take it first, so that two never
+ * pick one code.
+ */
+export async function chartLock(db: DbExecutor, dialect: SqlDialect, codejercicio: string): Promise<void> {
+  const lock = () => dialect.locking(db.selectFrom('asientos_contadores').select('codejercicio').where('codejercicio', '=', codejercicio)).executeTakeFirst();
+  if (await lock()) return;
+  await dialect.insertIgnore(db.insertInto('asientos_contadores').values({ codejercicio }), ['codejercicio']).execute();
+  await lock();
+}
+
+/**
+ * The next entry number of a fiscal year (the highest + 1, as the reference numbers), under the
+ * year's counter lock, held until the caller's transaction ends. Both engines with row locks read
+ * committed data after the lock (READ COMMITTED), so the highest number is the latest one.
+ */
+export async function nextEntryNumber(db: DbExecutor, dialect: SqlDialect, codejercicio: string): Promise<number> {
+  await chartLock(db, dialect, codejercicio);
+  const last = await db.selectFrom('asientos').select((eb) => eb.fn.max('numero').as('numero')).where('codejercicio', '=', codejercicio).executeTakeFirst();
+  return Number(last?.numero ?? 0) + 1;
+}

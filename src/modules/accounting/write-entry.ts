@@ -1,0 +1,90 @@
+import type { DbExecutor } from '../../db/database.ts';
+import type { SqlDialect } from '../../db/dialect.ts';
+import { insertedId } from '../../db/inserted-id.ts';
+import { AppError } from '../../errors.ts';
+import { dec, roundNumber } from '../../models/round.ts';
+import { moveBalances } from './balances.ts';
+import { nextEntryNumber } from './entry-number.ts';
+import { insideLockedSettlement } from './ledger.ts';
+
+/** An entry's header as a posting module builds it (the number is given here). */
+export interface NewEntry {
+  codejercicio: string;
+  idempresa: number | null;
+  fecha: string;
+  concepto: string;
+  documento: string | null;
+  importe: number;
+  canal: number | null;
+  iddiario: number | null;
+}
+
+/** One line of a new entry: its sub-account resolved, its amounts rounded. */
+export interface NewEntryLine {
+  idsubcuenta: number;
+  codsubcuenta: string;
+  debe: number;
+  haber: number;
+  concepto: string;
+  documento: string | null;
+  baseimponible?: number;
+  iva?: number;
+  recargo?: number;
+  cifnif?: string | null;
+  codserie?: string | null;
+  factura?: string | null;
+  idcontrapartida?: number | null;
+  codcontrapartida?: string | null;
+}
+
+/** Whether the lines balance: their debits and credits agree to `decimals` places. */
+export function balances(lines: readonly Pick<NewEntryLine, 'debe' | 'haber'>[], decimals: number): boolean {
+  const debe = lines.reduce((sum, line) => sum.plus(dec(line.debe)), dec(0));
+  const haber = lines.reduce((sum, line) => sum.plus(dec(line.haber)), dec(0));
+  return roundNumber(debe.minus(haber), decimals) === 0;
+}
+
+/**
+ * Writes a balanced entry with its lines in the caller's transaction: numbered as the year's next
+ * (under the year's counter lock), lines in one statement, balances moved. The caller has checked
+ * that the year is open and the date outside locked settlements (`entryRefusal`). Returns its id.
+ */
+export async function writeEntry(db: DbExecutor, dialect: SqlDialect, entry: NewEntry, lines: readonly NewEntryLine[]): Promise<number> {
+  const numero = await nextEntryNumber(db, dialect, entry.codejercicio);
+  const idasiento = await insertedId(dialect.engine, db.insertInto('asientos').values({ ...entry, numero, editable: dialect.boolean(true), operacion: null }), 'idasiento');
+  const rows = lines.map((line, orden) => ({
+    idasiento, orden, punteada: dialect.boolean(false), saldo: 0, tasaconv: 1, baseimponible: 0, iva: 0, recargo: 0, ...line,
+  }));
+  await db.insertInto('partidas').values(rows).execute();
+  await moveBalances(db, lines);
+  return idasiento;
+}
+
+/** Why an entry cannot be written or removed on `fecha` in `codejercicio` (closed year, locked settlement), if it cannot. */
+export async function entryRefusal(db: DbExecutor, dialect: SqlDialect, codejercicio: string, fecha: string): Promise<'closed-exercise' | 'locked-settlement' | undefined> {
+  const year = await db.selectFrom('ejercicios').select('estado').where('codejercicio', '=', codejercicio).executeTakeFirst();
+  if (year && year.estado !== 'ABIERTO') return 'closed-exercise';
+  if (await insideLockedSettlement(db, dialect, fecha)) return 'locked-settlement';
+  return undefined;
+}
+
+/**
+ * Deletes entries (by id) with their lines, moving the balances back, in the caller's transaction;
+ * refused whole (409 `entry-locked`) when one of them is in a closed year or a locked settlement.
+ * Ids of entries that no longer exist are ignored.
+ */
+export async function removeEntries(db: DbExecutor, dialect: SqlDialect, ids: readonly number[]): Promise<void> {
+  const wanted = [...new Set(ids.filter((id) => Number.isInteger(id)))];
+  if (!wanted.length) return;
+  const entries = await db.selectFrom('asientos').select(['idasiento', 'codejercicio', 'fecha']).where('idasiento', 'in', wanted).execute();
+  for (const entry of entries) {
+    const refusal = await entryRefusal(db, dialect, String(entry.codejercicio), String(entry.fecha));
+    if (refusal) throw new AppError('entry-locked', { idasiento: Number(entry.idasiento), codejercicio: String(entry.codejercicio), reason: refusal });
+  }
+  const found = entries.map((entry) => Number(entry.idasiento));
+  if (!found.length) return;
+  const lines = await db.selectFrom('partidas').select(['idsubcuenta', 'debe', 'haber']).where('idasiento', 'in', found).execute();
+  await db.deleteFrom('partidas').where('idasiento', 'in', found).execute();
+  await db.deleteFrom('asientos').where('idasiento', 'in', found).execute();
+  await moveBalances(db, [], lines);
+}

@@ -1,0 +1,62 @@
+import { sql } from 'kysely';
+import type { DbExecutor } from '../../db/database.ts';
+
+/** A sub-account of the year, as postings need it. */
+export interface Subaccount {
+  idsubcuenta: number;
+  codsubcuenta: string;
+  idcuenta: number;
+  codcuenta: string;
+}
+
+/** What one posting reads of a year's chart: the sub-accounts it names, and the first of each role. */
+export interface ChartView {
+  codejercicio: string;
+  longsubcuenta: number;
+  byCode(code: string | null | undefined): Subaccount | undefined;
+  /** The lowest sub-account of the lowest-coded account tagged `role` (with sub-accounts). */
+  first(role: string): Subaccount | undefined;
+}
+
+/**
+ * Whether a fiscal year has a chart (at least one sub-account), with its sub-account length, in
+ * one read: without a chart nothing is posted, as in the reference, and nothing else is read.
+ */
+export async function chartOfYear(db: DbExecutor, codejercicio: string): Promise<{ longsubcuenta: number } | undefined> {
+  const row = await db.selectFrom('ejercicios').select(['longsubcuenta', sql<unknown>`EXISTS (SELECT 1 FROM subcuentas s WHERE s.codejercicio = ${codejercicio})`.as('chart')])
+    .where('codejercicio', '=', codejercicio).executeTakeFirst();
+  const chart = row?.chart;
+  return row && (chart === true || Number(chart) === 1) ? { longsubcuenta: Number(row.longsubcuenta ?? 10) } : undefined;
+}
+
+/**
+ * One read of a year's chart (one that has a chart: `chartOfYear`) for a posting: the sub-accounts
+ * of the codes it names and of the accounts tagged with the roles it may fall back on.
+ */
+export async function chartView(db: DbExecutor, codejercicio: string, longsubcuenta: number, roles: readonly string[], codes: ReadonlyArray<string | null | undefined>): Promise<ChartView> {
+  const named = [...new Set(codes.filter((code): code is string => typeof code === 'string' && code !== ''))];
+  const rows = await db.selectFrom('subcuentas as s').innerJoin('cuentas as c', 'c.idcuenta', 's.idcuenta')
+    .select(['s.idsubcuenta', 's.codsubcuenta', 's.idcuenta', 'c.codcuenta', 'c.codcuentaesp'])
+    .where('s.codejercicio', '=', codejercicio)
+    .where((eb) => eb.or([
+      ...(named.length ? [eb('s.codsubcuenta', 'in', named)] : []),
+      ...(roles.length ? [eb('c.codcuentaesp', 'in', [...roles])] : []),
+      ...(!named.length && !roles.length ? [sql<boolean>`1 = 0`] : []),
+    ]))
+    .orderBy('c.codcuenta').orderBy('s.codsubcuenta')
+    .execute();
+  const byCode = new Map<string, Subaccount>();
+  const firstOf = new Map<string, Subaccount>();
+  for (const row of rows) {
+    const sub: Subaccount = { idsubcuenta: Number(row.idsubcuenta), codsubcuenta: String(row.codsubcuenta), idcuenta: Number(row.idcuenta), codcuenta: String(row.codcuenta) };
+    byCode.set(sub.codsubcuenta, sub);
+    // Rows come by account code, then sub-account code: the first seen of a role is its first.
+    if (row.codcuentaesp && !firstOf.has(String(row.codcuentaesp))) firstOf.set(String(row.codcuentaesp), sub);
+  }
+  return {
+    codejercicio,
+    longsubcuenta,
+    byCode: (code) => (code ? byCode.get(code) : undefined),
+    first: (role) => firstOf.get(role),
+  };
+}

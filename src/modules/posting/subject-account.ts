@@ -1,0 +1,79 @@
+import type { DbExecutor } from '../../db/database.ts';
+import type { SqlDialect } from '../../db/dialect.ts';
+import { insertedId } from '../../db/inserted-id.ts';
+import { chartLock } from '../accounting/index.ts';
+import type { ChartView, Subaccount } from './chart.ts';
+import { NotPosted } from './not-posted.ts';
+
+export type Side = 'sales' | 'purchase';
+
+const SUBJECTS = {
+  sales: { table: 'clientes', key: 'codcliente', notFound: 'customer-account-not-found' },
+  purchase: { table: 'proveedores', key: 'codproveedor', notFound: 'supplier-account-not-found' },
+} as const;
+
+/** The role of a customer's or supplier's sub-accounts: CLIENT, PROVEE, or ACREED for creditors. */
+export function subjectRole(side: Side, subject: Record<string, unknown>): string {
+  return side === 'sales' ? 'CLIENT' : subject.acreedor === true || subject.acreedor === 1 ? 'ACREED' : 'PROVEE';
+}
+
+async function taken(db: DbExecutor, side: Side, codejercicio: string, code: string, own: string): Promise<boolean> {
+  const { table, key } = SUBJECTS[side];
+  if (await db.selectFrom('subcuentas').select('idsubcuenta').where('codejercicio', '=', codejercicio).where('codsubcuenta', '=', code).executeTakeFirst()) return true;
+  return (await db.selectFrom(table).select(key).where('codsubcuenta', '=', code).where(key, '<>', own).executeTakeFirst()) !== undefined;
+}
+
+/**
+ * The sub-account a customer or supplier posts to in the year (the reference's rules): its own
+ * `codsubcuenta` when the year has it; else (a customer) its group's; else its own code created in
+ * this year; else a new one under the first account of its role: the account's code, zeros, and the
+ * digits of the subject's code (`430` + `0000001` for customer `1`), skipping codes already held,
+ * then the account's next free number. A new code is stored back on the subject. Under the year's
+ * chart lock, so that two postings never create one code.
+ */
+export async function subjectAccount(db: DbExecutor, dialect: SqlDialect, chart: ChartView, side: Side, subject: Record<string, unknown>): Promise<Subaccount> {
+  const { table, key, notFound } = SUBJECTS[side];
+  const own = typeof subject.codsubcuenta === 'string' && subject.codsubcuenta !== '' ? subject.codsubcuenta : null;
+  const found = chart.byCode(own);
+  if (found) return found;
+  if (side === 'sales' && typeof subject.codgrupo === 'string' && subject.codgrupo !== '') {
+    const group = await db.selectFrom('gruposclientes').select('codsubcuenta').where('codgrupo', '=', subject.codgrupo).executeTakeFirst();
+    if (typeof group?.codsubcuenta === 'string' && group.codsubcuenta !== '') {
+      const row = await db.selectFrom('subcuentas').select(['idsubcuenta', 'codsubcuenta', 'idcuenta', 'codcuenta'])
+        .where('codejercicio', '=', chart.codejercicio).where('codsubcuenta', '=', group.codsubcuenta).executeTakeFirst();
+      if (row) return { idsubcuenta: Number(row.idsubcuenta), codsubcuenta: String(row.codsubcuenta), idcuenta: Number(row.idcuenta), codcuenta: String(row.codcuenta) };
+    }
+  }
+  const role = subjectRole(side, subject);
+  const account = await db.selectFrom('cuentas').select(['idcuenta', 'codcuenta']).where('codejercicio', '=', chart.codejercicio)
+    .where('codcuentaesp', '=', role).orderBy('codcuenta').executeTakeFirst();
+  if (!account) throw new NotPosted(notFound, { role });
+  await chartLock(db, dialect, chart.codejercicio);
+  const codcuenta = String(account.codcuenta);
+  const subjectCode = String(subject[key]);
+  const length = chart.longsubcuenta;
+  const fits = (code: string) => /^[0-9]+$/.test(code) && code.length === length && code.startsWith(codcuenta);
+  let code: string | undefined;
+  if (own && fits(own) && !(await taken(db, side, chart.codejercicio, own, subjectCode))) code = own;
+  const digits = subjectCode.replace(/[^0-9]/g, '').replace(/^0+(?=.)/, '');
+  const candidate = digits && codcuenta.length + digits.length <= length ? codcuenta + digits.padStart(length - codcuenta.length, '0') : undefined;
+  if (!code && candidate && !(await taken(db, side, chart.codejercicio, candidate, subjectCode))) code = candidate;
+  if (!code) {
+    // The account's next number after its highest sub-account.
+    const last = await db.selectFrom('subcuentas').select((eb) => eb.fn.max('codsubcuenta').as('code'))
+      .where('codejercicio', '=', chart.codejercicio).where('idcuenta', '=', Number(account.idcuenta)).executeTakeFirst();
+    let next = BigInt(typeof last?.code === 'string' && fits(last.code) ? last.code.slice(codcuenta.length) : '0') + 1n;
+    for (; !code; next++) {
+      const attempt = codcuenta + String(next).padStart(length - codcuenta.length, '0');
+      if (attempt.length > length) throw new NotPosted(notFound, { role, reason: 'no-free-code' });
+      if (!(await taken(db, side, chart.codejercicio, attempt, subjectCode))) code = attempt;
+    }
+  }
+  const descripcion = String(subject.razonsocial || subject.nombre || subjectCode).slice(0, 255);
+  const insert = db.insertInto('subcuentas').values({
+    codsubcuenta: code, codejercicio: chart.codejercicio, descripcion, codcuenta, idcuenta: Number(account.idcuenta), codcuentaesp: null, debe: 0, haber: 0, saldo: 0,
+  });
+  const idsubcuenta = await insertedId(dialect.engine, insert, 'idsubcuenta');
+  if (code !== own) await db.updateTable(table).set({ codsubcuenta: code }).where(key, '=', subjectCode).execute();
+  return { idsubcuenta, codsubcuenta: code, idcuenta: Number(account.idcuenta), codcuenta };
+}
