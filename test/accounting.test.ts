@@ -106,6 +106,42 @@ forEachEngine('accounting', (t) => {
     assert.deepEqual((await entryOf(t(), doc.idasiento)).lines, [[P, 0, 1060, 0, 0, 0, null], ['4720000021', 210, 0, 1000, 21, 0, P], ['4751000000', 0, 150, 0, 0, 0, P], ['6230000000', 1000, 0, 0, 0, 0, P]]);
   });
 
+  it('self-assesses the VAT of an intra-community purchase: four lines, no ordinary VAT line', async () => {
+    const { doc } = await create(t(), 'FacturaProveedor', { codproveedor: '1', operacion: 'intracomunitaria', lineas: [{ descripcion: 'eu', pvpunitario: 200, codimpuesto: 'IVA21' }] });
+    assert.equal(doc.total, 200);
+    assert.deepEqual((await entryOf(t(), doc.idasiento)).lines, [
+      [P, 0, 200, 0, 0, 0, null], ['4721000021', 42, 0, 200, 21, 0, P], ['4771000021', 0, 42, 200, 21, 0, P], ['6000000000', 200, 0, 0, 0, 0, P],
+    ]);
+  });
+
+  it('books a receipt\'s fees on payment and takes them back on un-payment', async () => {
+    const { doc } = await create(t(), 'FacturaCliente', { codcliente: '1', lineas: [{ descripcion: 'x', pvpunitario: 100, codimpuesto: 'IVA21' }] });
+    const [receipt] = (await t().call('GET', `/api/3/reciboclientes?filter[idfactura]=${doc.idfactura}`)).body;
+    assert.equal((await t().call('PATCH', `/api/3/reciboclientes/${receipt.idrecibo}`, { gastos: 5 })).status, 200);
+    const lastPayment = async () => ((await t().call('GET', '/api/3/pagoclientes?sort[idpago]=DESC&limit=1')).body as any[])[0];
+    assert.equal((await t().call('POST', `/api/3/pagarFacturaCliente/${doc.idfactura}`, { pagada: true })).status, 200);
+    const paid = await entryOf(t(), (await lastPayment()).idasiento);
+    assert.deepEqual(paid.lines, [[C, 0, 121, 0, 0, 0, null], ['5720000000', 116, 0, 0, 0, 0, null], ['5720000000', 5, 0, 0, 0, 0, null]]);
+    assert.equal((await t().call('POST', `/api/3/pagarFacturaCliente/${doc.idfactura}`, { pagada: false })).status, 200);
+    assert.deepEqual((await entryOf(t(), (await lastPayment()).idasiento)).lines, [[C, 121, 0, 0, 0, 0, null], ['5720000000', 0, 116, 0, 0, 0, null], ['5720000000', 0, 5, 0, 0, 0, null]]);
+  });
+
+  it('posts payments written through their own resource, and removes entries with deleted payments and receipts', async () => {
+    const { doc } = await create(t(), 'FacturaCliente', { codcliente: '1', lineas: [{ descripcion: 'x', pvpunitario: 10, codimpuesto: 'IVA21' }] });
+    const [receipt] = (await t().call('GET', `/api/3/reciboclientes?filter[idfactura]=${doc.idfactura}`)).body;
+    const created = await t().call('POST', '/api/3/pagoclientes', { idrecibo: receipt.idrecibo, importe: 12.1, fecha: doc.fecha });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    const stored = (await t().call('GET', `/api/3/pagoclientes/${created.body.idpago ?? created.body.data?.idpago}`)).body;
+    assert.deepEqual((await entryOf(t(), stored.idasiento)).lines, [[C, 0, 12.1, 0, 0, 0, null], ['5720000000', 12.1, 0, 0, 0, 0, null]]);
+    assert.equal((await t().call('DELETE', `/api/3/pagoclientes/${stored.idpago}`)).status, 200);
+    assert.equal((await t().call('GET', `/api/3/asientos/${stored.idasiento}`)).status, 404);
+    assert.equal((await t().call('POST', `/api/3/pagarFacturaCliente/${doc.idfactura}`, { pagada: true })).status, 200);
+    const [payment] = (await t().call('GET', `/api/3/pagoclientes?filter[idrecibo]=${receipt.idrecibo}`)).body;
+    assert.equal(typeof payment.idasiento, 'number');
+    assert.equal((await t().call('DELETE', `/api/3/reciboclientes/${receipt.idrecibo}`)).status, 200);
+    assert.equal((await t().call('GET', `/api/3/asientos/${payment.idasiento}`)).status, 404);
+  });
+
   it('mirrors a credit note on the returns account and keeps the original\'s entry', async () => {
     const { doc } = await create(t(), 'FacturaCliente', { codcliente: '1', lineas: [{ descripcion: 'x', pvpunitario: 100, codimpuesto: 'IVA21' }] });
     const refund = await t().call('POST', '/api/3/crearFacturaRectificativaCliente', { idfactura: doc.idfactura, fecha: doc.fecha });
@@ -132,6 +168,15 @@ forEachEngine('accounting', (t) => {
     assert.deepEqual(second.lines, [[C, 121, 0, 0, 0, 0, null], ['5720000000', 0, 121, 0, 0, 0, null]]);
     assert.match(second.entry.concepto, /^Devolución del recibo /);
     assert.equal((await t().call('GET', `/api/3/asientos/${payment.idasiento}`)).status, 200);
+    // A receipt paid through its own resource records its payment and posts it too.
+    const other = await create(t(), 'FacturaCliente', { codcliente: '1', lineas: [{ descripcion: 'y', pvpunitario: 10, codimpuesto: 'IVA21' }] });
+    const [receipt] = (await t().call('GET', `/api/3/reciboclientes?filter[idfactura]=${other.doc.idfactura}`)).body;
+    assert.equal((await t().call('PATCH', `/api/3/reciboclientes/${receipt.idrecibo}`, { pagado: true })).status, 200);
+    const [direct] = (await payments()).slice(-1);
+    assert.deepEqual([direct.idrecibo, direct.importe], [receipt.idrecibo, 12.1]);
+    assert.deepEqual((await entryOf(t(), direct.idasiento)).lines, [[C, 0, 12.1, 0, 0, 0, null], ['5720000000', 12.1, 0, 0, 0, 0, null]]);
+    assert.equal((await t().call('PATCH', `/api/3/reciboclientes/${receipt.idrecibo}`, { observaciones: 'no payment change' })).status, 200);
+    assert.equal((await payments()).slice(-1)[0].idpago, direct.idpago, 'no movement without a change of pagado');
     // A supplier's payment mirrors it.
     const purchase = await create(t(), 'FacturaProveedor', { codproveedor: '1', pagada: true, lineas: [{ descripcion: 'x', pvpunitario: 10, codimpuesto: 'IVA21' }] });
     const [supplierPayment] = ((await t().call('GET', `/api/3/pagoproveedores?sort[idpago]=DESC&limit=1`)).body as any[]);
@@ -172,6 +217,8 @@ forEachEngine('accounting', (t) => {
     const { doc } = await create(t(), 'FacturaCliente', { codcliente: '1', pagada: true, lineas: [{ descripcion: 'x', pvpunitario: 100, codimpuesto: 'IVA21' }] });
     const [payment] = (await t().call('GET', `/api/3/pagoclientes?sort[idpago]=DESC&limit=1`)).body;
     assert.equal(typeof payment.idasiento, 'number');
+    // The invoice's entry comes first, then its payment's.
+    assert.ok((await entryOf(t(), payment.idasiento)).entry.numero > (await entryOf(t(), doc.idasiento)).entry.numero);
     assert.equal((await t().call('DELETE', `/api/3/facturaclientes/${doc.idfactura}`)).status, 200);
     for (const id of [doc.idasiento, payment.idasiento]) assert.equal((await t().call('GET', `/api/3/asientos/${id}`)).status, 404);
 
@@ -194,6 +241,14 @@ forEachEngine('accounting', (t) => {
     assert.deepEqual(answer.warnings.map((w: any) => [w.code, w.resource, w.id, w.codsubcuenta]), [['sales-subaccount-not-found', 'facturacliente', answer.doc.idfactura, '7059999999']]);
     const feed = (await t().call('GET', '/api/3/events?type=accounting.not-posted&latest=5')).body.events as any[];
     assert.ok(feed.some((event) => event.payload.id === answer.doc.idfactura && event.payload.code === 'sales-subaccount-not-found'), JSON.stringify(feed));
+  });
+
+  it('closes a year with a chart only once every invoice with a total has its entry', async () => {
+    const closing = await t().call('PUT', `/api/3/ejercicios/${year}`, { estado: 'CERRADO' });
+    assert.equal(closing.status, 422, JSON.stringify(closing.body));
+    assert.equal(closing.body.fields.estado, 'invoices-without-entry');
+    assert.ok(closing.body.invoices >= 1, 'the invoice saved without entry above');
+    assert.equal((await t().call('GET', `/api/3/ejercicios/${year}`)).body.estado, 'ABIERTO');
   });
 
   it('keeps sub-account and account balances exact, and the trial balance agrees', async () => {
@@ -256,9 +311,16 @@ forEachEngine('accounting under concurrency', (t) => {
       const year = String((await t().call('GET', '/api/3/ejercicios')).body[0].codejercicio);
       const customers = Array.from({ length: 8 }, (_, i) => `K${i + 1}`);
       for (const codcliente of customers) assert.equal((await t().call('POST', '/api/3/clientes', { codcliente, nombre: codcliente })).status, 201);
-      const answers = await Promise.all(Array.from({ length: 150 }, (_, i) => (i % 2 ? other : t()).call('POST', '/api/3/crearFacturaCliente', {
+      const suppliers = ['S1', 'S2'];
+      for (const codproveedor of suppliers) assert.equal((await t().call('POST', '/api/3/proveedores', { codproveedor, nombre: codproveedor, cifnif: '12345678Z' })).status, 201);
+      assert.equal((await t().call('POST', '/api/3/series', { codserie: 'Q', descripcion: 'Q' })).status, 201);
+      // Sales in one series, purchases of two new suppliers in two series: the suppliers' first
+      // postings race for their sub-accounts (no risk lock orders them, unlike customers').
+      const answers = await Promise.all(Array.from({ length: 130 }, (_, i) => (i % 2 ? other : t()).call('POST', '/api/3/crearFacturaCliente', {
         codcliente: customers[i % customers.length], lineas: [{ descripcion: `c${i}`, cantidad: 1 + (i % 3), pvpunitario: 10.01 + i, codimpuesto: i % 2 ? 'IVA21' : 'IVA10' }],
-      })));
+      })).concat(Array.from({ length: 20 }, (_, i) => (i % 2 ? t() : other).call('POST', '/api/3/crearFacturaProveedor', {
+        codproveedor: suppliers[i % 2], codserie: i % 4 < 2 ? 'A' : 'Q', lineas: [{ descripcion: `p${i}`, pvpunitario: 5 + i, codimpuesto: 'IVA21' }],
+      }))));
       assert.deepEqual([...new Set(answers.map((a) => a.status))], [200], JSON.stringify(answers.find((a) => a.status !== 200)?.body));
       const pays = await Promise.all(answers.slice(0, 50).map((a, i) => (i % 2 ? t() : other).call('POST', `/api/3/pagarFacturaCliente/${a.body.doc.idfactura}`, { pagada: true })));
       assert.deepEqual([...new Set(pays.map((a) => a.status))], [200], JSON.stringify(pays.find((a) => a.status !== 200)?.body));
@@ -270,6 +332,11 @@ forEachEngine('accounting under concurrency', (t) => {
       // Each customer got one sub-account, stored back.
       const subs = (await t().call('GET', `/api/3/subcuentas?filter[codejercicio]=${year}&filter[codcuenta]=430&limit=100`)).body as any[];
       assert.equal(subs.length, customers.length);
+      const supplierSubs = (await t().call('GET', `/api/3/subcuentas?filter[codejercicio]=${year}&filter[codcuenta]=400&limit=100`)).body as any[];
+      assert.deepEqual(supplierSubs.map((sub) => sub.codsubcuenta).filter((code) => code !== '4000000000').sort(), ['4000000001', '4000000002']);
+      for (const [i, codproveedor] of suppliers.entries()) {
+        assert.equal((await t().call('GET', `/api/3/proveedores/${codproveedor}`)).body.codsubcuenta, `400000000${i + 1}`);
+      }
     } finally {
       await other.close();
     }

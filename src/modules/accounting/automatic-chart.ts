@@ -1,7 +1,7 @@
 import type { AppContext } from '../../app-context.ts';
 import { companyOf } from '../company/index.ts';
 import { settingsIn } from '../settings/index.ts';
-import { countryChart } from './chart-files.ts';
+import { chartShape, countryChart } from './chart-files.ts';
 import { importChart } from './import-chart.ts';
 
 /**
@@ -19,8 +19,7 @@ export function importChartIntoNewYears(ctx: AppContext): void {
     const codpais = String((company?.codpais as string | null | undefined) || settings.codpais);
     const chart = countryChart(codpais);
     // A year whose sub-account length cannot hold the chart's codes (no longer than an account's) gets none.
-    const longest = chart ? Math.max(...chart.entries.filter((entry) => entry.code.length < 10).map((entry) => entry.code.length)) : 0;
-    if (!chart || Number(change.record.longsubcuenta ?? 10) <= longest) return;
+    if (!chart || Number(change.record.longsubcuenta ?? chartShape(chart).subLength) <= chartShape(chart).accountLength) return;
     await importChart(ctx, db, String(change.record.codejercicio), codpais, { keepLength: true });
   });
 }

@@ -6,11 +6,14 @@ import { dec } from '../../models/round.ts';
 /**
  * Sub-account and account balances (`debe`, `haber`, `saldo = debe - haber`), kept exact in the
  * transaction of every change of entry lines: each change adds its difference to its sub-accounts
- * and to every account above them (the tree of `parent_idcuenta`), in a fixed order (ids
- * ascending) so that two postings never lock the same rows in opposite orders. Amounts are summed
+ * and to every account above them (the tree of `parent_idcuenta`), rows in id order.
+ * Postings move them under their year's chart lock; lines written by hand through the API do not
+ * take it (a rare deadlock there is retried by the transaction). Amounts are summed
  * as decimals and every stored sum is rounded to 6 places, so that binary fractions never creep in
  * however many lines a sub-account collects.
  */
+
+/** An entry line's amounts, as stored. */
 export interface LineAmounts {
   idsubcuenta?: unknown;
   debe?: unknown;

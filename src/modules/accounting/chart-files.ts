@@ -63,6 +63,12 @@ export function countryChart(codpais: string): CountryChart | undefined {
   return chart;
 }
 
+/** A chart's code lengths: sub-accounts are its longest codes, accounts all the shorter ones. */
+export function chartShape(chart: CountryChart): { subLength: number; accountLength: number } {
+  const subLength = Math.max(...chart.entries.map((entry) => entry.code.length));
+  return { subLength, accountLength: Math.max(...chart.entries.filter((entry) => entry.code.length < subLength).map((entry) => entry.code.length)) };
+}
+
 /**
  * A sub-account code brought to `length` digits by widening or narrowing its longest run of zeros
  * (`4300000001` -> `43000001` for 8); undefined when it cannot be (too few zeros to drop).

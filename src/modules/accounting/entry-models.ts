@@ -5,6 +5,7 @@ import { validationError } from '../../errors.ts';
 import { exerciseCovering } from '../fiscal/index.ts';
 import { moveBalances } from './balances.ts';
 import { nextEntryNumber } from './entry-number.ts';
+import { deleteEntryLines } from './write-entry.ts';
 import { insideLockedSettlement, openExercise, subaccountByCode, subaccountById } from './ledger.ts';
 
 /**
@@ -72,9 +73,7 @@ export const asientoModel = defineModel({
       if (await insideLockedSettlement(db, dialect, existing.fecha)) throw validationError({ fecha: 'locked' });
       if (!isTrue(existing.editable)) throw validationError({ editable: 'locked' });
       // The lines go first, so that their sub-accounts' balances follow.
-      const lines = await db.selectFrom('partidas').select(['idsubcuenta', 'debe', 'haber']).where('idasiento', '=', existing.idasiento as number).execute();
-      await db.deleteFrom('partidas').where('idasiento', '=', existing.idasiento as number).execute();
-      await moveBalances(db, [], lines);
+      await deleteEntryLines(db, [Number(existing.idasiento)]);
     },
   },
 });

@@ -22,11 +22,20 @@ export const entryCounterModel = defineModel({
  * pick one code.
  */
 export async function chartLock(db: DbExecutor, dialect: SqlDialect, codejercicio: string): Promise<void> {
+  // A lock this transaction holds already costs no second statement.
+  const held = locksHeld.get(db) ?? new Set<string>();
+  if (held.has(codejercicio)) return;
   const lock = () => dialect.locking(db.selectFrom('asientos_contadores').select('codejercicio').where('codejercicio', '=', codejercicio)).executeTakeFirst();
-  if (await lock()) return;
-  await dialect.insertIgnore(db.insertInto('asientos_contadores').values({ codejercicio }), ['codejercicio']).execute();
-  await lock();
+  if (!(await lock())) {
+    await dialect.insertIgnore(db.insertInto('asientos_contadores').values({ codejercicio }), ['codejercicio']).execute();
+    await lock();
+  }
+  // Remembered for a transaction only: a lock taken outside one ends with its statement.
+  if (db.isTransaction) locksHeld.set(db, held.add(codejercicio));
 }
+
+/** The years whose lock each transaction holds (a transaction's executor lives as long as it does). */
+const locksHeld = new WeakMap<DbExecutor, Set<string>>();
 
 /**
  * The next entry number of a fiscal year (the highest + 1, as the reference numbers), under the

@@ -1,7 +1,7 @@
 import type { AppContext } from '../../app-context.ts';
 import type { DbExecutor } from '../../db/database.ts';
 import { validationError } from '../../errors.ts';
-import { countryChart, resizeCode, type ChartEntry } from './chart-files.ts';
+import { chartShape, countryChart, resizeCode, type ChartEntry } from './chart-files.ts';
 import { openExercise } from './ledger.ts';
 
 /** What an import added (a second import of the same chart adds nothing). */
@@ -46,10 +46,9 @@ export async function importChart(ctx: AppContext, db: DbExecutor, codejercicio:
   if (roles.length) await db.insertInto('cuentasesp').values(roles).execute();
   counts.cuentasesp = roles.length;
 
-  const subLength = Math.max(...chart.entries.map((entry) => entry.code.length));
+  const { subLength, accountLength } = chartShape(chart);
   const accountEntries = chart.entries.filter((entry) => entry.code.length < subLength);
   const subEntries = chart.entries.filter((entry) => entry.code.length === subLength);
-  const accountLength = Math.max(...accountEntries.map((entry) => entry.code.length));
 
   const existingSub = new Set((await db.selectFrom('subcuentas').select('codsubcuenta').where('codejercicio', '=', codejercicio).execute()).map((row) => String(row.codsubcuenta)));
   let length = exercise.longsubcuenta;

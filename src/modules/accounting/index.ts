@@ -12,7 +12,7 @@ export { moveBalances, type LineAmounts } from './balances.ts';
 export { nextEntryNumber } from './entry-number.ts';
 export { insideLockedSettlement, openExercise } from './ledger.ts';
 export { trialBalanceRequest } from './accounting-routes.ts';
-export { balances, entryRefusal, removeEntries, writeEntry, type NewEntry, type NewEntryLine } from './write-entry.ts';
+export { entryRefusal, isBalanced, removeEntries, unbalanced, writeEntry, type NewEntry, type NewEntryLine } from './write-entry.ts';
 export { chartLock } from './entry-number.ts';
 export type { TrialBalance, TrialBalanceLine } from './trial-balance.ts';
 

@@ -4,7 +4,7 @@ import { insertedId } from '../../db/inserted-id.ts';
 import { AppError } from '../../errors.ts';
 import { dec, roundNumber } from '../../models/round.ts';
 import { moveBalances } from './balances.ts';
-import { nextEntryNumber } from './entry-number.ts';
+import { chartLock, nextEntryNumber } from './entry-number.ts';
 import { insideLockedSettlement } from './ledger.ts';
 
 /** An entry's header as a posting module builds it (the number is given here). */
@@ -38,10 +38,16 @@ export interface NewEntryLine {
 }
 
 /** Whether the lines balance: their debits and credits agree to `decimals` places. */
-export function balances(lines: readonly Pick<NewEntryLine, 'debe' | 'haber'>[], decimals: number): boolean {
+export function isBalanced(lines: readonly Pick<NewEntryLine, 'debe' | 'haber'>[], decimals: number): boolean {
   const debe = lines.reduce((sum, line) => sum.plus(dec(line.debe)), dec(0));
   const haber = lines.reduce((sum, line) => sum.plus(dec(line.haber)), dec(0));
   return roundNumber(debe.minus(haber), decimals) === 0;
+}
+
+/** The refusal of an entry that would not balance: a fault (500), never written, the whole operation refused. */
+export function unbalanced(what: string, id: number, lines: readonly NewEntryLine[]): Error {
+  const sum = (side: 'debe' | 'haber') => lines.reduce((total, line) => total.plus(dec(line[side])), dec(0)).toString();
+  return new Error(`the accounting entry of ${what} ${id} would not balance (debe ${sum('debe')}, haber ${sum('haber')})`);
 }
 
 /**
@@ -60,8 +66,13 @@ export async function writeEntry(db: DbExecutor, dialect: SqlDialect, entry: New
   return idasiento;
 }
 
-/** Why an entry cannot be written or removed on `fecha` in `codejercicio` (closed year, locked settlement), if it cannot. */
+/**
+ * Why an entry cannot be written or removed on `fecha` in `codejercicio` (closed year, locked
+ * settlement), if it cannot. Asked under the year's chart lock (taken here, held until the caller's
+ * transaction ends), so that the year cannot close between the answer and the write.
+ */
 export async function entryRefusal(db: DbExecutor, dialect: SqlDialect, codejercicio: string, fecha: string): Promise<'closed-exercise' | 'locked-settlement' | undefined> {
+  await chartLock(db, dialect, codejercicio);
   const year = await db.selectFrom('ejercicios').select('estado').where('codejercicio', '=', codejercicio).executeTakeFirst();
   if (year && year.estado !== 'ABIERTO') return 'closed-exercise';
   if (await insideLockedSettlement(db, dialect, fecha)) return 'locked-settlement';
@@ -71,20 +82,25 @@ export async function entryRefusal(db: DbExecutor, dialect: SqlDialect, codejerc
 /**
  * Deletes entries (by id) with their lines, moving the balances back, in the caller's transaction;
  * refused whole (409 `entry-locked`) when one of them is in a closed year or a locked settlement.
- * Ids of entries that no longer exist are ignored.
+ * Years are locked in code order. Ids of entries that no longer exist are ignored.
  */
 export async function removeEntries(db: DbExecutor, dialect: SqlDialect, ids: readonly number[]): Promise<void> {
   const wanted = [...new Set(ids.filter((id) => Number.isInteger(id)))];
   if (!wanted.length) return;
-  const entries = await db.selectFrom('asientos').select(['idasiento', 'codejercicio', 'fecha']).where('idasiento', 'in', wanted).execute();
+  const entries = await db.selectFrom('asientos').select(['idasiento', 'codejercicio', 'fecha']).where('idasiento', 'in', wanted).orderBy('codejercicio').execute();
   for (const entry of entries) {
     const refusal = await entryRefusal(db, dialect, String(entry.codejercicio), String(entry.fecha));
     if (refusal) throw new AppError('entry-locked', { idasiento: Number(entry.idasiento), codejercicio: String(entry.codejercicio), reason: refusal });
   }
   const found = entries.map((entry) => Number(entry.idasiento));
   if (!found.length) return;
-  const lines = await db.selectFrom('partidas').select(['idsubcuenta', 'debe', 'haber']).where('idasiento', 'in', found).execute();
-  await db.deleteFrom('partidas').where('idasiento', 'in', found).execute();
+  await deleteEntryLines(db, found);
   await db.deleteFrom('asientos').where('idasiento', 'in', found).execute();
+}
+
+/** Deletes the lines of entries, moving their sub-accounts' and accounts' balances back. */
+export async function deleteEntryLines(db: DbExecutor, idasientos: readonly number[]): Promise<void> {
+  const lines = await db.selectFrom('partidas').select(['idsubcuenta', 'debe', 'haber']).where('idasiento', 'in', [...idasientos]).execute();
+  await db.deleteFrom('partidas').where('idasiento', 'in', [...idasientos]).execute();
   await moveBalances(db, [], lines);
 }

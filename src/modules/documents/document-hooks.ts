@@ -28,7 +28,8 @@ export interface CreatedDocument {
 
 /**
  * Runs after every new document is written (created, generated from another, a refund), with its
- * lines, totals, stock and receipts, in the same transaction: a handler's failure refuses the creation.
+ * lines, totals and stock, before an invoice's receipts, in the same transaction: a handler's
+ * failure refuses the creation.
  */
 export const documentCreated = hookPoint<CreatedDocument>('documents.created');
 

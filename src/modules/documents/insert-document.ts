@@ -31,8 +31,8 @@ export const effectOf = (line: Row): StockEffect => ({ mode: Number(line.actuali
 /**
  * Writes a new document in the caller's transaction: serie lock, fiscal year, number and code,
  * then the amounts, computed before anything is written, so that the header goes in with its
- * totals and the lines with theirs, in one statement; then the lines' stock, an invoice's
- * receipts, and the `documentCreated` hook point (document-hooks.ts). Shared by creation,
+ * totals and the lines with theirs, in one statement; then the lines' stock, the
+ * `documentCreated` hook point (document-hooks.ts) and an invoice's receipts. Shared by creation,
  * generation from a status and refunds. Returns the new id and the payments recorded (a receipt
  * born paid).
  */
@@ -59,6 +59,9 @@ export async function insertDocument(ctx: AppContext, db: DbExecutor, ref: Docum
     codalmacen, referencia: (line.referencia as string | null) ?? null, before: undefined, after: effectOf(line), line: `lineas[${index}]`,
   })));
   await followSupplierPrices(db, dialect, ref.settings, type, record, stored);
+  // Announced before its receipts: what a receipt born paid causes (its payment, its entry) follows
+  // what the document itself causes (its entry, its fiscal record), as in the reference.
+  await ctx.hooks.run(documentCreated, { ctx, db, ref, type, id, header: record, lines: stored });
   const payments = type.invoice
     ? await syncInvoiceReceipts({
       db, dialect, type, invoice: record, decimals: ref.settings.decimals, today: ref.today, hooks: ctx.hooks, fresh: true,
@@ -66,6 +69,5 @@ export async function insertDocument(ctx: AppContext, db: DbExecutor, ref: Docum
       paymentDays: type.side === 'sales' ? ((doc.subject.diaspago as string | null | undefined) ?? null) : undefined,
     })
     : 0;
-  await ctx.hooks.run(documentCreated, { ctx, db, ref, type, id, header: record, lines: stored });
   return { id, payments };
 }

@@ -1,12 +1,13 @@
 import type { Module } from '../../module.ts';
 import { customerPaymentModel, supplierPaymentModel } from './payment-models.ts';
 import { customerReceiptModel, supplierReceiptModel } from './receipt-models.ts';
+import { recordPaymentsOfReceiptWrites } from './receipt-payments.ts';
 
 export { customerPaymentModel, customerReceiptModel, supplierPaymentModel, supplierReceiptModel };
 
 /** Receipts of invoices and the payment movements recorded against them. */
 export function paymentsModule(): Module {
-  return { name: 'payments', models: [customerReceiptModel, supplierReceiptModel, customerPaymentModel, supplierPaymentModel] };
+  return { name: 'payments', models: [customerReceiptModel, supplierReceiptModel, customerPaymentModel, supplierPaymentModel], setup: recordPaymentsOfReceiptWrites };
 }
 export {
   applyPaymentDays, deleteReceipts, paymentRecorded, paymentsRemoving, type RecordedPayment, type RemovedPayments, invoiceReceipts, deleteUnpaidReceipts, markOverdueReceipts, overdueInvoiceIds, setReceiptsPaid, syncReceipts,

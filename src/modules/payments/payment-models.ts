@@ -7,7 +7,7 @@ function paymentFields(receipts: string): Fields {
     codpago: f.string(10),
     fecha: f.date({ notNull: true, initial: today }),
     hora: f.time({ initial: currentTime }),
-    // The reference's FK to asientos is left out: accounting is not part of this project.
+    // The payment's accounting entry (docs/accounting.md); no foreign key: an entry deleted by hand clears it (posting module).
     idasiento: f.integer(),
     idpago: f.serial(),
     idrecibo: f.integer({ notNull: true, references: f.ref(receipts, 'idrecibo', 'CASCADE') }),

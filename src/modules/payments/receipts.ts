@@ -61,7 +61,8 @@ export interface RecordedPayment {
   side: InvoiceSide;
   payment: Row;
   receipt: Row;
-  invoice: InvoiceForReceipts;
+  /** The company of the invoice paid. */
+  idempresa: number;
   /** The installation's decimals for amounts. */
   decimals: number;
 }
@@ -127,19 +128,30 @@ async function receiptsOf({ db, invoice }: Call): Promise<Row[]> {
 
 /** A payment movement: +importe when a receipt becomes paid, -importe when it stops being paid. */
 async function recordPayment(c: Call, receipt: Row, importe: number, fecha: string | null, codpago: unknown): Promise<void> {
-  const { side } = c.invoice;
+  await insertPayment(c.db, c.dialect, c.terms, c.invoice.side, receipt, {
+    importe, fecha: fecha ?? c.terms.today.date, codpago: codpago ?? null, nick: c.invoice.nick, idempresa: c.invoice.idempresa,
+  });
+}
+
+/**
+ * Writes a payment movement of `receipt` (its fees copied on the customer side) and announces it
+ * (`paymentRecorded`), in the caller's transaction.
+ */
+export async function insertPayment(
+  db: DbExecutor, dialect: SqlDialect, terms: ReceiptTerms, side: InvoiceSide, receipt: Row,
+  movement: { importe: number; fecha: string; codpago: unknown; nick: unknown; idempresa: number },
+): Promise<void> {
   const payment: Row = {
     idrecibo: receipt.idrecibo,
-    importe,
-    fecha: fecha ?? c.terms.today.date,
-    hora: c.terms.today.time,
-    codpago: codpago ?? null,
-    nick: c.invoice.nick,
+    importe: movement.importe,
+    fecha: movement.fecha,
+    hora: terms.today.time,
+    codpago: movement.codpago ?? null,
+    nick: movement.nick ?? null,
     ...(side === 'sales' ? { gastos: Number(receipt.gastos ?? 0) } : {}),
   };
-  const insert = c.db.insertInto(TABLES[side].payment.table).values(payment);
-  payment.idpago = await insertedId(c.dialect.engine, insert, 'idpago');
-  await c.terms.hooks.run(paymentRecorded, { db: c.db, side, payment, receipt, invoice: c.invoice, decimals: c.terms.decimals });
+  payment.idpago = await insertedId(dialect.engine, db.insertInto(TABLES[side].payment.table).values(payment), 'idpago');
+  await terms.hooks.run(paymentRecorded, { db, side, payment, receipt, idempresa: movement.idempresa, decimals: terms.decimals });
 }
 
 /**

@@ -3,6 +3,8 @@ import type { Module } from '../../module.ts';
 import { asientoModel, removeEntries } from '../accounting/index.ts';
 import { DOCUMENT_TYPES, documentChanged, documentCreated, documentRemoving, linesOf } from '../documents/index.ts';
 import { customerPaymentModel, paymentRecorded, paymentsRemoving, supplierPaymentModel } from '../payments/index.ts';
+import { guardYearClosing } from './closing-guard.ts';
+import { postPaymentWrites } from './payment-writes.ts';
 import { postOrWarn } from './not-posted.ts';
 import { postInvoice } from './post-invoice.ts';
 import { postPayment } from './post-payment.ts';
@@ -37,9 +39,9 @@ function postDocuments(ctx: AppContext): void {
 }
 
 function postPayments(ctx: AppContext): void {
-  ctx.hooks.on(paymentRecorded, async ({ db, side, payment, receipt, invoice, decimals }) => {
+  ctx.hooks.on(paymentRecorded, async ({ db, side, payment, receipt, idempresa, decimals }) => {
     await postOrWarn(ctx, db, { resource: PAYMENT_RESOURCES[side], id: Number(payment.idpago), codejercicio: null },
-      () => postPayment(ctx, db, side, payment, receipt, invoice.idempresa, decimals));
+      () => postPayment(ctx, db, side, payment, receipt, idempresa, decimals));
   });
   ctx.hooks.on(paymentsRemoving, async ({ db, payments }) => {
     const ids = payments.map((payment) => payment.idasiento).filter((id) => id !== null && id !== undefined).map(Number);
@@ -69,6 +71,8 @@ export function postingModule(): Module {
       postDocuments(ctx);
       postPayments(ctx);
       forgetDeletedEntries(ctx);
+      guardYearClosing(ctx);
+      postPaymentWrites(ctx);
     },
   };
 }

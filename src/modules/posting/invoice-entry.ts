@@ -53,7 +53,8 @@ export function invoiceEntryLines(input: InvoiceEntryInput): NewEntryLine[] {
   const lines = [line(input.subject, input.total, back)];
   const vatFields = { cifnif: input.cifnif, codserie: input.codserie, factura: input.factura, ...counterpart };
   for (const group of input.groups) {
-    lines.push(line(group.vat, group.totaliva, out, { ...vatFields, baseimponible: group.neto, iva: group.iva, recargo: 0 }));
+    // A self-assessed group's VAT is the pair below, not an ordinary (zero) VAT line.
+    if (!group.selfAssessed) lines.push(line(group.vat, group.totaliva, out, { ...vatFields, baseimponible: group.neto, iva: group.iva, recargo: 0 }));
     if (group.recargo > 0 || group.totalrecargo !== 0) {
       lines.push(line(group.surcharge, group.totalrecargo, out, { ...vatFields, baseimponible: group.neto, iva: 0, recargo: group.recargo }));
     }

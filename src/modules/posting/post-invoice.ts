@@ -1,7 +1,7 @@
 import type { AppContext } from '../../app-context.ts';
 import type { DbExecutor } from '../../db/database.ts';
 import { dec } from '../../models/round.ts';
-import { balances, entryRefusal, writeEntry } from '../accounting/index.ts';
+import { entryRefusal, isBalanced, unbalanced, writeEntry } from '../accounting/index.ts';
 import { SELF_ASSESSED, storedBreakdown, type DocumentReference, type DocumentType, type Row } from '../documents/index.ts';
 import { serieIn } from '../fiscal/index.ts';
 import { chartOfYear, chartView, type ChartView } from './chart.ts';
@@ -9,6 +9,7 @@ import type { Account } from './entry-line.ts';
 import { goodsByAccount, invoiceEntryLines, type VatGroup } from './invoice-entry.ts';
 import { NotPosted } from './not-posted.ts';
 import { subjectAccount } from './subject-account.ts';
+import { textValue } from './text-value.ts';
 
 /** What each side posts to: its sub-account fields and the roles it falls back on. */
 const SIDES = {
@@ -25,7 +26,6 @@ const SIDES = {
 } as const;
 
 const INTRA_ROLES = { input: 'IVASUE', output: 'IVARUE' } as const;
-const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : null);
 
 /** The sub-account codes products (and their families, walking up) give the lines, by product id. */
 async function goodsCodes(db: DbExecutor, field: string, lines: Row[]): Promise<Map<number, string>> {
@@ -35,9 +35,9 @@ async function goodsCodes(db: DbExecutor, field: string, lines: Row[]): Promise<
   const products = await db.selectFrom('productos').select(['idproducto', 'codfamilia', field]).where('idproducto', 'in', ids).execute();
   const waiting = new Map<number, string>();
   for (const product of products) {
-    const own = text(product[field]);
+    const own = textValue(product[field]);
     if (own) codes.set(Number(product.idproducto), own);
-    else if (text(product.codfamilia)) waiting.set(Number(product.idproducto), String(product.codfamilia));
+    else if (textValue(product.codfamilia)) waiting.set(Number(product.idproducto), String(product.codfamilia));
   }
   // Families, one level of the tree per read (a tree made circular by hand stops after ten).
   const families = new Map<string, { code: string | null; madre: string | null }>();
@@ -45,7 +45,7 @@ async function goodsCodes(db: DbExecutor, field: string, lines: Row[]): Promise<
     const unknown = [...new Set(waiting.values())].filter((code) => !families.has(code));
     if (unknown.length) {
       for (const row of await db.selectFrom('familias').select(['codfamilia', 'madre', field]).where('codfamilia', 'in', unknown).execute()) {
-        families.set(String(row.codfamilia), { code: text(row[field]), madre: text(row.madre) });
+        families.set(String(row.codfamilia), { code: textValue(row[field]), madre: textValue(row.madre) });
       }
     }
     for (const [id, codfamilia] of waiting) {
@@ -66,8 +66,9 @@ const required = (account: Account | undefined, code: string, detail: Record<str
 /**
  * Posts an invoice's entry (docs/accounting.md) in the caller's transaction and stores its
  * `idasiento`: nothing for a zero total or a year without chart; a `NotPosted` when something the
- * entry needs is missing or it would not balance (thrown before anything of it is written, but the
- * subject's new sub-account, which stays, as in the reference).
+ * entry needs is missing (thrown before anything of it is written, but the subject's new
+ * sub-account, which stays, as in the reference). An entry that would not balance refuses the
+ * whole operation: it can only come from a fault, and the books must never hold one.
  */
 export async function postInvoice(ctx: AppContext, db: DbExecutor, ref: DocumentReference, type: DocumentType, invoice: Row, lines: Row[]): Promise<void> {
   const total = Number(invoice.total ?? 0);
@@ -88,29 +89,30 @@ export async function postInvoice(ctx: AppContext, db: DbExecutor, ref: Document
   const irpfRate = Number(invoice.irpf ?? 0);
   let retentionCode: string | null = null;
   if (Number(invoice.totalirpf ?? 0) !== 0) {
-    const retention = await db.selectFrom('retenciones').select(['codsubcuentaret', 'codsubcuentaacr']).where('porcentaje', '=', irpfRate).executeTakeFirst();
+    const retention = await db.selectFrom('retenciones').select(['codsubcuentaret', 'codsubcuentaacr']).where('porcentaje', '=', irpfRate)
+      .orderBy('codretencion').executeTakeFirst();
     if (!retention) throw new NotPosted('irpf-record-not-found', { irpf: irpfRate });
-    retentionCode = text(retention[rules.retention]);
+    retentionCode = textValue(retention[rules.retention]);
   }
   const codes = [
-    text(subject.codsubcuenta), retentionCode, ...productCodes.values(),
-    ...[...taxes.values()].flatMap((tax) => [rules.vat, rules.surcharge, 'codsubcuentarepintra', 'codsubcuentasopintra'].map((field) => text(tax[field]))),
+    textValue(subject.codsubcuenta), retentionCode, ...productCodes.values(),
+    ...[...taxes.values()].flatMap((tax) => [rules.vat, rules.surcharge, 'codsubcuentarepintra', 'codsubcuentasopintra'].map((field) => textValue(tax[field]))),
   ];
   const roles = [...Object.values(rules.roles), 'SUPLI', INTRA_ROLES.input, INTRA_ROLES.output];
   const chart = await chartView(db, codejercicio, year.longsubcuenta, roles, codes);
 
   const refusal = await entryRefusal(db, dialect, codejercicio, String(invoice.fechadevengo || invoice.fecha));
-  if (refusal) throw new NotPosted(refusal === 'closed-exercise' ? 'closed-exercise' : 'locked-settlement');
+  if (refusal) throw new NotPosted(refusal);
   const subjectSub = await subjectAccount(db, dialect, chart, type.side, subject);
   const selfAssessed = type.side === 'purchase' && typeof invoice.operacion === 'string' && SELF_ASSESSED.has(invoice.operacion);
   const vatGroups = groups.map((group): VatGroup => {
     const tax = group.codimpuesto ? taxes.get(group.codimpuesto) : undefined;
-    const vat = required(chart.byCode(text(tax?.[rules.vat])) ?? chart.first(rules.roles.vat), rules.notFound.vat, { codimpuesto: group.codimpuesto });
-    const surcharge = chart.byCode(text(tax?.[rules.surcharge])) ?? (type.side === 'sales' ? chart.first(rules.roles.surcharge) : undefined) ?? vat;
+    const vat = required(chart.byCode(textValue(tax?.[rules.vat])) ?? chart.first(rules.roles.vat), rules.notFound.vat, { codimpuesto: group.codimpuesto });
+    const surcharge = chart.byCode(textValue(tax?.[rules.surcharge])) ?? (type.side === 'sales' ? chart.first(rules.roles.surcharge) : undefined) ?? vat;
     const intra = selfAssessed && group.totaliva === 0 && group.iva > 0
       ? {
-        input: required(chart.byCode(text(tax?.codsubcuentasopintra)) ?? chart.first(INTRA_ROLES.input), 'ivasop-account-not-found', { codimpuesto: group.codimpuesto }),
-        output: required(chart.byCode(text(tax?.codsubcuentarepintra)) ?? chart.first(INTRA_ROLES.output), 'ivarep-subaccount-not-found', { codimpuesto: group.codimpuesto }),
+        input: required(chart.byCode(textValue(tax?.codsubcuentasopintra)) ?? chart.first(INTRA_ROLES.input), 'ivasop-account-not-found', { codimpuesto: group.codimpuesto }),
+        output: required(chart.byCode(textValue(tax?.codsubcuentarepintra)) ?? chart.first(INTRA_ROLES.output), 'ivarep-subaccount-not-found', { codimpuesto: group.codimpuesto }),
       }
       : undefined;
     return { neto: group.neto, iva: group.iva, recargo: group.recargo, totaliva: group.totaliva, totalrecargo: group.totalrecargo, vat, surcharge, ...(intra ? { selfAssessed: intra } : {}) };
@@ -123,16 +125,16 @@ export async function postInvoice(ctx: AppContext, db: DbExecutor, ref: Document
 
   const series = ref.series.get(String(invoice.codserie)) ?? await serieIn(db, String(invoice.codserie));
   const name = String((type.side === 'sales' ? invoice.nombrecliente : invoice.nombre) ?? '');
-  const second = text(type.side === 'sales' ? invoice.numero2 : invoice.numproveedor);
+  const second = textValue(type.side === 'sales' ? invoice.numero2 : invoice.numproveedor);
   const english = ref.settings.langcode.startsWith('en');
   const label = type.side === 'sales' ? (english ? 'Customer invoice' : 'Factura de Cliente') : (english ? 'Supplier invoice' : 'Factura de Proveedor');
   const concepto = `${label} ${invoice.codigo}${second ? ` (${second})` : ''} - ${name}`.slice(0, 255);
   const entryLines = invoiceEntryLines({
     side: type.side, decimals, total, totalirpf: Number(invoice.totalirpf ?? 0), totalsuplidos: Number(invoice.totalsuplidos ?? 0),
     subject: subjectSub, groups: vatGroups, ...(irpf ? { irpf } : {}), ...(suplidos ? { suplidos } : {}), goods,
-    concepto, documento: String(invoice.codigo), cifnif: text(invoice.cifnif), codserie: text(invoice.codserie), factura: text(String(invoice.numero ?? '')),
+    concepto, documento: String(invoice.codigo), cifnif: textValue(invoice.cifnif), codserie: textValue(invoice.codserie), factura: textValue(String(invoice.numero ?? '')),
   });
-  if (!balances(entryLines, decimals)) throw new NotPosted('unbalanced-accounting-entry');
+  if (!isBalanced(entryLines, decimals)) throw unbalanced('invoice', Number(invoice[type.key]), entryLines);
   const idasiento = await writeEntry(db, dialect, {
     codejercicio, idempresa: Number(invoice.idempresa), fecha: String(invoice.fechadevengo || invoice.fecha), concepto, documento: String(invoice.codigo),
     importe: total, canal: series.canal, iddiario: series.iddiario,

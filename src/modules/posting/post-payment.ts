@@ -1,13 +1,14 @@
 import type { AppContext } from '../../app-context.ts';
 import type { DbExecutor } from '../../db/database.ts';
 import { dec, roundNumber } from '../../models/round.ts';
-import { balances, entryRefusal, writeEntry } from '../accounting/index.ts';
+import { entryRefusal, isBalanced, unbalanced, writeEntry } from '../accounting/index.ts';
 import { exerciseCovering, serieIn } from '../fiscal/index.ts';
 import type { InvoiceSide } from '../payments/index.ts';
 import { chartOfYear, chartView } from './chart.ts';
 import { entryLine } from './entry-line.ts';
 import { NotPosted } from './not-posted.ts';
 import { subjectAccount } from './subject-account.ts';
+import { textValue } from './text-value.ts';
 
 type Row = Record<string, unknown>;
 
@@ -16,7 +17,6 @@ const SIDES = {
   purchase: { invoices: 'facturasprov', subjects: 'proveedores', subject: 'codproveedor', name: 'nombre', payments: 'pagosprov', verb: 'Pago' },
 } as const;
 
-const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : null);
 
 /**
  * Posts a payment movement (docs/accounting.md) in the exercise of its date and stores its
@@ -37,24 +37,25 @@ export async function postPayment(ctx: AppContext, db: DbExecutor, side: Invoice
   if (year.estado !== 'ABIERTO') throw new NotPosted('closed-exercise', { fecha });
   const invoice: Row = (await db.selectFrom(rules.invoices).select(['codigo', 'codserie', rules.name, rules.subject]).where('idfactura', '=', Number(receipt.idfactura)).executeTakeFirst()) ?? {};
   const subject = (await db.selectFrom(rules.subjects).selectAll().where(rules.subject, '=', String(invoice[rules.subject] ?? receipt[rules.subject])).executeTakeFirst()) ?? {};
-  const bank = text(payment.codpago)
+  const bank = textValue(payment.codpago)
     ? await db.selectFrom('formaspago as f').innerJoin('cuentasbanco as b', 'b.codcuenta', 'f.codcuentabanco')
       .select(['b.codsubcuenta', 'b.codsubcuentagasto']).where('f.codpago', '=', String(payment.codpago)).executeTakeFirst()
     : undefined;
-  const chart = await chartView(db, year.codejercicio, year.longsubcuenta, ['BANCO', 'CAJA'], [text(subject.codsubcuenta), text(bank?.codsubcuenta), text(bank?.codsubcuentagasto)]);
+  const chart = await chartView(db, year.codejercicio, year.longsubcuenta, ['BANCO', 'CAJA'], [textValue(subject.codsubcuenta), textValue(bank?.codsubcuenta), textValue(bank?.codsubcuentagasto)]);
   const refusal = await entryRefusal(db, dialect, year.codejercicio, fecha);
   if (refusal) throw new NotPosted(refusal);
   const subjectSub = await subjectAccount(db, dialect, chart, side, subject);
-  const bankSub = text(bank?.codsubcuenta) ? chart.byCode(text(bank?.codsubcuenta)) : (chart.first('BANCO') ?? chart.first('CAJA'));
+  const bankSub = textValue(bank?.codsubcuenta) ? chart.byCode(textValue(bank?.codsubcuenta)) : (chart.first('BANCO') ?? chart.first('CAJA'));
   if (!bankSub) throw new NotPosted('payment-method-account-not-found', { codpago: payment.codpago ?? null });
-  const feeSub = chart.byCode(text(bank?.codsubcuentagasto)) ?? bankSub;
+  const feeSub = chart.byCode(textValue(bank?.codsubcuentagasto)) ?? bankSub;
 
   const codigo = String(invoice.codigo ?? receipt.codigofactura ?? '');
   const verb = importe < 0 ? 'Devolución' : rules.verb;
   const concepto = `${verb} del recibo ${codigo}-${receipt.numero ?? 1} - ${String(invoice[rules.name] ?? '')}`.slice(0, 255);
   const documento = codigo || null;
   const text2 = { concepto, documento };
-  const fees = side === 'sales' ? Number(payment.gastos ?? 0) : 0;
+  // The fees follow the movement: a reversal takes them back from the fee account too.
+  const fees = side === 'sales' ? Math.sign(importe) * Math.abs(Number(payment.gastos ?? 0)) : 0;
   const lines = side === 'sales'
     ? [
       entryLine(subjectSub, importe, 'H', decimals, text2),
@@ -62,7 +63,7 @@ export async function postPayment(ctx: AppContext, db: DbExecutor, side: Invoice
       ...(fees !== 0 ? [entryLine(feeSub, fees, 'D', decimals, { concepto: `Gastos en el recibo ${codigo}`, documento })] : []),
     ]
     : [entryLine(subjectSub, importe, 'D', decimals, text2), entryLine(bankSub, importe, 'H', decimals, text2)];
-  if (!balances(lines, decimals)) throw new NotPosted('unbalanced-accounting-entry');
+  if (!isBalanced(lines, decimals)) throw unbalanced('payment', Number(payment.idpago), lines);
   const series = await serieIn(db, String(invoice.codserie ?? ''));
   const idasiento = await writeEntry(db, dialect, {
     codejercicio: year.codejercicio, idempresa, fecha, concepto, documento, importe, canal: series.canal, iddiario: null,

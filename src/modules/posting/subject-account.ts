@@ -4,6 +4,7 @@ import { insertedId } from '../../db/inserted-id.ts';
 import { chartLock } from '../accounting/index.ts';
 import type { ChartView, Subaccount } from './chart.ts';
 import { NotPosted } from './not-posted.ts';
+import { textValue } from './text-value.ts';
 
 export type Side = 'sales' | 'purchase';
 
@@ -25,41 +26,45 @@ async function taken(db: DbExecutor, side: Side, codejercicio: string, code: str
 
 /**
  * The sub-account a customer or supplier posts to in the year (the reference's rules): its own
- * `codsubcuenta` when the year has it; else (a customer) its group's; else its own code created in
- * this year; else a new one under the first account of its role: the account's code, zeros, and the
- * digits of the subject's code (`430` + `0000001` for customer `1`), skipping codes already held,
- * then the account's next free number. A new code is stored back on the subject. Under the year's
- * chart lock, so that two postings never create one code.
+ * `codsubcuenta` when the year has it; else its own code created in this year; else (a customer)
+ * its group's; else a new one under the first account of its role: the account's code, zeros, and
+ * the digits of the subject's code (`430` + `0000001` for customer `1`), skipping codes already
+ * held, then the account's next free number. A new code is stored back on the subject. Decided
+ * under the year's chart lock, reading the subject's code again under it: two postings for one new
+ * subject, on any instance, create one sub-account, and two subjects never share one.
  */
 export async function subjectAccount(db: DbExecutor, dialect: SqlDialect, chart: ChartView, side: Side, subject: Record<string, unknown>): Promise<Subaccount> {
   const { table, key, notFound } = SUBJECTS[side];
-  const own = typeof subject.codsubcuenta === 'string' && subject.codsubcuenta !== '' ? subject.codsubcuenta : null;
-  const found = chart.byCode(own);
+  const found = chart.byCode(textValue(subject.codsubcuenta));
   if (found) return found;
-  if (side === 'sales' && typeof subject.codgrupo === 'string' && subject.codgrupo !== '') {
-    const group = await db.selectFrom('gruposclientes').select('codsubcuenta').where('codgrupo', '=', subject.codgrupo).executeTakeFirst();
-    if (typeof group?.codsubcuenta === 'string' && group.codsubcuenta !== '') {
-      const row = await db.selectFrom('subcuentas').select(['idsubcuenta', 'codsubcuenta', 'idcuenta', 'codcuenta'])
-        .where('codejercicio', '=', chart.codejercicio).where('codsubcuenta', '=', group.codsubcuenta).executeTakeFirst();
-      if (row) return { idsubcuenta: Number(row.idsubcuenta), codsubcuenta: String(row.codsubcuenta), idcuenta: Number(row.idcuenta), codcuenta: String(row.codcuenta) };
-    }
-  }
   const role = subjectRole(side, subject);
   const account = await db.selectFrom('cuentas').select(['idcuenta', 'codcuenta']).where('codejercicio', '=', chart.codejercicio)
     .where('codcuentaesp', '=', role).orderBy('codcuenta').executeTakeFirst();
-  if (!account) throw new NotPosted(notFound, { role });
-  await chartLock(db, dialect, chart.codejercicio);
-  const codcuenta = String(account.codcuenta);
   const subjectCode = String(subject[key]);
+  // Under the year's chart lock, the subject's code as another posting may have just stored it.
+  if (account) await chartLock(db, dialect, chart.codejercicio);
+  const fresh = await db.selectFrom(table).select('codsubcuenta').where(key, '=', subjectCode).executeTakeFirst();
+  const own = textValue(fresh?.codsubcuenta ?? subject.codsubcuenta);
+  const stored = own ? await subaccountOf(db, chart.codejercicio, own) : undefined;
+  if (stored) return stored;
+  const codcuenta = account ? String(account.codcuenta) : '';
   const length = chart.longsubcuenta;
   const fits = (code: string) => /^[0-9]+$/.test(code) && code.length === length && code.startsWith(codcuenta);
+  // Its own code, created in this year ...
+  if (account && own && fits(own) && !(await taken(db, side, chart.codejercicio, own, subjectCode))) return create(db, dialect, chart, side, subject, account, own, own);
+  // ... else (a customer) its group's ...
+  if (side === 'sales' && textValue(subject.codgrupo)) {
+    const group = await db.selectFrom('gruposclientes').select('codsubcuenta').where('codgrupo', '=', String(subject.codgrupo)).executeTakeFirst();
+    const groupAccount = textValue(group?.codsubcuenta) ? await subaccountOf(db, chart.codejercicio, String(group!.codsubcuenta)) : undefined;
+    if (groupAccount) return groupAccount;
+  }
+  if (!account) throw new NotPosted(notFound, { role });
+  // ... else a new one: the account, zeros and the subject code's digits, or the account's next number.
   let code: string | undefined;
-  if (own && fits(own) && !(await taken(db, side, chart.codejercicio, own, subjectCode))) code = own;
   const digits = subjectCode.replace(/[^0-9]/g, '').replace(/^0+(?=.)/, '');
   const candidate = digits && codcuenta.length + digits.length <= length ? codcuenta + digits.padStart(length - codcuenta.length, '0') : undefined;
-  if (!code && candidate && !(await taken(db, side, chart.codejercicio, candidate, subjectCode))) code = candidate;
+  if (candidate && !(await taken(db, side, chart.codejercicio, candidate, subjectCode))) code = candidate;
   if (!code) {
-    // The account's next number after its highest sub-account.
     const last = await db.selectFrom('subcuentas').select((eb) => eb.fn.max('codsubcuenta').as('code'))
       .where('codejercicio', '=', chart.codejercicio).where('idcuenta', '=', Number(account.idcuenta)).executeTakeFirst();
     let next = BigInt(typeof last?.code === 'string' && fits(last.code) ? last.code.slice(codcuenta.length) : '0') + 1n;
@@ -69,7 +74,24 @@ export async function subjectAccount(db: DbExecutor, dialect: SqlDialect, chart:
       if (!(await taken(db, side, chart.codejercicio, attempt, subjectCode))) code = attempt;
     }
   }
+  return create(db, dialect, chart, side, subject, account, code, own);
+}
+
+async function subaccountOf(db: DbExecutor, codejercicio: string, code: string): Promise<Subaccount | undefined> {
+  const row = await db.selectFrom('subcuentas').select(['idsubcuenta', 'codsubcuenta', 'idcuenta', 'codcuenta'])
+    .where('codejercicio', '=', codejercicio).where('codsubcuenta', '=', code).executeTakeFirst();
+  return row && { idsubcuenta: Number(row.idsubcuenta), codsubcuenta: String(row.codsubcuenta), idcuenta: Number(row.idcuenta), codcuenta: String(row.codcuenta) };
+}
+
+/** Creates the subject's sub-account `code` under `account` and stores it back on the subject when it is new to it. */
+async function create(
+  db: DbExecutor, dialect: SqlDialect, chart: ChartView, side: Side, subject: Record<string, unknown>,
+  account: { idcuenta: unknown; codcuenta: unknown }, code: string, own: string | null,
+): Promise<Subaccount> {
+  const { table, key } = SUBJECTS[side];
+  const subjectCode = String(subject[key]);
   const descripcion = String(subject.razonsocial || subject.nombre || subjectCode).slice(0, 255);
+  const codcuenta = String(account.codcuenta);
   const insert = db.insertInto('subcuentas').values({
     codsubcuenta: code, codejercicio: chart.codejercicio, descripcion, codcuenta, idcuenta: Number(account.idcuenta), codcuentaesp: null, debe: 0, haber: 0, saldo: 0,
   });
