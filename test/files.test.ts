@@ -93,14 +93,21 @@ for (const filesStorage of ['local', 'database'] as const) {
     });
 
     it('never lets a client name leave its folder: traversal, absolute, encoded and NUL names are reduced', async () => {
-      const names = ['../../../etc/passwd.txt', '/etc/shadow.txt', 'C:\\Windows\\win.ini.txt', '..%2F..%2Fescape.txt', 'nul\u0000byte.txt', '....txt'];
+      const names = [
+        '../../../etc/passwd.txt', '/etc/shadow.txt', 'C:\\Windows\\win.ini.txt', '..%2F..%2Fescape.txt', 'nul\u0000byte.txt', '....txt',
+        '%2e%2e%2f%2e%2e%2fencoded.txt', 'dir%5cback.txt', 'nul%00.txt', '%252e%252e%252fdouble.txt', '100%.txt',
+      ];
       const files = [];
-      for (const group of [names.slice(0, 3), names.slice(3)]) {
+      for (const group of [names.slice(0, 3), names.slice(3, 6), names.slice(6, 9), names.slice(9)]) {
         const answer = await upload(t(), '/api/3/uploadFiles', group.map((name) => ({ name, content: `content of ${name.length}` })));
         assert.equal(answer.statusCode, 200, answer.body);
         files.push(...answer.json());
       }
-      assert.deepEqual(files.map((file: { filename: string }) => file.filename), ['passwd.txt', 'shadow.txt', 'win.ini.txt', '%2f..%2fescape.txt', 'nulbyte.txt', 'txt']);
+      // Percent-encoded separators, dots and NUL are decoded (however often) before the name is cleaned.
+      assert.deepEqual(files.map((file: { filename: string }) => file.filename), [
+        'passwd.txt', 'shadow.txt', 'win.ini.txt', 'escape.txt', 'nulbyte.txt', 'txt', 'encoded.txt', 'back.txt', 'nul.txt', 'double.txt', '100%.txt',
+      ]);
+      for (const file of files) assert.doesNotMatch(file.filename, /%(2e|2f|5c|00|25)/i);
       for (const file of files) {
         assert.match(file.path, /^MyFiles\/\d{4}\/\d{2}\/\d+_[a-z0-9-]+(\.[a-z0-9]+)?$/);
       }

@@ -13,12 +13,33 @@ export const BLOCKED_EXTENSIONS: ReadonlySet<string> = new Set([
 const MAX_NAME = 100;
 
 /**
- * The client's file name as the record keeps it: its last segment after any `/` or `\`, without
- * control characters (NUL included), trimmed of dots and spaces at the ends, lower-cased (as the
- * reference does), at most 100 characters with the extension kept. Empty: `file`.
+ * Percent-encoding undone, however many times it was applied (`%252e` -> `%2e` -> `.`): a name
+ * that spells a separator, a dot or NUL encoded is cleaned as what it spells. A malformed sequence
+ * decodes where it can (ASCII escapes) and is otherwise left as it is.
+ */
+function percentDecoded(raw: string): string {
+  let name = raw;
+  for (let round = 0; round < 5 && /%[0-9a-f]{2}/i.test(name); round++) {
+    let next: string;
+    try {
+      next = decodeURIComponent(name);
+    } catch {
+      next = name.replace(/%([0-7][0-9a-f])/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+    }
+    if (next === name) break;
+    name = next;
+  }
+  return name;
+}
+
+/**
+ * The client's file name as the record keeps it: percent-encoding undone, its last segment after
+ * any `/` or `\`, without control characters (NUL included), trimmed of dots and spaces at the
+ * ends, lower-cased (as the reference does), at most 100 characters with the extension kept.
+ * Empty: `file`.
  */
 export function cleanFileName(raw: string): string {
-  const segment = raw.normalize('NFC').split(/[/\\]/).pop() ?? '';
+  const segment = percentDecoded(raw).normalize('NFC').split(/[/\\]/).pop() ?? '';
   // eslint-disable-next-line no-control-regex
   let name = segment.replace(/[\u0000-\u001f\u007f]/g, '').replace(/^[\s.]+|[\s.]+$/g, '').toLowerCase();
   if (name === '') name = 'file';
