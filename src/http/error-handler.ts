@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { AppError, type ErrorCode } from '../errors.ts';
 import { translateDbError } from '../db/translate-error.ts';
+import { lingerAfterAnswer } from './linger.ts';
 import { isLegacy } from './profile.ts';
 import { legacyModelError } from './profile-serializer.ts';
 
@@ -46,8 +47,12 @@ export function registerErrorHandler(app: FastifyInstance): void {
     const legacy = isLegacy(request) && request.routeOptions.config?.family === 'model' ? legacyModelError(appError) : undefined;
     if (legacy) return reply.code(legacy.status).send(legacy.body);
     if (appError.details?.retryAfter !== undefined) reply.header('Retry-After', String(appError.details.retryAfter));
-    // The rest of an oversized body is not worth receiving: end the connection with the answer.
-    if (appError.status === 413) reply.header('Connection', 'close');
+    // The rest of an oversized body is not worth keeping: the connection ends with the answer,
+    // once what the client is still sending has been read and thrown away (linger.ts).
+    if (appError.status === 413) {
+      reply.header('Connection', 'close');
+      lingerAfterAnswer(request.raw);
+    }
     if (appError.code === 'method-not-allowed' && appError.details?.allow) {
       reply.header('Allow', String(appError.details.allow));
       return reply.code(appError.status).send({ status: 'error', message: appError.code });
