@@ -10,6 +10,8 @@ import { registerPipeline } from './http/pipeline.ts';
 import { registerProfileSerializer } from './http/profile-serializer.ts';
 import { registerLazySerializers } from './http/lazy-serializers.ts';
 import { registerHealthRoutes } from './http/health-routes.ts';
+import { registerIdempotency } from './http/idempotency.ts';
+import { pruneKeys } from './db/idempotency-keys.ts';
 import { registerRequestLog, requestIdOf } from './http/request-log.ts';
 import { registerReadRouting } from './http/read-routing.ts';
 import { registerRootRoute } from './http/root-route.ts';
@@ -33,6 +35,13 @@ export interface App extends Omit<Core, 'ctx'> {
 
 /** The core's own job: notice changes other instances made to shared state. */
 const SHARED_STATE_JOB: Job = { name: 'shared-state', intervalMs: (ctx) => ctx.config.stateRefreshMs, run: (ctx) => ctx.shared.poll() };
+
+/** Idempotency keys older than IDEMPOTENCY_TTL_HOURS go, every hour. */
+const IDEMPOTENCY_JOB: Job = {
+  name: 'idempotency-keys',
+  intervalMs: () => 3_600_000,
+  run: (ctx) => pruneKeys(ctx.database.kysely, ctx.clock.now() - ctx.config.idempotencyTtlHours * 3_600_000),
+};
 
 /** The composition root: the core of the given modules, plus HTTP and background jobs. Not yet listening. */
 export async function createApp(options: CreateAppOptions): Promise<App> {
@@ -81,10 +90,17 @@ export async function createApp(options: CreateAppOptions): Promise<App> {
     registerProfileSerializer(server);
     await registerAdminConsole(server);
     registerRootRoute(server, ctx);
+    // Before the routes: it wraps their handlers (and its answers' hook runs after the serialisers').
+    registerIdempotency(server, {
+      database: ctx.database,
+      scopeOf: (request) => (request.caller ? String(ctx.pipeline.logContext?.(request)?.key ?? 'global') : undefined),
+      now: () => ctx.clock.now(),
+      ...(process.env.INVOICING_TEST_KILL_AFTER_COMMIT === '1' ? { afterCommit: () => process.kill(process.pid, 'SIGKILL') } : {}),
+    });
     for (const model of ctx.registry.resources()) registerModelRoutes(server, ctx, model);
     for (const module of core.modules) await module.register?.(server, ctx);
     await server.ready();
-    jobs = startJobs(ctx, [SHARED_STATE_JOB, ...core.modules.flatMap((module) => module.jobs ?? [])]);
+    jobs = startJobs(ctx, [SHARED_STATE_JOB, IDEMPOTENCY_JOB, ...core.modules.flatMap((module) => module.jobs ?? [])]);
     const started = core;
     const running = jobs;
     return {

@@ -39,6 +39,8 @@ export interface Config {
   pluginsDir: string | undefined;
   /** Days the event log keeps events (docs/events.md); older ones are pruned in the background. */
   eventsRetentionDays: number;
+  /** Hours an `Idempotency-Key` and its stored answer are kept (docs/writes.md). */
+  idempotencyTtlHours: number;
   /** How long a SIGTERM/SIGINT waits for requests in flight before it closes their connections. */
   shutdownTimeoutMs: number;
   /**
@@ -136,6 +138,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     uploadMaxRequestBytes: intVar(env, 'UPLOAD_MAX_REQUEST_BYTES', 100 * 1_048_576, 1024, 16 * 1_073_741_824),
     pluginsDir: env.PLUGINS_DIR ? path.resolve(env.PLUGINS_DIR) : undefined,
     eventsRetentionDays: intVar(env, 'EVENTS_RETENTION_DAYS', 30, 1, 36_500),
+    idempotencyTtlHours: intVar(env, 'IDEMPOTENCY_TTL_HOURS', 24, 1, 8760),
     shutdownTimeoutMs: intVar(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     eventsGapMs: intVar(env, 'EVENTS_GAP_MS', 10_000, 0, 3_600_000),
     databaseReadUrls,

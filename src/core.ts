@@ -8,6 +8,7 @@ import { MIGRATIONS } from './db/migrations.ts';
 import { ModelStore } from './db/model-store.ts';
 import { syncSchema, type Migration, type SyncReport } from './db/schema-sync.ts';
 import { SharedState, stateVersionModel } from './db/shared-state.ts';
+import { idempotencyKeyModel } from './db/idempotency-keys.ts';
 import { outsideTransaction } from './db/transaction.ts';
 import { EventBus } from './events.ts';
 import { Hooks } from './hooks.ts';
@@ -53,7 +54,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
   const stopped: Module[] = [];
   try {
     // The data layer's own tables, then every module's models; the registry orders them by their foreign keys.
-    const registry = new ModelRegistry([codeCounterModel, stateVersionModel, eventLogModel, ...modules.flatMap((module) => module.models ?? [])]);
+    const registry = new ModelRegistry([codeCounterModel, stateVersionModel, eventLogModel, idempotencyKeyModel, ...modules.flatMap((module) => module.models ?? [])]);
     registry.check();
     const events = new EventBus((error, event) => options.log.error({ err: error, event }, 'event listener failed'), outsideTransaction);
     const clock = new BusinessClock(options.clock, config.timeZone ?? 'UTC');

@@ -121,7 +121,7 @@ describe('admin console in Chromium', { skip: present ? false : `no Chromium at 
     const context = await browser.newContext({ locale: 'en-GB', acceptDownloads: true });
     page = await context.newPage();
     page.on('console', (message) => {
-      if (message.type() === 'error' && !/status of (401|403|404|422)/.test(message.text())) problems.push(message.text());
+      if (message.type() === 'error' && !/status of (401|403|404|412|422)/.test(message.text())) problems.push(message.text());
     });
     page.on('pageerror', (error) => problems.push(error.message));
     page.on('request', (request) => {
@@ -266,10 +266,23 @@ describe('admin console in Chromium', { skip: present ? false : `no Chromium at 
     const customerLine = page.getByRole('table', { name: 'Accounting entry' }).getByRole('row').filter({ hasText: /^430/ });
     await customerLine.waitFor();
     assert.match(await customerLine.innerText(), new RegExp(String(invoice!.total).replace('.', '[.,]')));
+    const payRequest = page.waitForRequest((request) => request.method() === 'POST' && request.url().includes('/pagarFacturaCliente/'));
+    const reloaded = page.waitForResponse((response) => response.request().method() === 'GET' && response.url().endsWith(`/api/3/facturacliente/${invoice!.idfactura}`));
     await page.getByRole('button', { name: 'Mark as paid' }).click();
+    // Every write of the console carries an Idempotency-Key (a retry after a network failure
+    // replays) and, where it shows a version, the version it shows (If-Match).
+    const sent = (await payRequest).headers();
+    assert.match(sent['idempotency-key'] ?? '', /^[0-9a-f-]{32,36}$/);
+    assert.match(sent['if-match'] ?? '', /^"[A-Za-z0-9_-]+"$/);
     await page.getByRole('button', { name: 'Mark as unpaid' }).waitFor();
+    await reloaded;
     const paid = await call('GET', `facturacliente/${invoice!.idfactura}`);
     assert.equal(paid.body.pagada, true);
+    // Changed elsewhere since the page read it: the console says so instead of writing blind.
+    assert.equal((await call('PATCH', `facturacliente/${invoice!.idfactura}`, { observaciones: 'changed elsewhere' })).status, 200);
+    await page.getByRole('button', { name: 'Mark as unpaid' }).click();
+    await page.getByRole('alert').filter({ hasText: 'Changed by someone else' }).waitFor();
+    assert.equal((await call('GET', `facturacliente/${invoice!.idfactura}`)).body.pagada, true, 'nothing written');
     await check('document');
     const download = page.waitForEvent('download');
     await page.getByRole('button', { name: 'Download PDF' }).click();

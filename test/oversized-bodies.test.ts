@@ -52,7 +52,7 @@ describe('oversized bodies', () => {
       for (const [url, init] of cases) {
         const answer = await fetch(base + url, init);
         assert.equal(answer.status, 413, `${url} round ${round}`);
-        assert.match(String((await answer.json()).message), /too-large/);
+        assert.match(String(((await answer.json()) as { message: string }).message), /too-large/);
       }
     }
     assert.deepEqual([await count('clientes'), await count('attachedfiles')], [customers, files]);
@@ -78,7 +78,7 @@ describe('oversized bodies', () => {
       });
       const answer = await fetch(base + url, { method: 'POST', headers: { ...headers, 'content-type': type }, body, duplex: 'half' } as RequestInit);
       assert.equal(answer.status, 413, url);
-      assert.equal((await answer.json()).message, 'body-too-large');
+      assert.equal(((await answer.json()) as { message: string }).message, 'body-too-large');
     }
   });
 

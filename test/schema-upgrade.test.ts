@@ -38,7 +38,7 @@ for (const engine of enabledEngines()) {
       drop = scratch.drop;
       const v1 = await startTestApp(engine, { url: scratch.url, models: [settingsModel, parent, childV1] });
       try {
-        assert.deepEqual(v1.app.schema.createdTables.sort(), ['api_state', 'code_counters', 'event_log', 'settings', 't_child', 't_parent']);
+        assert.deepEqual(v1.app.schema.createdTables.sort(), ['api_idempotency_keys', 'api_state', 'code_counters', 'event_log', 'settings', 't_child', 't_parent']);
         assert.equal((await v1.call('POST', '/api/3/parent', { name: 'p1' })).status, 201);
         assert.equal((await v1.call('POST', '/api/3/parent', { name: 'p2' })).status, 201);
         assert.equal((await v1.call('POST', '/api/3/child', { idparent: 1, label: 'first' })).status, 201);

@@ -45,15 +45,29 @@ export function apiPath(segments, query) {
   return search ? `${path}?${search}` : path;
 }
 
+const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/** A random key (randomUUID needs a secure context; getRandomValues does not). */
+function newKey() {
+  if (typeof crypto.randomUUID === 'function') return crypto.randomUUID();
+  return Array.from(crypto.getRandomValues(new Uint8Array(16)), (byte) => byte.toString(16).padStart(2, '0')).join('');
+}
+
 /**
  * One API request. Resolves `{ data, total, response }` (`total` from X-Total-Count, NaN when
  * absent); rejects with ApiError for any non-2xx answer and signs out on 401 (the key was revoked).
+ * A write carries an Idempotency-Key (docs/writes.md) and is sent once more with it when the
+ * network failed before an answer came: the service then replays the first answer instead of
+ * writing twice.
  */
-export async function api(method, path, body, key = session.key) {
-  const headers = { Accept: 'application/json' };
+export async function api(method, path, body, key = session.key, extraHeaders = {}) {
+  const headers = { Accept: 'application/json', ...extraHeaders };
   if (key) headers['X-Auth-Token'] = key;
   if (body !== undefined) headers['Content-Type'] = 'application/json';
-  const response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), cache: 'no-store', credentials: 'omit' });
+  const write = WRITES.has(method);
+  if (write) headers['Idempotency-Key'] = newKey();
+  const send = () => fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), cache: 'no-store', credentials: 'omit' });
+  const response = write ? await send().catch(() => send()) : await send();
   if (!response.ok) {
     const error = new ApiError(response.status, await bodyOf(response));
     if (response.status === 401 && key === session.key) onUnauthorised(error);

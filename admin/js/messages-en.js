@@ -221,6 +221,7 @@ export const en = {
   'error.forbidden': 'This key may not do that.',
   'error.full-access-required': 'That needs a full-access key.',
   'error.validation-failed': 'Some values were refused: see the fields.',
+  'error.precondition-failed': 'Changed by someone else since you opened it: reload to see the current version.',
   'error.record-not-found': 'Not found.',
   'error.plugin-requirements-missing': 'The plugin needs others enabled first.',
   'error.plugin-required': 'Other enabled plugins need this one.',

@@ -221,6 +221,7 @@ export const es = {
   'error.forbidden': 'Esta clave no puede hacer eso.',
   'error.full-access-required': 'Eso necesita una clave con acceso completo.',
   'error.validation-failed': 'Algunos valores no se aceptaron: vea los campos.',
+  'error.precondition-failed': 'Alguien lo ha cambiado desde que lo abrió: vuelva a cargarlo para ver la versión actual.',
   'error.record-not-found': 'No encontrado.',
   'error.plugin-requirements-missing': 'El plugin necesita que otros estén activados antes.',
   'error.plugin-required': 'Otros plugins activos necesitan este.',

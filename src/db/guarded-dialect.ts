@@ -1,4 +1,5 @@
 import type { CompiledQuery, DatabaseConnection, Dialect, Driver } from 'kysely';
+import { currentGate } from './commit-gate.ts';
 import { assertNoTransaction } from './transaction.ts';
 import type { WriteTracker } from './write-tracker.ts';
 
@@ -51,6 +52,8 @@ function guardedDriver(driver: Driver, counter: StatementCounter, writes: WriteT
       if (property === 'acquireConnection') {
         return async (...args: Parameters<Driver['acquireConnection']>) => {
           assertNoTransaction('a database connection');
+          // A request whose transaction is held for its answer (commit-gate.ts) commits it first.
+          await currentGate()?.release();
           return count(await target.acquireConnection(...args));
         };
       }

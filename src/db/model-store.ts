@@ -14,6 +14,7 @@ import { QueryCache, type Prepared } from './query-cache.ts';
 import type { CountCache } from './count-cache.ts';
 import { translateDbError, type WriteKind } from './translate-error.ts';
 import { readingFromReplicas } from './read-replicas.ts';
+import { checkPrecondition } from './preconditions.ts';
 
 export type StoredRecord = Record<string, FieldValue>;
 
@@ -324,6 +325,7 @@ export class ModelStore {
       // concurrent updates must each see the other's result, not overwrite it.
       const existing = await this.get(model, id, trx, 'all', true);
       if (!existing) throw new AppError('record-not-found');
+      await checkPrecondition(trx, model, id);
       if (model.appendOnly && Object.keys(input).some((name) => !model.appendOnly!.mutable.includes(name))) throw new AppError('record-immutable');
       const values = { ...input };
       const ctx: SaveContext = { db: trx, dialect: this.database.dialect, clock: this.clock, model, values, existing, reveal: {} };
@@ -346,8 +348,10 @@ export class ModelStore {
 
   async remove(model: Model, id: FieldValue, db?: DbExecutor): Promise<StoredRecord> {
     const record = await this.#within(db, async (trx) => {
-      const existing = await this.get(model, id, trx);
+      // Locked: the delete would lock it anyway, and a request's precondition is checked under the lock.
+      const existing = await this.get(model, id, trx, 'visible', true);
       if (!existing) throw new AppError('record-not-found');
+      await checkPrecondition(trx, model, id);
       if (model.appendOnly) throw new AppError('record-immutable');
       const hook = { db: trx, dialect: this.database.dialect, clock: this.clock, model, existing };
       await this.#guard('delete', async () => model.hooks?.beforeDelete?.(hook));

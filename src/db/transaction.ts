@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Database, DbExecutor } from './database.ts';
 import { isRetryable } from './translate-error.ts';
+import { currentGate, type CommitGate } from './commit-gate.ts';
 
 /**
  * Transactions and the work that must wait for their commit.
@@ -48,6 +49,8 @@ export interface TransactionOptions {
 
 export async function inTransaction<T>(database: Database, fn: (trx: DbExecutor) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
   assertNoTransaction('a new transaction');
+  const gate = currentGate();
+  if (gate?.takes()) return heldTransaction(database, gate, fn, options);
   const attempts = options.attempts ?? 8;
   for (let attempt = 1; ; attempt++) {
     const state: TransactionState = { beforeCommit: [], afterCommit: [], afterRollback: [], warnings: [] };
@@ -68,6 +71,59 @@ export async function inTransaction<T>(database: Database, fn: (trx: DbExecutor)
       if (attempt >= attempts || !isRetryable(error)) throw error;
       await new Promise((resolve) => setTimeout(resolve, Math.min(200, 5 * 2 ** attempt) * (0.5 + Math.random())));
     }
+  }
+}
+
+/** Thrown inside a held transaction to roll it back (its request's answer is not kept). */
+const ROLLBACK = Symbol('rollback');
+
+/**
+ * The first transaction of a request with a commit gate (commit-gate.ts): as `inTransaction`, but
+ * once its function (and its before-commit work) has finished, its value goes to the caller while
+ * the transaction stays open until the gate says how to end it. Failures before that are retried as
+ * usual; a failure of the commit itself reaches the gate (the request answers an error instead).
+ */
+async function heldTransaction<T>(database: Database, gate: CommitGate, fn: (trx: DbExecutor) => Promise<T>, options: TransactionOptions): Promise<T> {
+  const attempts = options.attempts ?? 8;
+  for (let attempt = 1; ; attempt++) {
+    const state: TransactionState = { beforeCommit: [], afterCommit: [], afterRollback: [], warnings: [] };
+    let handOver!: (value: T) => void;
+    const handed = new Promise<T>((resolve) => {
+      handOver = resolve;
+    });
+    let settle!: { resolve: () => void; reject: (error: unknown) => void };
+    const settled = new Promise<void>((resolve, reject) => {
+      settle = { resolve, reject };
+    });
+    settled.catch(() => {});
+    const run = database.kysely.transaction().execute((trx) => {
+      states.set(trx, state);
+      return scope.run(state, async () => {
+        const value = await fn(trx);
+        for (let i = 0; i < state.beforeCommit.length; i++) await state.beforeCommit[i]!();
+        const finishing = gate.hold(settled);
+        handOver(value);
+        const finish = await finishing;
+        if (finish.rollback) throw ROLLBACK;
+        await finish.write?.(trx);
+        return value;
+      });
+    });
+    const outcome = await Promise.race([handed.then((value) => ({ value })), run.then(() => ({}), (error: unknown) => ({ error }))]);
+    if ('value' in outcome) {
+      run.then(() => {
+        runAll(database, state.afterCommit);
+        settle.resolve();
+      }, async (error: unknown) => {
+        await undoAll(database, state.afterRollback);
+        settle.reject(error === ROLLBACK ? new Error('rolled back') : error);
+      });
+      return outcome.value as T;
+    }
+    const error = (outcome as { error?: unknown }).error;
+    await undoAll(database, state.afterRollback);
+    if (attempt >= attempts || !isRetryable(error)) throw error;
+    await new Promise((resolve) => setTimeout(resolve, Math.min(200, 5 * 2 ** attempt) * (0.5 + Math.random())));
   }
 }
 

@@ -47,6 +47,7 @@ export function registerErrorHandler(app: FastifyInstance): void {
     const legacy = isLegacy(request) && request.routeOptions.config?.family === 'model' ? legacyModelError(appError) : undefined;
     if (legacy) return reply.code(legacy.status).send(legacy.body);
     if (appError.details?.retryAfter !== undefined) reply.header('Retry-After', String(appError.details.retryAfter));
+    if (appError.code === 'precondition-failed' && typeof appError.details?.etag === 'string') reply.header('ETag', appError.details.etag);
     // The rest of an oversized body is not worth keeping: the connection ends with the answer,
     // once what the client is still sending has been read and thrown away (linger.ts).
     if (appError.status === 413) {

@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import { Socket } from 'node:net';
 
 /**
  * What a refused request may still send after its answer: read and thrown away up to these bounds,
@@ -15,7 +16,8 @@ export const LINGER_LIMITS = { bytes: 128 * 1_048_576, ms: 15_000 };
  */
 export function lingerAfterAnswer(request: IncomingMessage, limits = LINGER_LIMITS): void {
   const socket = request.socket;
-  if (request.complete || socket.destroyed) return;
+  // An injected request (tests) has no real connection to keep open.
+  if (!(socket instanceof Socket) || request.complete || socket.destroyed) return;
   // Node ends a `Connection: close` answer with destroySoon(), which also stops reading: half-close instead.
   socket.destroySoon = () => {
     socket.end();

@@ -12,6 +12,7 @@ import { bodyOf } from './body.ts';
 import { streamList } from './list-stream.ts';
 import { isLegacy } from './profile.ts';
 import { addResourceRoute } from './resource-route.ts';
+import { answerConditionalGet, conditionalWrite } from './conditional.ts';
 
 /** The `{id}` path segment typed as the model's primary key; an impossible key is simply not found. */
 export function parseId(model: Model, request: FastifyRequest): FieldValue {
@@ -77,8 +78,10 @@ export function registerModelRoutes(app: FastifyInstance, ctx: AppContext, model
   const update = async (request: FastifyRequest) => {
     const id = parseId(model, request);
     const { body, source } = bodyOf(request);
-    if (writer) return presentOne(request, await writer.update(id, body, source));
-    return presentOne(request, await store.update(model, id, readInput(model, body, source, 'update', id, { ignoreUnknown: isLegacy(request) })));
+    return conditionalWrite(store, request, model, id, async () => {
+      if (writer) return presentOne(request, await writer.update(id, body, source));
+      return presentOne(request, await store.update(model, id, readInput(model, body, source, 'update', id, { ignoreUnknown: isLegacy(request) })));
+    });
   };
 
   addResourceRoute(app, {
@@ -105,14 +108,18 @@ export function registerModelRoutes(app: FastifyInstance, ctx: AppContext, model
     methods: {
       GET: {
         schema: { response: { 200: record } },
-        handler: async (request) => presentOne(request, await ensure(parseId(model, request))),
+        handler: async (request, reply) => {
+          const found = await ensure(parseId(model, request));
+          if (await answerConditionalGet(ctx.database, request, reply, model, found)) return reply;
+          return presentOne(request, found);
+        },
       },
       ...(model.readOnlyResource ? {} : { PUT: { handler: update, write: 'update' as const, streamsFiles }, PATCH: { handler: update, write: 'update' as const, streamsFiles } }),
       DELETE: model.readOnlyResource ? undefined : {
         write: 'delete',
         handler: async (request) => {
           const id = parseId(model, request);
-          return { ok: 'record-deleted', data: await (writer ? writer.remove(id) : store.remove(model, id)) };
+          return { ok: 'record-deleted', data: await conditionalWrite(store, request, model, id, () => (writer ? writer.remove(id) : store.remove(model, id))) };
         },
       },
     },

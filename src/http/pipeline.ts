@@ -34,7 +34,7 @@ export async function registerPipeline(app: FastifyInstance, steps: PipelineStep
   await app.register(cors, {
     origin: '*',
     methods: METHODS,
-    exposedHeaders: ['X-Total-Count', 'Retry-After', 'Allow', 'Link', 'X-Request-Id'],
+    exposedHeaders: ['X-Total-Count', 'Retry-After', 'Allow', 'Link', 'X-Request-Id', 'ETag', 'Idempotent-Replayed', 'Location'],
     preflightContinue: true,
     strictPreflight: false,
     maxAge: 600,

@@ -76,6 +76,11 @@ export interface ModelDefinition {
    * JSON column); hidden fields are dropped already. Returns a copy.
    */
   redact?(record: Record<string, FieldValue>): Record<string, FieldValue>;
+  /**
+   * What else a record's version (its ETag, http/etag.ts) depends on besides its own visible
+   * fields: a document's lines. Read in the caller's transaction when given one.
+   */
+  versionParts?(db: DbExecutor, record: Record<string, unknown>): Promise<unknown>;
   /** Record-level rules after type checks: returns field -> reason for each failure. */
   validate?(values: Values, existing: Record<string, unknown> | undefined): Record<string, string> | undefined;
   hooks?: ModelHooks;

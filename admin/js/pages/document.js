@@ -15,6 +15,8 @@ export function DocumentPage({ type: resource, id, access }) {
   const [lines, setLines] = useState([]);
   const [receipts, setReceipts] = useState([]);
   const [entry, setEntry] = useState(null);
+  // The version shown: a payment is sent with If-Match, so that a change made elsewhere meanwhile is not paid blind (412).
+  const [etag, setEtag] = useState(null);
   const [error, setError] = useState(null);
   const [notice, setNotice] = useState('');
   const [version, setVersion] = useState(0);
@@ -25,7 +27,10 @@ export function DocumentPage({ type: resource, id, access }) {
     if (!type) return;
     let live = true;
     const set = (setter) => (value) => live && setter(value);
-    api('GET', apiPath([type.resource, id])).then(({ data }) => set(setDoc)(data), set(setError));
+    api('GET', apiPath([type.resource, id])).then(({ data, response }) => {
+      set(setEtag)(response.headers.get('ETag'));
+      set(setDoc)(data);
+    }, set(setError));
     listAll(type.lines, { [`filter[${type.key}]`]: id, 'sort[idlinea]': 'ASC' }).then(set(setLines), () => set(setLines)(null));
     if (type.receipts) listAll(type.receipts, { 'filter[idfactura]': id, 'sort[numero]': 'ASC' }).then(set(setReceipts), () => set(setReceipts)(null));
     return () => {
@@ -50,7 +55,7 @@ export function DocumentPage({ type: resource, id, access }) {
   const pay = async (pagada) => {
     setError(null);
     try {
-      const { data } = await api('POST', apiPath([type.pay, id]), { pagada });
+      const { data } = await api('POST', apiPath([type.pay, id]), { pagada }, undefined, etag ? { 'If-Match': etag } : {});
       setDoc(recordOf(data));
       setNotice(t(pagada ? 'document.paid' : 'document.unpaid'));
       setVersion((value) => value + 1);

@@ -70,6 +70,8 @@ export function defineDocument(family: DocumentFamily, spec: DocumentSpec): Mode
     indexes: [['fecha', key], ['creationdate'], [family === 'sales' ? 'codcliente' : 'codproveedor', 'fecha', key], ['idempresa', 'codserie', 'codejercicio', 'fecha'], ['codserie', 'numero']],
     validate: validateDocument,
     hooks: { beforeSave: documentBeforeSave },
+    // A document's version is its lines' too: a changed line changes the header's ETag.
+    versionParts: (db, record) => db.selectFrom(`lineas${spec.table}`).selectAll().where(key, '=', record[key] as number).orderBy('idlinea').execute(),
   });
 }
 

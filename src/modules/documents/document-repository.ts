@@ -2,6 +2,7 @@ import type { DbExecutor } from '../../db/database.ts';
 import type { SqlDialect } from '../../db/dialect.ts';
 import { rowReader } from '../../db/row-codec.ts';
 import { warningsOf, type Warning } from '../../db/transaction.ts';
+import { checkPrecondition } from '../../db/preconditions.ts';
 import { AppError } from '../../errors.ts';
 import type { Model } from '../../models/define-model.ts';
 import { lockCustomerOfDocument, type LockedCustomer } from './customer-risk.ts';
@@ -80,5 +81,8 @@ export interface DocumentLock {
 export async function lockDocument(db: DbExecutor, dialect: SqlDialect, type: DocumentType, id: unknown): Promise<DocumentLock | undefined> {
   const customer = await lockCustomerOfDocument(db, dialect, type, id);
   const query = db.selectFrom(type.header.table).select(type.key).where(type.key, '=', id as number);
-  return (await dialect.locking(query).executeTakeFirst()) !== undefined ? { customer } : undefined;
+  if ((await dialect.locking(query).executeTakeFirst()) === undefined) return undefined;
+  // A request's `If-Match` on this document is checked here, under the lock (db/preconditions.ts).
+  await checkPrecondition(db, type.header, id);
+  return { customer };
 }

@@ -6,6 +6,7 @@ import { createDocument } from './create-document.ts';
 import { readDocumentInput } from './document-input.ts';
 import { DOCUMENT_TYPES } from './document-types.ts';
 import { parseId } from '../../http/model-routes.ts';
+import { conditionalWrite } from '../../http/conditional.ts';
 import { payInvoice, readPaymentRequest } from './pay-invoice.ts';
 import { editDocument } from './change-document.ts';
 import { readRefundRequest, refundInvoice } from './refund-invoice.ts';
@@ -42,7 +43,8 @@ export function registerDocumentRoutes(app: FastifyInstance, ctx: AppContext): v
     ctx.customResources.add(edit);
     const editHandler: Handler = async (request) => {
       const { body, source } = bodyOf(request);
-      return editDocument(ctx, type, parseId(type.header, request), readDocumentInput(type, body, source, true));
+      const id = parseId(type.header, request);
+      return conditionalWrite(ctx.store, request, type.header, id, () => editDocument(ctx, type, id, readDocumentInput(type, body, source, true)));
     };
     addResourceRoute(app, { resource: edit, urls: [`/api/3/${edit}/:id`], shape, methods: { PUT: { handler: editHandler }, PATCH: { handler: editHandler } } });
 
@@ -51,7 +53,8 @@ export function registerDocumentRoutes(app: FastifyInstance, ctx: AppContext): v
       ctx.customResources.add(pay);
       const handler: Handler = async (request) => {
         const { body, source } = bodyOf(request);
-        return payInvoice(ctx, type, parseId(type.header, request), readPaymentRequest(type, body, source));
+        const id = parseId(type.header, request);
+        return conditionalWrite(ctx.store, request, type.header, id, () => payInvoice(ctx, type, id, readPaymentRequest(type, body, source)));
       };
       addResourceRoute(app, { resource: pay, urls: [`/api/3/${pay}/:id`], shape: { data: type.header }, methods: { POST: { handler }, PUT: { handler } } });
     }

@@ -8,6 +8,7 @@ import { inputSchema, recordSchema } from './model-schemas.ts';
 const TITLE = 'Invoicing API';
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const json = (schema: unknown) => ({ 'application/json': { schema } });
 
 /** Codes by error body shape, from the one error vocabulary (src/errors.ts). */
@@ -149,11 +150,14 @@ export async function openApiDocument(ctx: AppContext, version: string): Promise
     const tag = resource || (route.config.operational ? 'operations' : 'root');
     tags.add(tag);
     paths[path] ??= {};
+    // Every write of the API takes an Idempotency-Key (docs/writes.md).
+    const idempotent = WRITE_METHODS.has(route.method) && Boolean(route.config.resource) && !route.config.public ? [{ $ref: '#/components/parameters/IdempotencyKey' }] : [];
+    const all = [...parameters, ...((operation.parameters as unknown[]) ?? []), ...idempotent];
     paths[path][route.method.toLowerCase()] = {
       operationId: `${route.method.toLowerCase()}${path.replace(/[^A-Za-z0-9]+(.)?/g, (_, next: string | undefined) => (next ?? '').toUpperCase())}`,
       tags: [tag],
       ...operation,
-      ...(parameters.length ? { parameters: [...parameters, ...((operation.parameters as unknown[]) ?? [])] } : {}),
+      ...(all.length ? { parameters: all } : {}),
     };
   }
   const pathItems: Record<string, unknown> = {};
@@ -173,7 +177,13 @@ export async function openApiDocument(ctx: AppContext, version: string): Promise
     paths: sortedPaths,
     components: {
       securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-Auth-Token', description: 'An API key (`Token` is accepted too).' } },
-      parameters: Object.fromEntries(LIST_PARAMETERS.map((parameter) => [parameter.name, parameter])),
+      parameters: {
+        ...Object.fromEntries(LIST_PARAMETERS.map((parameter) => [parameter.name, parameter])),
+        IdempotencyKey: {
+          name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7e]+$' },
+          description: 'Makes a retry safe: the same key and request replay the first answer (`Idempotent-Replayed: true`) and write nothing; 422 `idempotency-key-reused` for another request, 409 `idempotency-key-in-use` while the first runs (docs/writes.md).',
+        },
+      },
       headers: {
         'X-Total-Count': { description: 'Records matching the filters, whatever `limit` and `offset`.', schema: { type: 'integer', minimum: 0 } },
         Link: { description: 'On a full page: `<url>; rel="next"`, the next page (by `cursor`, or by `offset` for sorts on nullable fields).', schema: { type: 'string' } },

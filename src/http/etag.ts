@@ -1,0 +1,29 @@
+import { createHash } from 'node:crypto';
+import type { FastifyRequest } from 'fastify';
+import type { DbExecutor } from '../db/database.ts';
+import type { Model } from '../models/define-model.ts';
+import { profileOf } from './profile.ts';
+
+/**
+ * A record's strong ETag: a hash of its visible fields as stored, of what else its version depends
+ * on (a document's lines: `versionParts`), and of the response profile (another profile is another
+ * representation). Any change of the record gives another tag.
+ */
+export async function etagOf(db: DbExecutor, model: Model, record: Record<string, unknown>, request: FastifyRequest): Promise<string> {
+  const parts = model.versionParts ? await model.versionParts(db, record) : null;
+  const hash = createHash('sha256').update(JSON.stringify([profileOf(request), model.visibleFields.map((name) => record[name] ?? null), parts])).digest('base64url');
+  return `"${hash.slice(0, 27)}"`;
+}
+
+/**
+ * The entity tags of an `If-Match` / `If-None-Match` header (`*` matches any). `If-None-Match`
+ * compares weakly (a `W/` tag matches its strong twin); `If-Match` strongly (a weak tag never matches).
+ */
+export function tagsOf(header: string | string[] | undefined, weak: boolean): string[] | undefined {
+  if (header === undefined) return undefined;
+  return [header].flat().join(',').split(',').map((tag) => tag.trim()).filter(Boolean).map((tag) => (weak ? tag.replace(/^W\//, '') : tag));
+}
+
+export function matches(tags: string[], etag: string): boolean {
+  return tags.includes('*') || tags.includes(etag);
+}

@@ -1,0 +1,147 @@
+import { createHash } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { CommitGate, withGate } from '../db/commit-gate.ts';
+import type { Database } from '../db/database.ts';
+import { claimKey, markWritten, releaseKey, storeAnswer, type StoredAnswer } from '../db/idempotency-keys.ts';
+import { AppError } from '../errors.ts';
+
+/**
+ * `Idempotency-Key` on every write (IETF draft "The Idempotency-Key HTTP Header Field", as Stripe
+ * does it); docs/writes.md. The key is scoped to the API key that sent it. The first request runs,
+ * and its answer is stored in the same transaction as its write (commit-gate.ts): a crash never
+ * leaves one without the other. The same key with the same request replays that answer byte for
+ * byte (`Idempotent-Replayed: true`) and writes nothing; with another request it is 422
+ * `idempotency-key-reused`; while the first still runs, 409 `idempotency-key-in-use`. Answers the
+ * handler did not produce (401, 403, 429, 413: refused before the key is read) and 5xx answers are
+ * not stored, so the client may retry them; business refusals (4xx) are.
+ */
+const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+/** The headers a replay needs besides its body. */
+const KEPT_HEADERS = ['content-type', 'location', 'x-total-count', 'content-disposition'];
+/** A claim whose request never answered (its process died before committing) is taken over after this. */
+const LEASE_MS = 120_000;
+
+interface Slot {
+  id: number;
+  gate: CommitGate;
+  ended: boolean;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    idempotency?: Slot;
+  }
+}
+
+export interface IdempotencyOptions {
+  database: Database;
+  /** Who sent the request: keys are scoped to it (`global` for the global key). */
+  scopeOf(request: FastifyRequest): string | undefined;
+  now(): number;
+  /** Test seam: called once a request's write and answer committed, before the answer is sent. */
+  afterCommit?: () => void;
+}
+
+/** Printable ASCII, 1 to 255 characters (the draft's sf-string). */
+const VALID_KEY = /^[\x20-\x7e]{1,255}$/;
+
+function stable(value: unknown): unknown {
+  if (Buffer.isBuffer(value)) return { bytes: createHash('sha256').update(value).digest('hex') };
+  if (Array.isArray(value)) return value.map(stable);
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(Object.keys(value).sort().map((key) => [key, stable((value as Record<string, unknown>)[key])]));
+  }
+  return value;
+}
+
+/** What makes two requests "the same": method, path, query and body (a streamed body by its type and length). */
+function fingerprint(request: FastifyRequest): string {
+  const [path, query = ''] = request.url.split('?', 2) as [string, string?];
+  const params = [...new URLSearchParams(query).entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const streamed = request.body === undefined || (typeof request.body === 'object' && request.body !== null && typeof (request.body as { pipe?: unknown }).pipe === 'function');
+  const body = streamed
+    ? { type: String(request.headers['content-type'] ?? '').replace(/;\s*boundary=.*$/i, ''), length: request.headers['content-length'] ?? null }
+    : stable(request.body);
+  return createHash('sha256').update(JSON.stringify([request.method, path, params, body])).digest('hex');
+}
+
+function replay(reply: FastifyReply, answer: StoredAnswer): FastifyReply {
+  reply.code(answer.status);
+  for (const [name, value] of Object.entries(answer.headers)) reply.header(name, value);
+  reply.header('Idempotent-Replayed', 'true');
+  return reply.send(answer.body);
+}
+
+export function registerIdempotency(app: FastifyInstance, options: IdempotencyOptions): void {
+  const { database } = options;
+
+  // Each route's handler runs inside its request's gate, so that its first transaction is held.
+  app.addHook('onRoute', (route) => {
+    if (![route.method].flat().some((method) => WRITES.has(method))) return;
+    const handler = route.handler;
+    route.handler = function (this: FastifyInstance, request, reply) {
+      const slot = request.idempotency;
+      return slot ? withGate(slot.gate, () => handler.call(this, request, reply)) : handler.call(this, request, reply);
+    };
+  });
+
+  app.addHook('preHandler', async (request, reply) => {
+    const raw = request.headers['idempotency-key'];
+    if (raw === undefined || !WRITES.has(request.method) || !request.routeOptions.config.resource || request.routeOptions.config.public) return;
+    const key = Array.isArray(raw) ? undefined : raw;
+    if (key === undefined || !VALID_KEY.test(key)) throw new AppError('invalid-idempotency-key');
+    const scope = options.scopeOf(request) ?? 'global';
+    const claim = await claimKey(database, scope, key, fingerprint(request), options.now(), LEASE_MS);
+    if (claim.kind === 'replay') return replay(reply, claim.answer);
+    if (claim.kind === 'reused') throw new AppError('idempotency-key-reused');
+    if (claim.kind === 'in-use') throw new AppError('idempotency-key-in-use', { retryAfter: 1 });
+    if (claim.kind === 'lost') throw new AppError('idempotency-key-in-use', { reason: 'answer-lost' });
+    const slot: Slot = { id: claim.id, ended: false, gate: new CommitGate((trx) => markWritten(trx, claim.id)) };
+    request.idempotency = slot;
+  });
+
+  app.addHook('onSend', async (request, reply, payload) => {
+    const slot = request.idempotency;
+    if (!slot || slot.ended) return payload;
+    slot.ended = true;
+    const body = typeof payload === 'string' ? Buffer.from(payload, 'utf8') : Buffer.isBuffer(payload) ? payload : undefined;
+    if (reply.statusCode >= 500 || body === undefined) {
+      await forget(slot);
+      return payload;
+    }
+    const headers: Record<string, string> = {};
+    for (const name of KEPT_HEADERS) {
+      const value = reply.getHeader(name);
+      if (value !== undefined) headers[name] = String(value);
+    }
+    const answer: StoredAnswer = { status: reply.statusCode, headers, body };
+    try {
+      if (slot.gate.state === 'held') await slot.gate.end({ write: (trx) => storeAnswer(trx, slot.id, answer) });
+      else await storeAnswer(database.kysely, slot.id, answer);
+    } catch (error) {
+      // Neither the write nor its answer committed: the client hears so, and may retry.
+      request.log.error({ err: error }, 'a write and its idempotent answer did not commit');
+      await releaseKey(database.kysely, slot.id).catch(() => {});
+      const failure = new AppError('internal-error', { requestId: request.id });
+      reply.code(failure.status).header('content-type', 'application/json; charset=utf-8');
+      return JSON.stringify(failure.body());
+    }
+    options.afterCommit?.();
+    return payload;
+  });
+
+  // A request that ends without an answer sent (the client went away mid-handler) writes nothing.
+  app.addHook('onResponse', async (request) => {
+    const slot = request.idempotency;
+    if (slot && !slot.ended) {
+      slot.ended = true;
+      await forget(slot);
+    }
+  });
+
+  /** A request whose answer is not kept: its held write rolls back and its key is free again (a released write stays `written`). */
+  async function forget(slot: Slot): Promise<void> {
+    await slot.gate.end({ rollback: true });
+    if (slot.gate.state !== 'committed') await releaseKey(database.kysely, slot.id);
+  }
+}
