@@ -10,6 +10,8 @@ import { registerPipeline } from './http/pipeline.ts';
 import { registerProfileSerializer } from './http/profile-serializer.ts';
 import { registerLazySerializers } from './http/lazy-serializers.ts';
 import { registerHealthRoutes } from './http/health-routes.ts';
+import { connectionDrain, DRAIN_GRACE_MS } from './http/connection-drain.ts';
+import { AppError } from './errors.ts';
 import { registerIdempotency } from './http/idempotency.ts';
 import { pruneKeys } from './db/idempotency-keys.ts';
 import { registerRequestLog, requestIdOf } from './http/request-log.ts';
@@ -59,7 +61,12 @@ export async function createApp(options: CreateAppOptions): Promise<App> {
     logController: new LogController({ disableRequestLogging: true }),
     clientErrorHandler,
     frameworkErrors,
+    // Closing is ours (connection-drain.ts): idle connections are kept a moment for requests on
+    // their way, and a request that comes while closing gets our own 503.
+    forceCloseConnections: false,
+    return503OnClosing: false,
   });
+  const drain = connectionDrain(server.server);
   let core: Core | undefined;
   let jobs: Jobs | undefined;
   try {
@@ -80,9 +87,12 @@ export async function createApp(options: CreateAppOptions): Promise<App> {
     registerRequestLog(server, (request) => ctx.pipeline.logContext?.(request));
     registerHealthRoutes(server, ctx, () => closing);
     // While closing, each answer ends its connection: a keep-alive client would otherwise hold the
-    // server's close open until its own idle timeout.
+    // server's close open until its own idle timeout. A request that arrives meanwhile is not run.
     server.addHook('onSend', async (_request, reply) => {
       if (closing) reply.header('Connection', 'close');
+    });
+    server.addHook('onRequest', async (request) => {
+      if (closing && !request.routeOptions.config.operational) throw new AppError('shutting-down', { retryAfter: 1 });
     });
     await registerBodyParsers(server, { bodyLimit: config.bodyLimit });
     await registerPipeline(server, ctx.pipeline);
@@ -109,6 +119,10 @@ export async function createApp(options: CreateAppOptions): Promise<App> {
       runJob: (name) => running.run(name),
       async close() {
         closing = true;
+        drain.start();
+        // Still accepting for a moment (answering 503): connections a client opened just before
+        // would otherwise be reset in the listen queue when it closes. /ready says 503 meanwhile.
+        if (server.server.listening) await new Promise((resolve) => setTimeout(resolve, DRAIN_GRACE_MS));
         await server.close();
         await running.stop();
         await started.close();
