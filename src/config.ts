@@ -41,6 +41,8 @@ export interface Config {
   eventsRetentionDays: number;
   /** Hours an `Idempotency-Key` and its stored answer are kept (docs/writes.md). */
   idempotencyTtlHours: number;
+  /** Requests per API key and minute (0: no limit); a key's `ratelimit` overrides it (docs/deploy.md). */
+  rateLimitPerMinute: number;
   /** How long a SIGTERM/SIGINT waits for requests in flight before it closes their connections. */
   shutdownTimeoutMs: number;
   /**
@@ -139,6 +141,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     pluginsDir: env.PLUGINS_DIR ? path.resolve(env.PLUGINS_DIR) : undefined,
     eventsRetentionDays: intVar(env, 'EVENTS_RETENTION_DAYS', 30, 1, 36_500),
     idempotencyTtlHours: intVar(env, 'IDEMPOTENCY_TTL_HOURS', 24, 1, 8760),
+    rateLimitPerMinute: intVar(env, 'RATE_LIMIT_PER_MINUTE', 0, 0, 1_000_000_000),
     shutdownTimeoutMs: intVar(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     eventsGapMs: intVar(env, 'EVENTS_GAP_MS', 10_000, 0, 3_600_000),
     databaseReadUrls,

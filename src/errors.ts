@@ -99,6 +99,7 @@ export const ERROR_CATALOGUE = {
   'record-immutable': { status: 409, shape: 'message', meaning: 'The record belongs to an append-only table (VERI*FACTU records): it is never changed nor deleted, through the API, the store or SQL.' },
   'invoice-not-recorded': { status: 409, shape: 'message', meaning: 'The invoice has no VERI*FACTU record (it was issued while its company had VERI*FACTU off): there is nothing to cancel.' },
   'invoice-already-cancelled': { status: 409, shape: 'message', meaning: 'The invoice was cancelled already (`anularFacturaCliente`): it cannot be cancelled again nor rectified; `idregistro` names the cancellation record.' },
+  'rate-limited': { status: 429, shape: 'message', meaning: 'This API key made its requests of the minute (its `ratelimit`, else RATE_LIMIT_PER_MINUTE; `limit` given): retry after `Retry-After` seconds. Nothing was done.' },
   'shutting-down': { status: 503, shape: 'message', meaning: 'The service is stopping: the request was not run (see `Retry-After`; the connection closes). Send it again: another instance, or this one restarted, answers it.' },
   'database-busy': { status: 503, shape: 'message', meaning: 'The database reported a deadlock or serialisation failure after retries; try again (see Retry-After).' },
   'database-unavailable': { status: 503, shape: 'message', meaning: 'The database connection was lost or could not be opened in time; try again (see Retry-After). Only a connection lost while committing leaves the outcome open: look the record up before repeating a creation.' },

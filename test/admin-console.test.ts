@@ -204,6 +204,13 @@ describe('admin console in Chromium', { skip: present ? false : `no Chromium at 
     await page.getByRole('cell', { name: 'Console reader' }).waitFor();
     assert.ok(!(await page.content()).includes(token), 'and never shown again');
 
+    // Its requests per minute, set in place (the installation's default until then).
+    await page.getByRole('spinbutton', { name: `Requests per minute of key ${id}` }).fill('120');
+    const limited = page.waitForResponse((response) => response.url().endsWith(`/apikey/${id}`) && response.request().method() === 'PATCH');
+    await page.getByRole('button', { name: `Save the requests per minute of key ${id}` }).click();
+    assert.equal((await limited).status(), 200);
+    assert.equal((await call('GET', `apikey/${id}`)).body.ratelimit, 120);
+
     await page.getByRole('button', { name: `Rules of key ${id}` }).click();
     await page.getByLabel('Show resources containing').fill('cliente');
     await page.getByRole('checkbox', { name: 'cliente GET', exact: true }).check();

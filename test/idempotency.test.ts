@@ -92,6 +92,11 @@ forEachEngine('idempotency keys', (t) => {
     const mine = await send('shared-name', 'POST', '/api/3/clientes', { codcliente: 'SCOPE1', nombre: 'One' });
     const theirs = await send('shared-name', 'POST', '/api/3/clientes', { codcliente: 'SCOPE2', nombre: 'Two' }, token);
     assert.deepEqual([mine.statusCode, theirs.statusCode, theirs.headers['idempotent-replayed']], [201, 201, undefined]);
+    // Under the established system's profile the replay is that profile's answer, byte for byte.
+    const legacy = await t().call('POST', '/api/3/apikey', { description: 'legacy', fullaccess: true, enabled: true, profile: 'facturascripts' });
+    const first = await send('legacy-1', 'POST', '/api/3/clientes', { codcliente: 'LEGACY', nombre: 'Legacy' }, legacy.body.apikey);
+    const again = await send('legacy-1', 'POST', '/api/3/clientes', { codcliente: 'LEGACY', nombre: 'Legacy' }, legacy.body.apikey);
+    assert.deepEqual([again.statusCode, again.body, again.headers['idempotent-replayed']], [first.statusCode, first.body, 'true']);
   });
 
   it('covers edits, payments, deletions and uploads', async () => {

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import cors from '@fastify/cors';
 import { AppError } from '../errors.ts';
 
@@ -20,6 +20,8 @@ export interface PipelineSteps {
   authenticate?: PipelineStep;
   /** Step 6: the key may use this resource with this method. */
   authorize?: PipelineStep;
+  /** Step 7: the key's fair use (rate limit); sets its headers on the answer. */
+  limit?: (request: FastifyRequest, reply: FastifyReply) => void | Promise<void>;
   /** Whether a resource is switched on (a disabled plugin's resources do not exist). */
   available?: (resource: string) => Promise<boolean>;
   /** What the request log line says about the caller (the key's id), never a secret. */
@@ -28,13 +30,13 @@ export interface PipelineSteps {
 
 /**
  * The request pipeline of architecture section 5, in one place and in this order:
- * CORS headers -> API switch -> (preflight answered) -> ban -> key -> version -> resource -> permission.
+ * CORS headers -> API switch -> (preflight answered) -> ban -> key -> version -> resource -> permission -> rate limit.
  */
 export async function registerPipeline(app: FastifyInstance, steps: PipelineSteps): Promise<void> {
   await app.register(cors, {
     origin: '*',
     methods: METHODS,
-    exposedHeaders: ['X-Total-Count', 'Retry-After', 'Allow', 'Link', 'X-Request-Id', 'ETag', 'Idempotent-Replayed', 'Location'],
+    exposedHeaders: ['X-Total-Count', 'Retry-After', 'Allow', 'Link', 'X-Request-Id', 'ETag', 'Idempotent-Replayed', 'Location', 'RateLimit', 'RateLimit-Policy'],
     preflightContinue: true,
     strictPreflight: false,
     maxAge: 600,
@@ -57,6 +59,7 @@ export async function registerPipeline(app: FastifyInstance, steps: PipelineStep
     const resource = request.routeOptions.config.resource;
     if (resource && steps.available && !(await steps.available(resource))) throw new AppError('resource-not-found');
     await steps.authorize?.(request);
+    await steps.limit?.(request, reply);
   });
 
   // Compressed bodies are not decoded: refused before the parsers would misread them.

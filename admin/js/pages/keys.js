@@ -13,14 +13,16 @@ function NewKeyForm({ onCreated }) {
   const [description, setDescription] = useState('');
   const [fullaccess, setFullaccess] = useState(false);
   const [profile, setProfile] = useState('spec');
+  const [ratelimit, setRatelimit] = useState('');
   const [error, setError] = useState(null);
   const submit = async (event) => {
     event.preventDefault();
     setError(null);
     try {
-      const { data } = await api('POST', apiPath('apikey'), { description, fullaccess, profile });
+      const { data } = await api('POST', apiPath('apikey'), { description, fullaccess, profile, ratelimit: ratelimit === '' ? null : Number(ratelimit) });
       setDescription('');
       setFullaccess(false);
+      setRatelimit('');
       onCreated(recordOf(data));
     } catch (failure) {
       setError(failure);
@@ -44,8 +46,28 @@ function NewKeyForm({ onCreated }) {
         <option value="facturascripts">facturascripts</option>
       </select>
     </div>
+    <div class="field">
+      <label for="key-ratelimit">${t('keys.ratelimit')}</label>
+      <input id="key-ratelimit" type="number" min="0" step="1" value=${ratelimit} placeholder=${t('keys.ratelimit-default')} aria-describedby="key-ratelimit-error" onInput=${(event) => setRatelimit(event.target.value)} />
+      <${FieldError} id="key-ratelimit-error" reason=${error?.fields?.ratelimit} />
+    </div>
     <button type="submit">${t('keys.create')}</button>
     <${ErrorBox} error=${error} />
+  </form>`;
+}
+
+/** A key's requests per minute, changed in place (empty: the installation's RATE_LIMIT_PER_MINUTE; 0: none). */
+function RateLimitCell({ apiKey, onSaved, onError }) {
+  const [value, setValue] = useState(apiKey.ratelimit ?? '');
+  const id = `key-ratelimit-${apiKey.id}`;
+  const save = (event) => {
+    event.preventDefault();
+    api('PATCH', apiPath(['apikey', apiKey.id]), { ratelimit: value === '' ? null : Number(value) }).then(onSaved, onError);
+  };
+  return html`<form class="cell-form" onSubmit=${save}>
+    <label class="hidden-label" for=${id}>${t('keys.ratelimit-n', { id: apiKey.id })}</label>
+    <input id=${id} type="number" min="0" step="1" size="6" value=${value} placeholder=${t('keys.ratelimit-default')} onInput=${(event) => setValue(event.target.value)} />
+    <button type="submit" aria-label=${t('keys.ratelimit-save-n', { id: apiKey.id })}>${t('common.save')}</button>
   </form>`;
 }
 
@@ -100,13 +122,14 @@ export function Keys({ access }) {
       <caption>${t('keys.caption')}</caption>
       <thead><tr>
         <th scope="col">${t('keys.id')}</th><th scope="col">${t('keys.description')}</th><th scope="col">${t('keys.enabled')}</th>
-        <th scope="col">${t('keys.fullaccess')}</th><th scope="col">${t('keys.profile')}</th><th scope="col">${t('keys.lastactivity')}</th>
+        <th scope="col">${t('keys.fullaccess')}</th><th scope="col">${t('keys.profile')}</th><th scope="col">${t('keys.ratelimit')}</th><th scope="col">${t('keys.lastactivity')}</th>
         <th scope="col">${t('keys.lastip')}</th><th scope="col">${t('common.actions')}</th>
       </tr></thead>
       <tbody>
         ${rows.map((key) => html`<tr data-key=${key.id}>
           <td>${key.id}</td><td>${cell(key.description)}</td><td>${cell(key.enabled)}</td><td>${cell(key.fullaccess)}</td>
-          <td>${cell(key.profile)}</td><td>${cell(key.lastactivity)}</td><td>${cell(key.lastip)}</td>
+          <td>${cell(key.profile)}</td><td><${RateLimitCell} key=${`${key.id}:${key.ratelimit}`} apiKey=${key} onSaved=${reload} onError=${setError} /></td>
+          <td>${cell(key.lastactivity)}</td><td>${cell(key.lastip)}</td>
           <td class="actions">
             <button type="button" onClick=${() => toggle(key)} aria-label=${t(key.enabled ? 'keys.disable-n' : 'keys.enable-n', { id: key.id })}>${t(key.enabled ? 'keys.disable' : 'keys.enable')}</button>
             ${!key.fullaccess && html`<button type="button" onClick=${() => setRulesOf(key)} aria-label=${t('keys.rules-n', { id: key.id })}>${t('keys.rules')}</button>`}

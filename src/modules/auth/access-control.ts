@@ -15,6 +15,7 @@ interface CachedKey {
   digest: Buffer;
   fullaccess: boolean;
   profile: string;
+  ratelimit: number | null;
   rules: Map<string, Record<Permission, boolean>>;
 }
 
@@ -25,6 +26,8 @@ export interface Caller {
   rules: Map<string, Record<Permission, boolean>> | undefined;
   /** The key's response profile; undefined for the global key (the settings decide). */
   profile: string | undefined;
+  /** The key's own requests per minute (0: none), or null for the installation's; undefined for the global key. */
+  ratelimit?: number | null;
 }
 
 const METHOD_PERMISSION: Readonly<Record<string, Permission | undefined>> = Object.assign(Object.create(null) as Record<string, Permission>, {
@@ -77,7 +80,7 @@ export class AccessControl {
     const db = this.#ctx.database.kysely;
     const { registry } = this.#ctx;
     const [keys, rules] = await Promise.all([
-      db.selectFrom('api_keys').select(['id', 'apikey', 'fullaccess', 'enabled', 'profile']).execute(),
+      db.selectFrom('api_keys').select(['id', 'apikey', 'fullaccess', 'enabled', 'profile', 'ratelimit']).execute(),
       db.selectFrom('api_access').select(['idapikey', 'resource', 'allowget', 'allowpost', 'allowput', 'allowdelete']).execute(),
     ]);
     const byId = new Map<number, CachedKey>();
@@ -90,6 +93,7 @@ export class AccessControl {
         digest: Buffer.from(String(key.apikey), 'hex'),
         fullaccess: dbBoolean(key.fullaccess),
         profile: String(key.profile ?? 'spec'),
+        ratelimit: key.ratelimit === null || key.ratelimit === undefined ? null : Number(key.ratelimit),
         rules: new Map(),
       };
       byId.set(cached.id, cached);
@@ -168,7 +172,7 @@ export class AccessControl {
     const key = keys.get(digest.toString('hex'));
     if (!key || !timingSafeEqual(digest, key.digest)) return undefined;
     this.#activity.set(key.id, { time: this.#ctx.clock.now(), ip });
-    return { keyId: key.id, fullaccess: key.fullaccess, rules: key.rules, profile: key.profile };
+    return { keyId: key.id, fullaccess: key.fullaccess, rules: key.rules, profile: key.profile, ratelimit: key.ratelimit };
   }
 
   /** Whether the caller may use `resource` with `method`; the root listing ('') is open to every key. */

@@ -35,6 +35,8 @@ export const apiKeyModel = defineModel({
     lastip: f.string(45, { readOnly: true }),
     /** How the API answers this key: `spec` (default) or `facturascripts` (docs/compatibility.md). */
     profile: f.string(20, { notNull: true, default: 'spec' }),
+    /** Requests per minute this key may make: empty for the installation's RATE_LIMIT_PER_MINUTE, 0 for no limit. */
+    ratelimit: f.integer({ min: 0, max: 1_000_000_000 }),
   },
   validate(values) {
     if (values.profile !== undefined && !(PROFILE_NAMES as readonly unknown[]).includes(values.profile)) return { profile: 'invalid-value' };

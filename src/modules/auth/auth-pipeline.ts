@@ -3,6 +3,7 @@ import type { AppContext } from '../../app-context.ts';
 import { AppError } from '../../errors.ts';
 import type { PipelineSteps } from '../../http/pipeline.ts';
 import { type AccessControl, type Caller, bannedError } from './access-control.ts';
+import type { RateLimiter } from './rate-limits.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -18,7 +19,7 @@ export function tokenOf(request: FastifyRequest): string | undefined {
 }
 
 /** Pipeline steps 2-4 and 6 (architecture section 5) backed by the settings and the access control state. */
-export function authPipeline(access: AccessControl, ctx: AppContext): PipelineSteps {
+export function authPipeline(access: AccessControl, limiter: RateLimiter, ctx: AppContext): PipelineSteps {
   return {
     logContext: (request) => (request.caller ? { key: request.caller.keyId ?? 'global' } : undefined),
     async apiEnabled() {
@@ -38,6 +39,9 @@ export function authPipeline(access: AccessControl, ctx: AppContext): PipelineSt
     async authorize(request) {
       const resource = request.routeOptions.config.resource ?? '';
       if (!access.allows(request.caller!, resource, request.method)) throw new AppError('forbidden');
+    },
+    limit(request, reply) {
+      if (request.caller) limiter.admit(request.caller, reply);
     },
   };
 }

@@ -3,7 +3,8 @@ import { AccessControl } from './access-control.ts';
 import { apiAccessModel, apiKeyModel } from './auth-models.ts';
 import { watchKeyChanges } from './auth-events.ts';
 import { authPipeline } from './auth-pipeline.ts';
-import { incidentModel } from './internal-models.ts';
+import { incidentModel, rateWindowModel } from './internal-models.ts';
+import { RateLimiter } from './rate-limits.ts';
 import { registerKeyRules } from './key-rules.ts';
 
 export { apiAccessModel, apiKeyModel, generateToken, hashToken } from './auth-models.ts';
@@ -11,23 +12,29 @@ export { createInitialKey } from './initial-key.ts';
 export { BAN_THRESHOLD, BAN_WINDOW_MS } from './access-control.ts';
 
 /**
- * API keys, access rules (also replaced as a whole: key-rules.ts) and the IP ban: the pipeline's API
- * switch, key and permission steps, and a background tick that shares bans between instances and writes key activity.
+ * API keys, access rules (also replaced as a whole: key-rules.ts), the IP ban and fair use per key:
+ * the pipeline's API switch, key, permission and rate-limit steps, and background ticks that share
+ * bans and request counts between instances and write key activity.
  */
 export function authModule(): Module {
   let access: AccessControl | undefined;
+  let limiter: RateLimiter | undefined;
   return {
     name: 'auth',
-    models: [apiKeyModel, apiAccessModel, incidentModel],
+    models: [apiKeyModel, apiAccessModel, incidentModel, rateWindowModel],
     setup(ctx) {
       access = new AccessControl(ctx);
-      Object.assign(ctx.pipeline, authPipeline(access, ctx));
+      limiter = new RateLimiter(ctx);
+      Object.assign(ctx.pipeline, authPipeline(access, limiter, ctx));
       watchKeyChanges(ctx);
     },
     register(server, ctx) {
       registerKeyRules(server, ctx, access!);
     },
-    jobs: [{ name: 'access', intervalMs: (ctx) => ctx.config.stateRefreshMs, run: () => access!.tick() }],
+    jobs: [
+      { name: 'access', intervalMs: (ctx) => ctx.config.stateRefreshMs, run: () => access!.tick() },
+      { name: 'rate-limits', intervalMs: (ctx) => ctx.config.stateRefreshMs, run: () => limiter!.sync() },
+    ],
     async stop() {
       await access?.flushActivity();
     },

@@ -19,3 +19,22 @@ export const incidentModel = defineModel({
   },
   indexes: [['time'], ['ip', 'time']],
 });
+
+/**
+ * Requests per API key and minute (fair use, docs/deploy.md): each instance adds what it served to
+ * its key's row of the current minute now and then, and reads the others' sums back.
+ */
+export const rateWindowModel = defineModel({
+  name: 'ApiRateWindow',
+  table: 'api_rate_windows',
+  internal: true,
+  fields: {
+    id: f.serial(),
+    idapikey: f.integer({ notNull: true }),
+    /** Minutes since the epoch. */
+    ventana: f.integer({ notNull: true }),
+    cuenta: f.integer({ notNull: true, default: 0 }),
+  },
+  unique: [['idapikey', 'ventana']],
+  indexes: [['ventana']],
+});

@@ -152,7 +152,10 @@ export async function openApiDocument(ctx: AppContext, version: string): Promise
     paths[path] ??= {};
     // Every write of the API takes an Idempotency-Key (docs/writes.md).
     const idempotent = WRITE_METHODS.has(route.method) && Boolean(route.config.resource) && !route.config.public ? [{ $ref: '#/components/parameters/IdempotencyKey' }] : [];
-    const all = [...parameters, ...((operation.parameters as unknown[]) ?? []), ...idempotent];
+    // One record's version (docs/writes.md): its GET answers an ETag, its writes take If-Match.
+    const oneRecord = route.url.endsWith('/:id') && (route.config.family === 'model' || /^(editar|pagar)/.test(String(route.config.resource ?? '')));
+    const conditional = !oneRecord ? [] : route.method === 'GET' ? [{ $ref: '#/components/parameters/IfNoneMatch' }] : WRITE_METHODS.has(route.method) ? [{ $ref: '#/components/parameters/IfMatch' }] : [];
+    const all = [...parameters, ...((operation.parameters as unknown[]) ?? []), ...idempotent, ...conditional];
     paths[path][route.method.toLowerCase()] = {
       operationId: `${route.method.toLowerCase()}${path.replace(/[^A-Za-z0-9]+(.)?/g, (_, next: string | undefined) => (next ?? '').toUpperCase())}`,
       tags: [tag],
@@ -182,6 +185,14 @@ export async function openApiDocument(ctx: AppContext, version: string): Promise
         IdempotencyKey: {
           name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7e]+$' },
           description: 'Makes a retry safe: the same key and request replay the first answer (`Idempotent-Replayed: true`) and write nothing; 422 `idempotency-key-reused` for another request, 409 `idempotency-key-in-use` while the first runs (docs/writes.md).',
+        },
+        IfMatch: {
+          name: 'If-Match', in: 'header', required: false, schema: { type: 'string' },
+          description: 'The record\'s ETag as last read: 412 `precondition-failed` (with the current ETag) when it changed since, nothing written (docs/writes.md).',
+        },
+        IfNoneMatch: {
+          name: 'If-None-Match', in: 'header', required: false, schema: { type: 'string' },
+          description: 'An ETag of the record: 304 without a body while it is still current.',
         },
       },
       headers: {
