@@ -39,7 +39,7 @@ export const ERROR_CATALOGUE = {
   'invalid-sort-field': { status: 400, shape: 'message', meaning: 'A sort names a field that is not a visible column of the model; `parameter` names it.' },
   'invalid-sort-direction': { status: 400, shape: 'message', meaning: 'A sort direction is neither ASC nor DESC; `parameter` names it.' },
   'invalid-operation': { status: 400, shape: 'message', meaning: 'An operation[...] is not AND/OR or names no filter of the request; `parameter` names it.' },
-  'invalid-idempotency-key': { status: 400, shape: 'message', meaning: 'The `Idempotency-Key` header is not 1 to 255 printable ASCII characters, or is sent twice.' },
+  'invalid-idempotency-key': { status: 400, shape: 'message', meaning: 'The `Idempotency-Key` header is not 1 to 255 printable ASCII characters.' },
   'invalid-limit': { status: 400, shape: 'message', meaning: 'limit is not an integer between 1 and the configured maximum (`max`).' },
   'invalid-offset': { status: 400, shape: 'message', meaning: 'offset is not a non-negative integer.' },
   'duplicate-parameter': { status: 400, shape: 'message', meaning: 'A list parameter was given more than once; `parameter` names it.' },

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
-import { forEachEngine } from './helpers/test-app.ts';
+import { forEachEngine, multipart } from './helpers/test-app.ts';
 
 /**
  * Conditional requests (issue 29, docs/writes.md): a strong ETag on every GET of one record that
@@ -61,6 +61,20 @@ forEachEngine('conditional requests', (t) => {
     assert.deepEqual([doc.observaciones, doc.pagada], ['elsewhere', false]);
     const fresh = (await get(`/api/3/facturaclientes/${invoiceId}`)).headers.etag as string;
     assert.equal((await write('POST', `/api/3/pagarFacturaCliente/${invoiceId}`, { pagada: true }, fresh)).statusCode, 200);
+  });
+
+  it('takes If-Match on a file\'s replacement, checked before its bytes change', async () => {
+    const form = multipart({}, [{ field: 'files[]', name: 'v1.txt', type: 'text/plain', content: 'one' }]);
+    const [file] = (await t().request({ method: 'POST', url: '/api/3/uploadFiles', payload: form.payload, headers: form.headers })).json();
+    const etag = (await get(`/api/3/attachedfiles/${file.idfile}`)).headers.etag as string;
+    const replace = (tag: string) => {
+      const body = multipart({}, [{ field: 'file', name: 'v2.txt', type: 'text/plain', content: 'two' }]);
+      return t().request({ method: 'PUT', url: `/api/3/attachedfiles/${file.idfile}`, payload: body.payload, headers: { ...body.headers, 'if-match': tag } });
+    };
+    const replaced = await replace(etag);
+    assert.equal(replaced.statusCode, 200, replaced.body);
+    const stale = await replace(etag);
+    assert.equal(stale.statusCode, 412);
   });
 
   it('lets exactly one of 10 concurrent writers holding one tag write', async () => {

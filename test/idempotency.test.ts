@@ -126,6 +126,14 @@ forEachEngine('idempotency keys', (t) => {
     const [one, two] = [await upload(), await upload()];
     assert.deepEqual([one.statusCode, two.statusCode, two.body, two.headers['idempotent-replayed']], [200, 200, one.body, 'true']);
     assert.equal(await count('attachedfiles'), files + 1);
+
+    // A body over a limit is a refusal of the request as sent: not kept, the same key may go again.
+    const big = multipart({}, [{ field: 'files[]', name: 'big.bin', type: 'application/octet-stream', content: Buffer.alloc(11 * 1_048_576, 1) }]);
+    const tooBig = await t().request({ method: 'POST', url: '/api/3/uploadFiles', payload: big.payload, headers: { ...big.headers, 'idempotency-key': 'upload-2' } });
+    assert.equal(tooBig.statusCode, 413);
+    const small = multipart({}, [{ field: 'files[]', name: 'small.txt', type: 'text/plain', content: 'fits' }]);
+    const fits = await t().request({ method: 'POST', url: '/api/3/uploadFiles', payload: small.payload, headers: { ...small.headers, 'idempotency-key': 'upload-2' } });
+    assert.deepEqual([fits.statusCode, fits.headers['idempotent-replayed']], [200, undefined]);
   });
 });
 

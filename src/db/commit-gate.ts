@@ -20,13 +20,15 @@ export interface GateFinish {
   rollback?: boolean;
 }
 
-export type GateState = 'open' | 'held' | 'committed' | 'rolled-back' | 'failed';
+export type GateState = 'open' | 'taken' | 'held' | 'committed' | 'rolled-back' | 'failed';
 
 export class CommitGate {
   #state: GateState = 'open';
   #finish: ((finish: GateFinish) => void) | undefined;
   #settled: Promise<void> | undefined;
   #markWritten: (trx: DbExecutor) => Promise<void>;
+  /** Asked for while the taken transaction was still running: it commits as soon as it is held. */
+  #releaseWanted: { promise: Promise<void>; resolve: () => void } | undefined;
 
   /** `markWritten` records, in the held transaction, that the write committed without its answer. */
   constructor(markWritten: (trx: DbExecutor) => Promise<void>) {
@@ -37,9 +39,18 @@ export class CommitGate {
     return this.#state;
   }
 
-  /** Whether a transaction starting now should be held (the request's first). */
+  /** Whether a transaction starting now is to be held (the request's first): claims the gate at once, so that two started together are not both held. */
   takes(): boolean {
-    return this.#state === 'open';
+    if (this.#state !== 'open') return false;
+    this.#state = 'taken';
+    return true;
+  }
+
+  /** The taken gate's transaction failed before it was held: the next one may take it (a retry, or none). */
+  untake(): void {
+    if (this.#state === 'taken') this.#state = 'open';
+    this.#releaseWanted?.resolve();
+    this.#releaseWanted = undefined;
   }
 
   /**
@@ -54,9 +65,17 @@ export class CommitGate {
       if (this.#state === 'held') this.#state = 'failed';
       throw error;
     });
-    return new Promise((resolve) => {
+    const finishing = new Promise<GateFinish>((resolve) => {
       this.#finish = resolve;
     });
+    const wanted = this.#releaseWanted;
+    if (wanted) {
+      // Something of the request waits for a connection: this transaction does not wait for the answer.
+      this.#releaseWanted = undefined;
+      this.#finish!({ write: this.#markWritten });
+      this.#settled.then(wanted.resolve, wanted.resolve);
+    }
+    return finishing;
   }
 
   /** Ends the held transaction with the request's answer (or its rollback); resolves once it committed, rejects if it failed. */
@@ -73,6 +92,17 @@ export class CommitGate {
 
   /** Commits a held transaction now, marked written without an answer (the request needs the database again). */
   async release(): Promise<void> {
+    if (this.#state === 'taken') {
+      // The request's transaction is still running (something of the request runs beside it): it
+      // will commit once held, and then this may have the connection.
+      this.#releaseWanted ??= (() => {
+        let resolve!: () => void;
+        const promise = new Promise<void>((done) => (resolve = done));
+        return { promise, resolve };
+      })();
+      await this.#releaseWanted.promise;
+      return;
+    }
     if (this.#state !== 'held') return;
     this.#finish!({ write: this.#markWritten });
     await this.#settled;
@@ -85,6 +115,11 @@ const gates = new AsyncLocalStorage<CommitGate>();
 /** Runs `fn` (a request's handler) with its gate. */
 export function withGate<T>(gate: CommitGate, fn: () => T): T {
   return gates.run(gate, fn);
+}
+
+/** Runs `fn` outside any gate: the held transaction itself (its own connection must not wait for its release). */
+export function outsideGate<T>(fn: () => T): T {
+  return gates.exit(fn);
 }
 
 /** The gate of the request running now, if any. */

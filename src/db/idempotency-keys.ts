@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { defineModel } from '../models/define-model.ts';
 import { f } from '../models/fields.ts';
 import type { Database, DbExecutor } from './database.ts';
@@ -21,6 +22,8 @@ export const idempotencyKeyModel = defineModel({
     clave: f.string(255, { notNull: true }),
     huella: f.string(64, { notNull: true }),
     estado: f.string(10, { notNull: true }),
+    /** Which claim holds the key: a request taken over after its lease can no longer store or free it. */
+    dueno: f.string(36, { notNull: true, default: '' }),
     status: f.integer(),
     cabeceras: f.text(),
     cuerpo: f.binary(),
@@ -40,8 +43,14 @@ export interface StoredAnswer {
   body: Buffer;
 }
 
+/** A claimed key: its row and the claim's own token. */
+export interface ClaimedKey {
+  id: number;
+  owner: string;
+}
+
 export type Claim =
-  | { kind: 'claimed'; id: number }
+  | ({ kind: 'claimed' } & ClaimedKey)
   | { kind: 'replay'; answer: StoredAnswer }
   | { kind: 'in-use' }
   | { kind: 'reused' }
@@ -52,16 +61,17 @@ export type Claim =
  * claimed; the same request finds its answer (replay), or its first run still going (in use), or
  * its write committed without an answer (lost); another request with the key is `reused`. A claim
  * older than `leaseMs` whose request never answered (its process died before committing) is taken
- * over.
+ * over (with a new owner token: the old request can then neither store nor free it).
  */
 export async function claimKey(database: Database, ambito: string, clave: string, huella: string, now: number, leaseMs: number): Promise<Claim> {
+  const owner = randomUUID();
   return inTransaction(database, async (trx) => {
     const read = () => database.dialect.locking(trx.selectFrom(TABLE).selectAll().where('ambito', '=', ambito).where('clave', '=', clave)).executeTakeFirst();
     let row = await read();
     if (!row) {
-      const inserted = await database.dialect.insertIgnore(trx.insertInto(TABLE).values({ ambito, clave, huella, estado: 'running', creado: now }), ['ambito', 'clave']).executeTakeFirst();
+      const inserted = await database.dialect.insertIgnore(trx.insertInto(TABLE).values({ ambito, clave, huella, estado: 'running', dueno: owner, creado: now }), ['ambito', 'clave']).executeTakeFirst();
       row = await read();
-      if (row && Number(inserted.numInsertedOrUpdatedRows ?? 0) > 0) return { kind: 'claimed', id: Number(row.id) };
+      if (row && Number(inserted.numInsertedOrUpdatedRows ?? 0) > 0) return { kind: 'claimed', id: Number(row.id), owner };
     }
     if (!row) return { kind: 'in-use' };
     if (row.huella !== huella) return { kind: 'reused' };
@@ -70,26 +80,36 @@ export async function claimKey(database: Database, ambito: string, clave: string
     }
     if (row.estado === 'written') return { kind: 'lost' };
     if (Number(row.creado) < now - leaseMs) {
-      await trx.updateTable(TABLE).set({ creado: now }).where('id', '=', Number(row.id)).execute();
-      return { kind: 'claimed', id: Number(row.id) };
+      await trx.updateTable(TABLE).set({ creado: now, dueno: owner }).where('id', '=', Number(row.id)).execute();
+      return { kind: 'claimed', id: Number(row.id), owner };
     }
     return { kind: 'in-use' };
   });
 }
 
-/** Stores a claimed key's answer (in the request's held transaction, or on its own). */
-export async function storeAnswer(db: DbExecutor, id: number, answer: StoredAnswer): Promise<void> {
-  await db.updateTable(TABLE).set({ estado: 'done', status: answer.status, cabeceras: JSON.stringify(answer.headers), cuerpo: answer.body }).where('id', '=', id).execute();
+/** Thrown when a claim was taken over (its lease ran out): its write must not commit. */
+export class ClaimLost extends Error {
+  override name = 'ClaimLost';
 }
 
-/** Marks a claimed key's write committed, its answer not yet stored. */
-export async function markWritten(db: DbExecutor, id: number): Promise<void> {
-  await db.updateTable(TABLE).set({ estado: 'written' }).where('id', '=', id).execute();
+async function updateOwn(db: DbExecutor, claim: ClaimedKey, values: Record<string, unknown>): Promise<void> {
+  const result = await db.updateTable(TABLE).set(values).where('id', '=', claim.id).where('dueno', '=', claim.owner).executeTakeFirst();
+  if (!Number(result.numUpdatedRows)) throw new ClaimLost(`idempotency key ${claim.id} was taken over`);
+}
+
+/** Stores a claimed key's answer (in the request's held transaction, or on its own); refused (ClaimLost) when the claim was taken over. */
+export async function storeAnswer(db: DbExecutor, claim: ClaimedKey, answer: StoredAnswer): Promise<void> {
+  await updateOwn(db, claim, { estado: 'done', status: answer.status, cabeceras: JSON.stringify(answer.headers), cuerpo: answer.body });
+}
+
+/** Marks a claimed key's write committed, its answer not yet stored; refused (ClaimLost) when the claim was taken over. */
+export async function markWritten(db: DbExecutor, claim: ClaimedKey): Promise<void> {
+  await updateOwn(db, claim, { estado: 'written' });
 }
 
 /** Gives a claimed key up (its request failed in a way the client may retry): the key is free again. */
-export async function releaseKey(db: DbExecutor, id: number): Promise<void> {
-  await db.deleteFrom(TABLE).where('id', '=', id).where('estado', '=', 'running').execute();
+export async function releaseKey(db: DbExecutor, claim: ClaimedKey): Promise<void> {
+  await db.deleteFrom(TABLE).where('id', '=', claim.id).where('dueno', '=', claim.owner).where('estado', '=', 'running').execute();
 }
 
 /** Deletes keys claimed before `before` (epoch ms); returns how many. */

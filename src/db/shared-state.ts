@@ -5,6 +5,7 @@ import type { Database, DbExecutor } from './database.ts';
 import type { ModelStore } from './model-store.ts';
 import { afterCommit, assertNoTransaction } from './transaction.ts';
 import { onPrimary } from './read-replicas.ts';
+import { currentGate } from './commit-gate.ts';
 
 /**
  * Version counters of cached state (keys and rules, settings, reference data), one row per cache.
@@ -67,6 +68,9 @@ export class SharedCache<T> {
     assertNoTransaction(`the cached ${this.name}`);
     for (;;) {
       if (this.#loading) {
+        // A load started by another request needs a connection this request may hold for its
+        // answer (commit-gate.ts): commit that first, or on SQLite neither could go on.
+        await currentGate()?.release();
         await this.#loading;
         continue;
       }

@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Database, DbExecutor } from './database.ts';
 import { isRetryable } from './translate-error.ts';
-import { currentGate, type CommitGate } from './commit-gate.ts';
+import { currentGate, outsideGate, type CommitGate } from './commit-gate.ts';
 
 /**
  * Transactions and the work that must wait for their commit.
@@ -96,7 +96,8 @@ async function heldTransaction<T>(database: Database, gate: CommitGate, fn: (trx
       settle = { resolve, reject };
     });
     settled.catch(() => {});
-    const run = database.kysely.transaction().execute((trx) => {
+    // Outside the gate: this transaction's own connection must not wait for the gate's release.
+    const run = outsideGate(() => database.kysely.transaction().execute((trx) => {
       states.set(trx, state);
       return scope.run(state, async () => {
         const value = await fn(trx);
@@ -108,7 +109,7 @@ async function heldTransaction<T>(database: Database, gate: CommitGate, fn: (trx
         await finish.write?.(trx);
         return value;
       });
-    });
+    }));
     const outcome = await Promise.race([handed.then((value) => ({ value })), run.then(() => ({}), (error: unknown) => ({ error }))]);
     if ('value' in outcome) {
       run.then(() => {
@@ -122,7 +123,10 @@ async function heldTransaction<T>(database: Database, gate: CommitGate, fn: (trx
     }
     const error = (outcome as { error?: unknown }).error;
     await undoAll(database, state.afterRollback);
-    if (attempt >= attempts || !isRetryable(error)) throw error;
+    if (attempt >= attempts || !isRetryable(error)) {
+      gate.untake();
+      throw error;
+    }
     await new Promise((resolve) => setTimeout(resolve, Math.min(200, 5 * 2 ** attempt) * (0.5 + Math.random())));
   }
 }

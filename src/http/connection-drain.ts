@@ -13,12 +13,14 @@ export const DRAIN_GRACE_MS = 1_000;
  */
 export function connectionDrain(server: Server): { start(graceMs?: number): void } {
   const busy = new Map<Socket, number>();
+  let draining = false;
+  let grace = DRAIN_GRACE_MS;
   server.on('connection', (socket: Socket) => {
     busy.set(socket, 0);
     socket.once('close', () => busy.delete(socket));
+    // Opened while draining (the listener still accepts for a moment): ended too once idle.
+    if (draining) endWhenIdle(socket, grace);
   });
-  let draining = false;
-  let grace = DRAIN_GRACE_MS;
   server.on('request', (request, response) => {
     const socket = request.socket as Socket;
     busy.set(socket, (busy.get(socket) ?? 0) + 1);

@@ -21,7 +21,9 @@ export async function etagOf(db: DbExecutor, model: Model, record: Record<string
  */
 export function tagsOf(header: string | string[] | undefined, weak: boolean): string[] | undefined {
   if (header === undefined) return undefined;
-  return [header].flat().join(',').split(',').map((tag) => tag.trim()).filter(Boolean).map((tag) => (weak ? tag.replace(/^W\//, '') : tag));
+  const tags = [header].flat().join(',').split(',').map((tag) => tag.trim()).filter(Boolean).map((tag) => (weak ? tag.replace(/^W\//, '') : tag));
+  // An empty header names no tag: as if it were absent.
+  return tags.length ? tags : undefined;
 }
 
 export function matches(tags: string[], etag: string): boolean {

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { CommitGate, withGate } from '../db/commit-gate.ts';
 import type { Database } from '../db/database.ts';
-import { claimKey, markWritten, releaseKey, storeAnswer, type StoredAnswer } from '../db/idempotency-keys.ts';
+import { claimKey, markWritten, releaseKey, storeAnswer, type ClaimedKey, type StoredAnswer } from '../db/idempotency-keys.ts';
 import { AppError } from '../errors.ts';
 
 /**
@@ -12,17 +12,23 @@ import { AppError } from '../errors.ts';
  * leaves one without the other. The same key with the same request replays that answer byte for
  * byte (`Idempotent-Replayed: true`) and writes nothing; with another request it is 422
  * `idempotency-key-reused`; while the first still runs, 409 `idempotency-key-in-use`. Answers the
- * handler did not produce (401, 403, 429, 413: refused before the key is read) and 5xx answers are
- * not stored, so the client may retry them; business refusals (4xx) are.
+ * handler did not produce (401, 403, 429, 413: refused before the key is read), 408/413/429 however
+ * produced and 5xx answers are not stored, so the client may retry them; business refusals (4xx)
+ * are. A write that committed before its answer was known keeps that answer whatever it is.
  */
 const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 /** The headers a replay needs besides its body. */
 const KEPT_HEADERS = ['content-type', 'location', 'x-total-count', 'content-disposition'];
-/** A claim whose request never answered (its process died before committing) is taken over after this. */
-const LEASE_MS = 120_000;
+/**
+ * A claim whose request never answered (its process died before committing) is taken over after
+ * this. A request still running past it (a very slow upload) can then no longer commit its write.
+ */
+const LEASE_MS = 300_000;
+/** Answers that are refusals of the request as sent, not outcomes: never kept, the client may retry. */
+const NOT_KEPT = new Set([408, 413, 429]);
 
 interface Slot {
-  id: number;
+  claim: ClaimedKey;
   gate: CommitGate;
   ended: boolean;
 }
@@ -96,7 +102,8 @@ export function registerIdempotency(app: FastifyInstance, options: IdempotencyOp
     if (claim.kind === 'reused') throw new AppError('idempotency-key-reused');
     if (claim.kind === 'in-use') throw new AppError('idempotency-key-in-use', { retryAfter: 1 });
     if (claim.kind === 'lost') throw new AppError('idempotency-key-in-use', { reason: 'answer-lost' });
-    const slot: Slot = { id: claim.id, ended: false, gate: new CommitGate((trx) => markWritten(trx, claim.id)) };
+    const owned: ClaimedKey = { id: claim.id, owner: claim.owner };
+    const slot: Slot = { claim: owned, ended: false, gate: new CommitGate((trx) => markWritten(trx, owned)) };
     request.idempotency = slot;
   });
 
@@ -105,10 +112,15 @@ export function registerIdempotency(app: FastifyInstance, options: IdempotencyOp
     if (!slot || slot.ended) return payload;
     slot.ended = true;
     const body = typeof payload === 'string' ? Buffer.from(payload, 'utf8') : Buffer.isBuffer(payload) ? payload : undefined;
-    if (reply.statusCode >= 500 || body === undefined) {
+    // A write that committed already (its request needed the database again) keeps its answer
+    // whatever it is, so that a retry never writes twice; otherwise refusals of the request as
+    // sent and failures are not kept, and a held write rolls back.
+    const written = slot.gate.state === 'committed';
+    if (!written && (reply.statusCode >= 500 || NOT_KEPT.has(reply.statusCode) || body === undefined)) {
       await forget(slot);
       return payload;
     }
+    if (body === undefined) return payload;
     const headers: Record<string, string> = {};
     for (const name of KEPT_HEADERS) {
       const value = reply.getHeader(name);
@@ -116,12 +128,17 @@ export function registerIdempotency(app: FastifyInstance, options: IdempotencyOp
     }
     const answer: StoredAnswer = { status: reply.statusCode, headers, body };
     try {
-      if (slot.gate.state === 'held') await slot.gate.end({ write: (trx) => storeAnswer(trx, slot.id, answer) });
-      else await storeAnswer(database.kysely, slot.id, answer);
+      if (slot.gate.state === 'held') await slot.gate.end({ write: (trx) => storeAnswer(trx, slot.claim, answer) });
+      else await storeAnswer(database.kysely, slot.claim, answer);
     } catch (error) {
+      if (written) {
+        // The write stands; only its answer could not be kept (the key stays `written`).
+        request.log.error({ err: error }, 'the answer of an idempotent write could not be stored');
+        return payload;
+      }
       // Neither the write nor its answer committed: the client hears so, and may retry.
       request.log.error({ err: error }, 'a write and its idempotent answer did not commit');
-      await releaseKey(database.kysely, slot.id).catch(() => {});
+      await releaseKey(database.kysely, slot.claim).catch(() => {});
       const failure = new AppError('internal-error', { requestId: request.id });
       reply.code(failure.status).header('content-type', 'application/json; charset=utf-8');
       return JSON.stringify(failure.body());
@@ -142,6 +159,6 @@ export function registerIdempotency(app: FastifyInstance, options: IdempotencyOp
   /** A request whose answer is not kept: its held write rolls back and its key is free again (a released write stays `written`). */
   async function forget(slot: Slot): Promise<void> {
     await slot.gate.end({ rollback: true });
-    if (slot.gate.state !== 'committed') await releaseKey(database.kysely, slot.id);
+    if (slot.gate.state !== 'committed') await releaseKey(database.kysely, slot.claim);
   }
 }

@@ -1,6 +1,6 @@
 // VERI*FACTU: each company's switch (mode and environment) with its chain check, the records
 // (newest first, with their XML), and the producer's declaration. Everything through the public API.
-import { html, useEffect, useState } from '../lib.js';
+import { html, useEffect, useRef, useState } from '../lib.js';
 import { api, apiPath, download, fileNameOf, listAll } from '../api.js';
 import { useListPage } from '../list-page.js';
 import { t } from '../i18n.js';
@@ -13,18 +13,32 @@ const LIMIT = 50;
 /** One company's switch: its form, the API's reasons beside the fields, and the chain check. */
 function CompanySwitch({ company, stored, onSaved }) {
   const id = company.idempresa;
-  const [form, setForm] = useState({ modo: stored?.modo ?? 'off', entorno: stored?.entorno ?? 'pruebas' });
+  const [form, setFormState] = useState({ modo: stored?.modo ?? 'off', entorno: stored?.entorno ?? 'pruebas' });
+  // The latest choices, for a save clicked before the next render.
+  const latest = useRef(form);
+  const setForm = (next) => {
+    latest.current = next;
+    setFormState(next);
+  };
   const [error, setError] = useState(null);
   const [notice, setNotice] = useState('');
   const [chain, setChain] = useState(null);
-  useEffect(() => setForm({ modo: stored?.modo ?? 'off', entorno: stored?.entorno ?? 'pruebas' }), [stored?.modo, stored?.entorno]);
+  // The stored switch changed (saved, or loaded): the form follows it. Not on mount, where the
+  // form already holds it: an effect runs after paint and would undo a choice made meanwhile.
+  const storedKey = `${stored?.modo ?? 'off'}|${stored?.entorno ?? 'pruebas'}`;
+  const shown = useRef(storedKey);
+  useEffect(() => {
+    if (shown.current === storedKey) return;
+    shown.current = storedKey;
+    setForm({ modo: stored?.modo ?? 'off', entorno: stored?.entorno ?? 'pruebas' });
+  }, [storedKey]);
   const save = async (event) => {
     event.preventDefault();
     setError(null);
     setNotice('');
     try {
-      if (stored) await api('PATCH', apiPath(['verifactuempresa', id]), form);
-      else await api('POST', apiPath('verifactuempresa'), { idempresa: id, ...form });
+      if (stored) await api('PATCH', apiPath(['verifactuempresa', id]), latest.current);
+      else await api('POST', apiPath('verifactuempresa'), { idempresa: id, ...latest.current });
       setNotice(t('verifactu.saved', { name: company.nombre }));
       onSaved();
     } catch (failure) {
@@ -44,7 +58,7 @@ function CompanySwitch({ company, stored, onSaved }) {
   const field = (name, values) => html`<div class="field">
     <label for=${`vf-${name}-${id}`}>${t(`verifactu.${name}`)}</label>
     <select id=${`vf-${name}-${id}`} value=${form[name]} aria-describedby=${reason(name) ? `vf-${name}-${id}-error` : undefined}
-      onChange=${(event) => setForm({ ...form, [name]: event.target.value })}>
+      onChange=${(event) => setForm({ ...latest.current, [name]: event.target.value })}>
       ${values.map((value) => html`<option value=${value}>${t(`verifactu.${name}.${value}`)}</option>`)}
     </select>
     <${FieldError} id=${`vf-${name}-${id}-error`} reason=${reason(name)} />

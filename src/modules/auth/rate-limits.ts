@@ -80,12 +80,21 @@ export class RateLimiter {
     this.#pending = new Map();
     const db = this.#ctx.database.kysely;
     const engine = this.#ctx.database.engine;
-    for (const [idapikey, count] of pending) {
-      const insert = db.insertInto(TABLE).values({ idapikey, ventana: window, cuenta: count });
-      await (engine === 'mysql'
-        ? insert.onDuplicateKeyUpdate((eb) => ({ cuenta: eb('cuenta', '+', count) }))
-        : insert.onConflict((oc) => oc.columns(['idapikey', 'ventana']).doUpdateSet((eb) => ({ cuenta: eb(`${TABLE}.cuenta` as 'cuenta', '+', count) })))
-      ).execute();
+    const unsent = new Map(pending);
+    try {
+      for (const [idapikey, count] of pending) {
+        const insert = db.insertInto(TABLE).values({ idapikey, ventana: window, cuenta: count });
+        await (engine === 'mysql'
+          ? insert.onDuplicateKeyUpdate((eb) => ({ cuenta: eb('cuenta', '+', count) }))
+          : insert.onConflict((oc) => oc.columns(['idapikey', 'ventana']).doUpdateSet((eb) => ({ cuenta: eb(`${TABLE}.cuenta` as 'cuenta', '+', count) })))
+        ).execute();
+        unsent.delete(idapikey);
+      }
+    } catch (error) {
+      // What was not added is counted again next time, not lost.
+      for (const [idapikey, count] of unsent) this.#pending.set(idapikey, (this.#pending.get(idapikey) ?? 0) + count);
+      this.#flushing = new Map();
+      throw error;
     }
     const rows = await db.selectFrom(TABLE).select(['idapikey', 'cuenta']).where('ventana', '=', window).execute();
     if (window === this.#window) {

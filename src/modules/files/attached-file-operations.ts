@@ -10,6 +10,7 @@ import { filesOf } from './files-runtime.ts';
 import type { FileStore } from './storage/file-store.ts';
 import type { SpooledFile } from './receive-upload.ts';
 import { storedPathOf, thumbnailPrefixOf } from './stored-name.ts';
+import { checkPrecondition } from '../../db/preconditions.ts';
 
 type Row = Record<string, unknown>;
 
@@ -66,6 +67,8 @@ export async function replaceUpload(ctx: AppContext, idfile: number, file: Spool
   return inTransaction(ctx.database, async (trx) => {
     const existing = await ctx.store.get(attachedFileModel, idfile, trx, 'all', true);
     if (!existing) throw new AppError('record-not-found');
+    // A request's If-Match is checked here, under the lock, before the bytes change (db/preconditions.ts).
+    await checkPrecondition(trx, attachedFileModel, idfile);
     const today = ctx.clock.today();
     const path = await putUnique(trx, store, file, (variant) => storedPathOf(idfile, file.name, today.date, variant), String(existing.path));
     await store.remove(trx, String(existing.path));

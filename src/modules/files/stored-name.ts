@@ -19,7 +19,8 @@ const MAX_NAME = 100;
  */
 function percentDecoded(raw: string): string {
   let name = raw;
-  for (let round = 0; round < 5 && /%[0-9a-f]{2}/i.test(name); round++) {
+  // Each round that changes anything shortens the name: this ends.
+  for (;;) {
     let next: string;
     try {
       next = decodeURIComponent(name);
