@@ -6,7 +6,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { enabledEngines, scratchDatabase, type ScratchDatabase } from './helpers/engines.ts';
 import { freePort } from './helpers/free-port.ts';
-import { forEachEngine, multipart, type TestApp } from './helpers/test-app.ts';
+import { forEachEngine, multipart } from './helpers/test-app.ts';
 
 /**
  * `Idempotency-Key` (issue 29, docs/writes.md): a retried write returns the first answer and writes
@@ -205,4 +205,3 @@ for (const engine of enabledEngines()) {
   });
 }
 
-export type { TestApp };

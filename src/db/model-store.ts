@@ -15,6 +15,7 @@ import type { CountCache } from './count-cache.ts';
 import { translateDbError, type WriteKind } from './translate-error.ts';
 import { readingFromReplicas } from './read-replicas.ts';
 import { checkPrecondition } from './preconditions.ts';
+import { insertedId } from './inserted-id.ts';
 
 export type StoredRecord = Record<string, FieldValue>;
 
@@ -249,8 +250,7 @@ export class ModelStore {
         }
         return row[pk];
       }
-      if (engine === 'mysql') return Number((await insert.executeTakeFirstOrThrow()).insertId);
-      return (await insert.returning(pk).executeTakeFirstOrThrow())[pk];
+      return insertedId(engine, insert, pk);
     });
     const stored = (await this.get(model, id as FieldValue, db, 'all'))!;
     const record = ((await this.#guard('insert', async () => model.hooks?.afterSave?.({ ...ctx, record: stored }))) ?? stored) as StoredRecord;

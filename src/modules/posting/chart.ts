@@ -33,16 +33,12 @@ export async function chartOfYear(db: DbExecutor, codejercicio: string): Promise
  * One read of a year's chart (one that has a chart: `chartOfYear`) for a posting: the sub-accounts
  * of the codes it names and of the accounts tagged with the roles it may fall back on.
  */
-export async function chartView(db: DbExecutor, codejercicio: string, longsubcuenta: number, roles: readonly string[], codes: ReadonlyArray<string | null | undefined>): Promise<ChartView> {
+export async function chartView(db: DbExecutor, codejercicio: string, longsubcuenta: number, roles: readonly [string, ...string[]], codes: ReadonlyArray<string | null | undefined>): Promise<ChartView> {
   const named = [...new Set(codes.filter((code): code is string => typeof code === 'string' && code !== ''))];
   const rows = await db.selectFrom('subcuentas as s').innerJoin('cuentas as c', 'c.idcuenta', 's.idcuenta')
     .select(['s.idsubcuenta', 's.codsubcuenta', 's.idcuenta', 'c.codcuenta', 'c.codcuentaesp'])
     .where('s.codejercicio', '=', codejercicio)
-    .where((eb) => eb.or([
-      ...(named.length ? [eb('s.codsubcuenta', 'in', named)] : []),
-      ...(roles.length ? [eb('c.codcuentaesp', 'in', [...roles])] : []),
-      ...(!named.length && !roles.length ? [sql<boolean>`1 = 0`] : []),
-    ]))
+    .where((eb) => eb.or([eb('c.codcuentaesp', 'in', [...roles]), ...(named.length ? [eb('s.codsubcuenta', 'in', named)] : [])]))
     .orderBy('c.codcuenta').orderBy('s.codsubcuenta')
     .execute();
   const byCode = new Map<string, Subaccount>();

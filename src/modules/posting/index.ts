@@ -1,7 +1,7 @@
 import type { AppContext } from '../../app-context.ts';
 import type { Module } from '../../module.ts';
 import { asientoModel, removeEntries } from '../accounting/index.ts';
-import { DOCUMENT_TYPES, documentChanged, documentCreated, documentRemoving, linesOf } from '../documents/index.ts';
+import { DOCUMENT_TYPES, documentChanged, documentCreated, documentRemoving, linesOf, sameValue } from '../documents/index.ts';
 import { customerPaymentModel, paymentRecorded, paymentsRemoving, supplierPaymentModel } from '../payments/index.ts';
 import { guardYearClosing } from './closing-guard.ts';
 import { postPaymentWrites } from './payment-writes.ts';
@@ -12,8 +12,7 @@ import { postPayment } from './post-payment.ts';
 /** An invoice's entry is replaced when one of these changes (the reference's rule); other edits keep it. */
 const POSTED_FIELDS = ['total', 'fecha', 'fechadevengo', 'codpago', 'codcliente', 'codproveedor'];
 
-const changed = (before: Record<string, unknown>, after: Record<string, unknown>, name: string) =>
-  name in after && String(before[name] ?? '') !== String(after[name] ?? '');
+const changed = (before: Record<string, unknown>, after: Record<string, unknown>, name: string) => name in after && !sameValue(before[name], after[name]);
 
 const PAYMENT_RESOURCES = { sales: 'pagocliente', purchase: 'pagoproveedor' } as const;
 

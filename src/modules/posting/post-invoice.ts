@@ -98,7 +98,7 @@ export async function postInvoice(ctx: AppContext, db: DbExecutor, ref: Document
     textValue(subject.codsubcuenta), retentionCode, ...productCodes.values(),
     ...[...taxes.values()].flatMap((tax) => [rules.vat, rules.surcharge, 'codsubcuentarepintra', 'codsubcuentasopintra'].map((field) => textValue(tax[field]))),
   ];
-  const roles = [...Object.values(rules.roles), 'SUPLI', INTRA_ROLES.input, INTRA_ROLES.output];
+  const roles: [string, ...string[]] = ['SUPLI', ...Object.values(rules.roles), INTRA_ROLES.input, INTRA_ROLES.output];
   const chart = await chartView(db, codejercicio, year.longsubcuenta, roles, codes);
 
   const refusal = await entryRefusal(db, dialect, codejercicio, String(invoice.fechadevengo || invoice.fecha));
