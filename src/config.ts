@@ -61,6 +61,22 @@ export interface Config {
   readReplicaCheckMs: number;
   /** After a key's write, its reads stay on the primary for this long (ms): a client reads what it wrote. */
   readYourWritesMs: number;
+  /** VERI*FACTU sending and signing (docs/verifactu.md, "Certificates"). */
+  verifactu: VerifactuConfig;
+}
+
+export interface VerifactuConfig {
+  /** The installation's PKCS#12 certificate (a company's own, set through the API, wins) and its password. */
+  certFile: string | undefined;
+  certPassword: string;
+  /** Scheme, host and port that replace the AEAT's (a local stand-in of the service, in tests). */
+  endpoint: string | undefined;
+  /** A PEM authority trusted besides the system's (the stand-in's). */
+  caFile: string | undefined;
+  /** How often (ms) an instance looks for records due to be sent. */
+  pollMs: number;
+  /** How long (ms) one message may take, connection to answer; a sender's claim lasts twice this. */
+  timeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -96,6 +112,21 @@ export function parseDatabaseUrl(url: string, variable = 'DATABASE_URL'): { engi
   if (/^postgres(ql)?:\/\//.test(url)) return { engine: 'postgres' };
   if (/^(mysql|mariadb):\/\//.test(url)) return { engine: 'mysql' };
   throw new ConfigError(`${variable} must start with sqlite:, postgres:// or mysql://, got "${redactUrl(url)}"`);
+}
+
+function verifactuConfig(env: NodeJS.ProcessEnv): VerifactuConfig {
+  const endpoint = env.VERIFACTU_ENDPOINT || undefined;
+  if (endpoint !== undefined && !/^https:\/\/[^/?#]+$/i.test(endpoint.replace(/\/$/, ''))) {
+    throw new ConfigError(`VERIFACTU_ENDPOINT must be https://host[:port], got "${endpoint}"`);
+  }
+  return {
+    certFile: env.VERIFACTU_CERT_FILE ? path.resolve(env.VERIFACTU_CERT_FILE) : undefined,
+    certPassword: env.VERIFACTU_CERT_PASSWORD ?? '',
+    endpoint: endpoint?.replace(/\/$/, ''),
+    caFile: env.VERIFACTU_CA_FILE ? path.resolve(env.VERIFACTU_CA_FILE) : undefined,
+    pollMs: intVar(env, 'VERIFACTU_POLL_MS', 5000, 10, 3_600_000),
+    timeoutMs: intVar(env, 'VERIFACTU_TIMEOUT_MS', 60_000, 100, 600_000),
+  };
 }
 
 /** Reads the configuration once; a bad value throws a ConfigError with a message for humans. */
@@ -148,6 +179,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     readReplicaMaxLagMs: intVar(env, 'READ_REPLICA_MAX_LAG_MS', 2000, 0, 3_600_000),
     readReplicaCheckMs: intVar(env, 'READ_REPLICA_CHECK_MS', 1000, 10, 600_000),
     readYourWritesMs: intVar(env, 'READ_YOUR_WRITES_MS', 5000, 0, 3_600_000),
+    verifactu: verifactuConfig(env),
   };
 }
 

@@ -28,6 +28,8 @@ export interface PendingRecord {
   territory: Territory;
   /** More than one taxpayer in this installation (IndicadorMultiplesOT). */
   severalTaxpayers: boolean;
+  /** A subsanación: the alta it corrects. */
+  idsubsanado?: number;
   build(previous: ChainLink | undefined, system: XmlTree, timestamp: string): Generated;
 }
 
@@ -91,6 +93,7 @@ export async function appendRecord(ctx: AppContext, db: DbExecutor, company: Com
     modo: company.modo,
     entorno: company.entorno,
     estado: 'pendiente',
+    idsubsanado: pending.idsubsanado ?? null,
     qr: pending.alta ? qrUrl({ nif: pending.invoice.IDEmisorFactura, numserie: pending.invoice.NumSerieFactura, fecha: pending.invoice.FechaExpedicionFactura, importe: pending.alta.importetotal }, company) : null,
     registro: generated.content,
   }], db);

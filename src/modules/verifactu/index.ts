@@ -7,6 +7,8 @@ import { presentInvoiceRecords } from './invoice-presenter.ts';
 import { chainHeadModel, registroVerifactuModel } from './record-models.ts';
 import { recordIssuedInvoices } from './record-issued-invoices.ts';
 import { registerVerifactuRoutes } from './verifactu-routes.ts';
+import { sendQueueModel, verifactuEnvioModel } from './sending/send-models.ts';
+import { sendDueRecords } from './sending/send-records.ts';
 
 export { verifactuEmpresaModel, registroVerifactuModel };
 export { declaration, declarationMarkdown } from './declaration.ts';
@@ -22,7 +24,7 @@ export { PRODUCER, SYSTEM } from './producer.ts';
 export function verifactuModule(): Module {
   return {
     name: 'verifactu',
-    models: [verifactuEmpresaModel, registroVerifactuModel, chainHeadModel],
+    models: [verifactuEmpresaModel, registroVerifactuModel, chainHeadModel, verifactuEnvioModel, sendQueueModel],
     setup(ctx) {
       recordIssuedInvoices(ctx);
       sealRecordedInvoices(ctx);
@@ -31,5 +33,6 @@ export function verifactuModule(): Module {
       guardIssuerTaxId(ctx);
     },
     register: registerVerifactuRoutes,
+    jobs: [{ name: 'verifactu-send', intervalMs: (ctx) => ctx.config.verifactu.pollMs, run: sendDueRecords }],
   };
 }

@@ -98,3 +98,43 @@ export function hashFieldsOf(tipo: 'alta' | 'anulacion', content: XmlTree): Alta
     TipoFactura: String(content.TipoFactura), CuotaTotal: String(content.CuotaTotal), ImporteTotal: String(content.ImporteTotal), ...common,
   };
 }
+
+/** What a subsanación may say differently of its invoice: the data the AEAT rejected, never the invoice's identity or amounts. */
+export interface AltaCorrections {
+  NombreRazonEmisor?: string;
+  DescripcionOperacion?: string;
+  Destinatarios?: XmlTree[];
+}
+
+/** RechazoPrevio of a subsanación: `X` after a rejected alta the AEAT never held, `S` after a rejected subsanación. */
+export type PreviousRejection = 'X' | 'S' | undefined;
+
+const CLOSING = new Set(['Encadenamiento', 'SistemaInformatico', 'FechaHoraHusoGenRegistro', 'TipoHuella', 'Huella']);
+
+/**
+ * An *alta de subsanación*: the record `content` corrects (same invoice, same type and totals),
+ * with the corrections, `Subsanacion=S` and its `RechazoPrevio`, chained and hashed as a new record.
+ */
+export function subsanacionRecord(content: XmlTree, corrections: AltaCorrections, rejection: PreviousRejection, previous: ChainLink | undefined, system: XmlTree, timestamp: string): Generated {
+  const id = content.IDFactura as Record<string, string>;
+  const hashed: AltaHashFields = {
+    IDEmisorFactura: id.IDEmisorFactura!, NumSerieFactura: id.NumSerieFactura!, FechaExpedicionFactura: id.FechaExpedicionFactura!,
+    TipoFactura: String(content.TipoFactura), CuotaTotal: String(content.CuotaTotal), ImporteTotal: String(content.ImporteTotal),
+    Huella: previous?.Huella ?? '', FechaHoraHusoGenRegistro: timestamp,
+  };
+  const hash = huella(hashed);
+  const corrected: XmlTree = {};
+  for (const [name, value] of Object.entries(content)) {
+    if (CLOSING.has(name) || name === 'Subsanacion' || name === 'RechazoPrevio') continue;
+    if (name === 'TipoFactura') {
+      corrected.Subsanacion = 'S';
+      if (rejection) corrected.RechazoPrevio = rejection;
+    }
+    if (name === 'NombreRazonEmisor' && corrections.NombreRazonEmisor !== undefined) corrected[name] = corrections.NombreRazonEmisor;
+    else if (name === 'DescripcionOperacion' && corrections.DescripcionOperacion !== undefined) corrected[name] = corrections.DescripcionOperacion;
+    else if (name === 'Destinatarios' && corrections.Destinatarios !== undefined) corrected[name] = { IDDestinatario: corrections.Destinatarios };
+    else corrected[name] = value;
+  }
+  Object.assign(corrected, closing(previous, system, timestamp, hash));
+  return { content: corrected, huella: hash };
+}

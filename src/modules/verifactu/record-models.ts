@@ -1,7 +1,7 @@
 import { defineModel } from '../../models/define-model.ts';
 import { f, now } from '../../models/fields.ts';
 
-/** What part 2 learns of a record from the AEAT; `pendiente` until it is sent. */
+/** What the AEAT said of a record (VERI*FACTU mode); `pendiente` until it is sent, and in NO VERI*FACTU mode. */
 export const RECORD_STATES = ['pendiente', 'correcto', 'aceptadoconerrores', 'incorrecto'] as const;
 
 /**
@@ -15,7 +15,8 @@ export const registroVerifactuModel = defineModel({
   table: 'registros_verifactu',
   alias: 'registroverifactus',
   readOnlyResource: true,
-  appendOnly: { mutable: ['estado'] },
+  // What the AEAT answers is written once it is known (sending/store-answer.ts); the record itself never changes.
+  appendOnly: { mutable: ['estado', 'idenvio', 'csv', 'codigoerror', 'descripcionerror'] },
   fields: {
     id: f.serial(),
     idempresa: f.integer({ notNull: true, references: f.ref('verifactu_empresas', 'idempresa', 'RESTRICT') }),
@@ -37,10 +38,19 @@ export const registroVerifactuModel = defineModel({
     entorno: f.string(12, { notNull: true }),
     estado: f.string(20, { notNull: true, default: 'pendiente', values: RECORD_STATES }),
     qr: f.string(500),
+    /** A subsanación: the record it corrects (an alta of the same invoice the AEAT rejected or accepted with errors). */
+    idsubsanado: f.integer(),
+    /** The message that carried it, the AEAT's CSV of that message, and the AEAT's error for this record. */
+    idenvio: f.integer(),
+    csv: f.string(64),
+    codigoerror: f.integer(),
+    descripcionerror: f.string(1500),
     registro: f.json({ notNull: true, hidden: true }),
+    /** NO VERI*FACTU: the record's XML with its XAdES signature (signing/sign-record.ts), as kept and exported. */
+    firmado: f.text({ hidden: true }),
     creationdate: f.timestamp({ initial: now }),
   },
-  indexes: [['idempresa', 'id'], ['idfactura', 'id']],
+  indexes: [['idempresa', 'id'], ['idfactura', 'id'], ['estado', 'idempresa', 'id']],
 });
 
 /**

@@ -12,6 +12,8 @@ import { registroVerifactuModel } from './record-models.ts';
 import { recordsOfInvoice } from './record-reads.ts';
 import { RECORDED_TYPE } from './recorded-invoices.ts';
 import { verifyChain } from './verify-chain.ts';
+import { correctRecord } from './sending/correct-record.ts';
+import { sendStatus } from './sending/send-status.ts';
 import { suministroXml } from './xml-document.ts';
 import type { XmlTree } from './xml-tree.ts';
 
@@ -61,19 +63,44 @@ export function registerVerifactuRoutes(app: FastifyInstance, ctx: AppContext): 
     },
   });
 
+  /** `?idempresa=N` of a company that exists. */
+  const companyParam = async (query: unknown): Promise<number> => {
+    const raw = (query as Record<string, unknown>).idempresa;
+    const coerced = raw === undefined ? undefined : coerceValue({ type: 'integer', nullable: false, min: 1 }, raw, 'json');
+    if (!coerced) throw validationError({ idempresa: 'required' });
+    if (!coerced.ok) throw validationError({ idempresa: coerced.reason });
+    if (!(await companyOf(ctx.database.kysely, Number(coerced.value)))) throw new AppError('record-not-found');
+    return Number(coerced.value);
+  };
+
   ctx.customResources.add('verifactuCadena');
   addResourceRoute(app, {
     resource: 'verifactuCadena',
     urls: ['/api/3/verifactuCadena'],
+    methods: { GET: { handler: async (request) => verifyChain(ctx, await companyParam(request.query)) } },
+  });
+
+  ctx.customResources.add('verifactuEstado');
+  addResourceRoute(app, {
+    resource: 'verifactuEstado',
+    urls: ['/api/3/verifactuEstado'],
+    methods: { GET: { handler: async (request) => sendStatus(ctx.database.kysely, await companyParam(request.query)) } },
+  });
+
+  ctx.customResources.add('subsanarRegistroVerifactu');
+  addResourceRoute(app, {
+    resource: 'subsanarRegistroVerifactu',
+    urls: ['/api/3/subsanarRegistroVerifactu', '/api/3/subsanarRegistroVerifactu/:id'],
+    shape: registroVerifactuModel,
     methods: {
-      GET: {
-        handler: async (request) => {
-          const raw = (request.query as Record<string, unknown>).idempresa;
-          const coerced = raw === undefined ? undefined : coerceValue({ type: 'integer', nullable: false, min: 1 }, raw, 'json');
-          if (!coerced) throw validationError({ idempresa: 'required' });
-          if (!coerced.ok) throw validationError({ idempresa: coerced.reason });
-          if (!(await companyOf(ctx.database.kysely, Number(coerced.value)))) throw new AppError('record-not-found');
-          return verifyChain(ctx, Number(coerced.value));
+      POST: {
+        handler: async (request, reply) => {
+          const id = (request.params as { id?: string }).id;
+          if (!id) throw new AppError('record-not-specified');
+          if (!/^\d+$/.test(id)) throw new AppError('record-not-found');
+          const record = await correctRecord(ctx, Number(id), request.body);
+          reply.code(201);
+          return record;
         },
       },
     },

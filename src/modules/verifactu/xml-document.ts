@@ -20,18 +20,63 @@ function append(parent: XmlNode, tree: XmlTree): void {
 export interface StoredRecord {
   tipo: 'alta' | 'anulacion';
   content: XmlTree;
+  /** NO VERI*FACTU: the record as signed (its own XML document); carried byte for byte, so that its signature holds. */
+  signed?: string;
+}
+
+/** The taxpayer a message is about, and what its header says beside it (CabeceraType). */
+export interface MessageHeader {
+  taxpayer: { NombreRazon: string; NIF: string };
+  /** VERI*FACTU mode: records held back by a failure (`RemisionVoluntaria/Incidencia`). */
+  incidencia?: boolean;
+  /** NO VERI*FACTU mode: the AEAT's request being answered, and whether this message ends it. */
+  requerimiento?: { ref: string; fin: boolean };
+}
+
+function header(message: MessageHeader): XmlTree {
+  const cabecera: XmlTree = { ObligadoEmision: { NombreRazon: message.taxpayer.NombreRazon, NIF: message.taxpayer.NIF } };
+  if (message.incidencia) cabecera.RemisionVoluntaria = { Incidencia: 'S' };
+  if (message.requerimiento) {
+    cabecera.RemisionRequerimiento = { RefRequerimiento: message.requerimiento.ref, ...(message.requerimiento.fin ? { FinRequerimiento: 'S' } : {}) };
+  }
+  return cabecera;
+}
+
+function appendMessage(parent: XmlNode, message: MessageHeader, records: StoredRecord[]): void {
+  const root = parent.ele('sum:RegFactuSistemaFacturacion', { 'xmlns:sum': NAMESPACES.sum, 'xmlns:sum1': NAMESPACES.sum1 });
+  append(root.ele('sum:Cabecera'), header(message));
+  records.forEach((record, index) => {
+    if (record.signed) root.ele('sum:RegistroFactura').txt(placeholder(index));
+    else append(root.ele('sum:RegistroFactura'), { [record.tipo === 'alta' ? 'RegistroAlta' : 'RegistroAnulacion']: record.content });
+  });
+}
+
+const placeholder = (index: number) => `@@signed-record-${index}@@`;
+
+/** Signed records go in as written: a serialiser would re-indent them and break their signatures. */
+function withSigned(xml: string, records: StoredRecord[]): string {
+  return records.some((record) => record.signed)
+    ? xml.replace(/@@signed-record-(\d+)@@/g, (_, index: string) => records[Number(index)]!.signed!.replace(/^<\?xml[^>]*\?>\s*/, ''))
+    : xml;
 }
 
 /**
  * `RegFactuSistemaFacturacion` (SuministroLR.xsd): the header naming the taxpayer and 1 to 1000
- * records, each as generated. What is sent to the AEAT (part 2) and what an auditor exports.
+ * records, each as generated. What an auditor exports.
  */
 export function suministroXml(taxpayer: { NombreRazon: string; NIF: string }, records: StoredRecord[]): string {
   const doc = xmlbuilder2().create({ version: '1.0', encoding: 'UTF-8' });
-  const root = doc.ele('sum:RegFactuSistemaFacturacion', { 'xmlns:sum': NAMESPACES.sum, 'xmlns:sum1': NAMESPACES.sum1 });
-  append(root.ele('sum:Cabecera'), { ObligadoEmision: { NombreRazon: taxpayer.NombreRazon, NIF: taxpayer.NIF } });
-  for (const record of records) {
-    append(root.ele('sum:RegistroFactura'), { [record.tipo === 'alta' ? 'RegistroAlta' : 'RegistroAnulacion']: record.content });
-  }
-  return doc.end({ prettyPrint: true });
+  appendMessage(doc, { taxpayer }, records);
+  return withSigned(doc.end({ prettyPrint: !records.some((record) => record.signed) }), records);
 }
+
+/** The same message in its SOAP 1.1 envelope, as it is sent to the AEAT (SistemaFacturacion.wsdl, document/literal). */
+export function suministroEnvelope(message: MessageHeader, records: StoredRecord[]): string {
+  const doc = xmlbuilder2().create({ version: '1.0', encoding: 'UTF-8' });
+  const envelope = doc.ele('soapenv:Envelope', { 'xmlns:soapenv': SOAP_ENVELOPE });
+  envelope.ele('soapenv:Header');
+  appendMessage(envelope.ele('soapenv:Body'), message, records);
+  return withSigned(doc.end(), records);
+}
+
+export const SOAP_ENVELOPE = 'http://schemas.xmlsoap.org/soap/envelope/';

@@ -1,0 +1,68 @@
+import { readFile } from 'node:fs/promises';
+import type { pki } from 'node-forge';
+import type { AppContext } from '../../app-context.ts';
+import type { DbExecutor } from '../../db/database.ts';
+import { lazyLibrary } from '../../lazy-library.ts';
+
+const forge = lazyLibrary<typeof import('node-forge')>('node-forge');
+
+/** A taxpayer's certificate as read from its PKCS#12: what TLS presents and what signs the records. */
+export interface Certificate {
+  pfx: Buffer;
+  passphrase: string;
+  /** PKCS#8 PEM of the private key. */
+  keyPem: string;
+  /** The certificate of that key, then the rest of the file's chain, as PEM. */
+  certPem: string;
+  chainPem: string[];
+  subject: string;
+  notAfter: Date;
+}
+
+export class CertificateError extends Error {
+  override name = 'CertificateError';
+}
+
+/**
+ * Reads a PKCS#12 file (the form the FNMT and the other Spanish authorities issue certificates in):
+ * its private key and the certificate that goes with it. Throws a CertificateError when the password
+ * is wrong or the file holds no usable key and certificate.
+ */
+export function readPkcs12(pfx: Buffer, passphrase: string): Certificate {
+  const { asn1, pkcs12, pki: keys } = forge();
+  let p12: ReturnType<typeof pkcs12.pkcs12FromAsn1>;
+  try {
+    p12 = pkcs12.pkcs12FromAsn1(asn1.fromDer(pfx.toString('binary')), passphrase);
+  } catch (error) {
+    throw new CertificateError(`not a PKCS#12 file this password opens: ${(error as Error).message}`);
+  }
+  const bagsOf = (type: string) => p12.getBags({ bagType: type })[type] ?? [];
+  const key = [...bagsOf(keys.oids.pkcs8ShroudedKeyBag!), ...bagsOf(keys.oids.keyBag!)].find((bag) => bag.key)?.key as pki.rsa.PrivateKey | undefined;
+  const certificates = bagsOf(keys.oids.certBag!).map((bag) => bag.cert).filter((cert): cert is pki.Certificate => Boolean(cert));
+  if (!key) throw new CertificateError('the PKCS#12 file holds no private key');
+  if (!key.n) throw new CertificateError('the private key is not an RSA key (the AEAT signatures are RSA-SHA256)');
+  const own = certificates.find((cert) => (cert.publicKey as pki.rsa.PublicKey).n?.equals(key.n));
+  if (!own) throw new CertificateError('the PKCS#12 file holds no certificate of its private key');
+  const subject = own.subject.attributes.map((attribute) => `${attribute.shortName ?? attribute.name}=${String(attribute.value)}`).join(', ');
+  return {
+    pfx,
+    passphrase,
+    keyPem: keys.privateKeyInfoToPem(keys.wrapRsaPrivateKey(keys.privateKeyToAsn1(key))),
+    certPem: keys.certificateToPem(own),
+    chainPem: certificates.filter((cert) => cert !== own).map((cert) => keys.certificateToPem(cert)),
+    subject,
+    notAfter: own.validity.notAfter,
+  };
+}
+
+/**
+ * The certificate a company's records are sent or signed with: its own (set through
+ * `verifactuempresa`), else the installation's (VERIFACTU_CERT_FILE). Undefined when neither is set.
+ */
+export async function certificateOf(ctx: AppContext, db: DbExecutor, idempresa: number): Promise<Certificate | undefined> {
+  const row = await db.selectFrom('verifactu_empresas').select(['certificado', 'certificadoclave']).where('idempresa', '=', idempresa).executeTakeFirst();
+  if (row?.certificado) return readPkcs12(Buffer.from(String(row.certificado), 'base64'), String(row.certificadoclave ?? ''));
+  const { certFile, certPassword } = ctx.config.verifactu;
+  if (!certFile) return undefined;
+  return readPkcs12(await readFile(certFile), certPassword);
+}
