@@ -38,8 +38,11 @@ export interface AccessEvent {
  */
 export interface FiscalAnomalyEvent {
   idempresa: number;
-  /** `chain` (a hash or a link does not match) or `time` (the previous record is dated in the future). */
-  check: 'chain' | 'time';
+  /**
+   * `chain` (a hash or a link does not match), `time` (the previous record is dated in the future)
+   * or `signature` (NO VERI*FACTU: the record could not be signed, for want of a usable certificate).
+   */
+  check: 'chain' | 'time' | 'signature';
   /** The record found wrong. */
   idregistro: number | null;
   detail: string;

@@ -9,6 +9,8 @@ import { chainHeadModel, registroVerifactuModel } from './record-models.ts';
 import { huella } from './huella.ts';
 import { instantOf, registrationTime, type Territory } from './registration-time.ts';
 import type { XmlTree } from './xml-tree.ts';
+import { recordXml } from './xml-document.ts';
+import { signingKeyOf, signXml } from './signing/sign-record.ts';
 
 /** A company's switch as a record is generated under it. */
 export interface CompanySwitch {
@@ -76,6 +78,7 @@ export async function appendRecord(ctx: AppContext, db: DbExecutor, company: Com
   }
   const timestamp = registrationTime(instant, pending.territory);
   const generated = pending.build(previous, systemInfo(company.numeroinstalacion, pending.severalTaxpayers), timestamp);
+  const firmado = company.modo === 'noverifactu' ? await signed(ctx, db, company.idempresa, pending.tipo, generated.content, instant) : null;
   const [id] = await ctx.store.insertMany(registroVerifactuModel, [{
     idempresa: company.idempresa,
     tipo: pending.tipo,
@@ -96,6 +99,7 @@ export async function appendRecord(ctx: AppContext, db: DbExecutor, company: Com
     idsubsanado: pending.idsubsanado ?? null,
     qr: pending.alta ? qrUrl({ nif: pending.invoice.IDEmisorFactura, numserie: pending.invoice.NumSerieFactura, fecha: pending.invoice.FechaExpedicionFactura, importe: pending.alta.importetotal }, company) : null,
     registro: generated.content,
+    firmado,
   }], db);
   await db.updateTable(chainHeadModel.table).set({
     registros: Number(head.registros ?? 0) + 1,
@@ -107,6 +111,22 @@ export async function appendRecord(ctx: AppContext, db: DbExecutor, company: Com
     fechahorahuso: timestamp,
   }).where('idempresa', '=', company.idempresa).execute();
   return id!;
+}
+
+/**
+ * NO VERI*FACTU: the record signed with the company's certificate. A record that cannot be signed
+ * (no certificate, or one that no longer opens) is kept unsigned and alerted: invoicing never stops
+ * for it (RD 1007/2023 art. 7), and the chain check counts it.
+ */
+async function signed(ctx: AppContext, db: DbExecutor, idempresa: number, tipo: 'alta' | 'anulacion', content: XmlTree, instant: number): Promise<string | null> {
+  try {
+    const signer = await signingKeyOf(ctx, db, idempresa);
+    if (signer) return await signXml(recordXml({ tipo, content }), signer, new Date(instant));
+    await alert(ctx, db, { idempresa, check: 'signature', idregistro: null, detail: 'no certificate: the record is kept unsigned' });
+  } catch (error) {
+    await alert(ctx, db, { idempresa, check: 'signature', idregistro: null, detail: `the certificate does not sign: ${(error as Error).message}` });
+  }
+  return null;
 }
 
 /** The previous record's own hash recomputed, and the head's copy of it compared. */

@@ -14,6 +14,7 @@ import { RECORDED_TYPE } from './recorded-invoices.ts';
 import { verifyChain } from './verify-chain.ts';
 import { correctRecord } from './sending/correct-record.ts';
 import { sendStatus } from './sending/send-status.ts';
+import { exportRecords } from './signing/export-records.ts';
 import { suministroXml } from './xml-document.ts';
 import type { XmlTree } from './xml-tree.ts';
 
@@ -54,7 +55,7 @@ export function registerVerifactuRoutes(app: FastifyInstance, ctx: AppContext): 
           const alta = record.tipo === 'alta' ? record : (await recordsOfInvoice(ctx.database.kysely, Number(record.idfactura))).find((row) => row.tipo === 'alta');
           const xml = suministroXml(
             { NombreRazon: String((alta?.registro as XmlTree | undefined)?.NombreRazonEmisor ?? ''), NIF: String(record.nifemisor) },
-            [{ tipo: record.tipo as 'alta' | 'anulacion', content: record.registro as XmlTree }],
+            [{ tipo: record.tipo as 'alta' | 'anulacion', content: record.registro as XmlTree, signed: record.firmado ? String(record.firmado) : undefined }],
           );
           reply.type('application/xml; charset=utf-8');
           return xml;
@@ -78,6 +79,35 @@ export function registerVerifactuRoutes(app: FastifyInstance, ctx: AppContext): 
     resource: 'verifactuCadena',
     urls: ['/api/3/verifactuCadena'],
     methods: { GET: { handler: async (request) => verifyChain(ctx, await companyParam(request.query)) } },
+  });
+
+  ctx.customResources.add('verifactuExportar');
+  addResourceRoute(app, {
+    resource: 'verifactuExportar',
+    urls: ['/api/3/verifactuExportar'],
+    methods: {
+      GET: {
+        handler: async (request, reply) => {
+          const idempresa = await companyParam(request.query);
+          const query = request.query as Record<string, unknown>;
+          const fields: Record<string, string> = {};
+          const day = (name: string) => {
+            const value = query[name];
+            if (value === undefined || value === '') fields[name] = 'required';
+            else if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(value) || Number.isNaN(Date.parse(value))) fields[name] = 'invalid-date';
+            return String(value);
+          };
+          const desde = day('desde');
+          const hasta = day('hasta');
+          if (!fields.desde && !fields.hasta && desde > hasta) fields.hasta = 'before-desde';
+          if (Object.keys(fields).length) throw validationError(fields);
+          const { xml, records } = await exportRecords(ctx, idempresa, desde, hasta);
+          reply.type('application/xml; charset=utf-8').header('x-total-count', String(records))
+            .header('content-disposition', `attachment; filename="verifactu-${idempresa}-${desde}-${hasta}.xml"`);
+          return xml;
+        },
+      },
+    },
   });
 
   ctx.customResources.add('verifactuEstado');

@@ -80,3 +80,14 @@ export function suministroEnvelope(message: MessageHeader, records: StoredRecord
 }
 
 export const SOAP_ENVELOPE = 'http://schemas.xmlsoap.org/soap/envelope/';
+
+/**
+ * One record as its own XML document (`sum1:RegistroAlta` or `sum1:RegistroAnulacion` as root, on
+ * one line): what a NO VERI*FACTU record's signature covers (signing/sign-record.ts).
+ */
+export function recordXml(record: StoredRecord): string {
+  const doc = xmlbuilder2().create({ version: '1.0', encoding: 'UTF-8' });
+  const root = doc.ele(`sum1:${record.tipo === 'alta' ? 'RegistroAlta' : 'RegistroAnulacion'}`, { 'xmlns:sum1': NAMESPACES.sum1 });
+  append(root, record.content);
+  return doc.end();
+}

@@ -1,0 +1,105 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before, it } from 'node:test';
+import { checkSigned, XADES_NAMESPACE } from '../src/modules/verifactu/signing/sign-record.ts';
+import { makeCertificates } from './helpers/aeat-stand-in.ts';
+import { forEachEngine } from './helpers/test-app.ts';
+import { assertValidSuministro, recordsOf, switchOn } from './helpers/verifactu.ts';
+
+/**
+ * NO VERI*FACTU signing (issue 27, item 2; docs/verifactu.md "NO VERI*FACTU"): every record signed
+ * XAdES enveloped with the AGE policy and RSA-SHA256 by the company's certificate; each signature
+ * verified by an independent tool (xmlsec1, Debian) against the test authority, and refused once a
+ * byte of the record changes; the chain check verifies every signature; the export of a period holds
+ * every record, signed, in messages the AEAT's schema accepts.
+ */
+const certificates = makeCertificates();
+after(() => fs.rmSync(certificates.dir, { recursive: true, force: true }));
+
+const xmlsec = spawnSync('xmlsec1', ['--version']).status === 0;
+if (!xmlsec && process.env.CI) throw new Error('xmlsec1 is needed for the signature tests (apt-get install -y xmlsec1)');
+
+/** xmlsec1's verdict on a signed document, with the test authority trusted and XAdES SignedProperties found by Id. */
+function xmlsecVerifies(signed: string): { ok: boolean; output: string } {
+  const file = path.join(certificates.dir, `signed-${process.hrtime.bigint()}.xml`);
+  fs.writeFileSync(file, signed);
+  const run = spawnSync('xmlsec1', ['--verify', '--trusted-pem', certificates.caFile, '--id-attr:Id', `${XADES_NAMESPACE}:SignedProperties`, file], { encoding: 'utf8' });
+  fs.rmSync(file);
+  return { ok: run.status === 0, output: `${run.stdout}${run.stderr}` };
+}
+
+let now = Date.parse('2027-02-01T09:00:00Z');
+const clock = { now: () => now };
+
+forEachEngine('VERI*FACTU signing', (t) => {
+  const call = (method: string, url: string, body?: unknown) => t().call(method, url, body);
+  const signedOf = async (id: number) => String((await t().app.ctx.database.kysely.selectFrom('registros_verifactu').select('firmado').where('id', '=', id).executeTakeFirstOrThrow()).firmado);
+
+  before(async () => {
+    assert.equal((await call('POST', '/api/3/cliente', { codcliente: 'ANA', nombre: 'Ana López', cifnif: '12345678Z' })).status, 201);
+    await switchOn(t(), 1, 'noverifactu');
+    for (const price of [100, 250.5]) {
+      const created = await call('POST', '/api/3/crearFacturaCliente', { codcliente: 'ANA', lineas: [{ descripcion: 'Servicio', cantidad: 1, pvpunitario: price, codimpuesto: 'IVA21' }] });
+      assert.equal(created.status, 200, JSON.stringify(created.body));
+      now += 60_000;
+    }
+    const first = (await recordsOf(t()))[0]!;
+    assert.equal((await call('POST', `/api/3/anularFacturaCliente/${first.idfactura}`)).status, 200);
+  });
+
+  it('signs every record XAdES-EPES with the AGE policy, and xmlsec1 verifies each', async (context) => {
+    const records = await recordsOf(t());
+    assert.deepEqual(records.map((record) => record.tipo), ['alta', 'alta', 'anulacion']);
+    for (const record of records) {
+      const signed = await signedOf(record.id);
+      assert.match(signed, /<ds:SignatureMethod Algorithm="http:\/\/www\.w3\.org\/2001\/04\/xmldsig-more#rsa-sha256"\/>/);
+      assert.match(signed, /Algorithm="http:\/\/www\.w3\.org\/2000\/09\/xmldsig#enveloped-signature"/);
+      assert.match(signed, /urn:oid:2\.16\.724\.1\.3\.1\.1\.2\.1\.9/);
+      assert.match(signed, /G7roucf600\+f03r\/o0bAOQ6WAs0=/);
+      assert.match(signed, /<\/ds:Signature><\/sum1:Registro(Alta|Anulacion)>$/, 'the signature closes the record');
+      assert.equal(await checkSigned(signed, signed.replace(/<ds:Signature[\s\S]*<\/ds:Signature>/, '')), undefined);
+      if (!xmlsec) {
+        context.diagnostic('xmlsec1 not installed: the independent check is skipped here (CI requires it)');
+        continue;
+      }
+      const verdict = xmlsecVerifies(signed);
+      assert.ok(verdict.ok, verdict.output);
+      assert.match(verdict.output, /SignedInfo References \(ok\/all\): 2\/2/);
+      // One byte of the record changed: the signature no longer holds.
+      const tampered = signed.replace(/<sum1:IDVersion>1\.0</, '<sum1:IDVersion>1.1<');
+      assert.notEqual(tampered, signed);
+      assert.equal(xmlsecVerifies(tampered).ok, false);
+      assert.match(String(await checkSigned(tampered, tampered.replace(/<ds:Signature[\s\S]*<\/ds:Signature>/, ''))), /^the signature does not verify/);
+    }
+  });
+
+  it('checks every signature with the chain, and finds a signature over other data', async () => {
+    const chain = await call('GET', '/api/3/verifactuCadena?idempresa=1');
+    assert.equal(chain.status, 200);
+    assert.equal(chain.body.valid, true, JSON.stringify(chain.body));
+    assert.deepEqual(chain.body.signatures, { signed: 3, unsigned: 0, firstInvalid: null });
+    const [record] = await recordsOf(t());
+    const signed = await signedOf(record!.id);
+    const other = signed.replace(/<ds:Signature[\s\S]*<\/ds:Signature>/, '').replace(record!.importetotal, '1.00');
+    assert.equal(await checkSigned(signed, other), 'the signed record is not the record kept');
+  });
+
+  it('exports a period\'s records, signed, in messages the AEAT schema accepts', async () => {
+    const refused = await call('GET', '/api/3/verifactuExportar?idempresa=1&desde=2027-02-02&hasta=2027-02-01');
+    assert.equal(refused.status, 422);
+    assert.equal(refused.body.fields.hasta, 'before-desde');
+    assert.equal((await call('GET', '/api/3/verifactuExportar?idempresa=1')).body.fields.desde, 'required');
+    const exported = await t().request({ method: 'GET', url: '/api/3/verifactuExportar?idempresa=1&desde=2027-02-01&hasta=2027-02-28' });
+    assert.equal(exported.statusCode, 200, exported.body);
+    assert.match(String(exported.headers['content-type']), /^application\/xml/);
+    assert.equal(exported.headers['x-total-count'], '3');
+    const messages = exported.body.match(/<sum:RegFactuSistemaFacturacion[\s\S]*?<\/sum:RegFactuSistemaFacturacion>/g) ?? [];
+    assert.equal(messages.length, 1);
+    assert.equal((messages[0]!.match(/<ds:Signature /g) ?? []).length, 3);
+    assertValidSuministro(`<?xml version="1.0" encoding="UTF-8"?>${messages[0]}`, 'exported message');
+    const none = await t().request({ method: 'GET', url: '/api/3/verifactuExportar?idempresa=1&desde=2026-01-01&hasta=2026-12-31' });
+    assert.equal(none.headers['x-total-count'], '0');
+  });
+}, { clock, config: { verifactu: { certFile: certificates.clientP12File, certPassword: certificates.password, endpoint: undefined, caFile: undefined, pollMs: 3_600_000, timeoutMs: 5000 } } });
