@@ -82,6 +82,9 @@ const TABLE_ACCESS: Record<string, Record<string, string>> = {
     productos: 'the product type the margin schemes read',
   },
   installation: {},
+  verifactu: {
+    empresas: 'whether the installation holds more than one taxpayer (an event\'s IndicadorMultiplesOT), read in the event\'s transaction where the cached reference may not load',
+  },
   accounting: {
     ejercicios: 'the fiscal year an import or an entry goes into: its state and sub-account length (locked while its chart is imported)',
     impuestos: 'the taxes\' sub-account codes an import fills in (written through the store)',

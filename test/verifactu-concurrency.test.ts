@@ -46,7 +46,7 @@ async function chainUnderConcurrency(t: TestApp, other: TestApp): Promise<void> 
   assert.equal(records.length, 52);
   assertChained(records);
   assert.equal(new Set(records.map((r) => r.idanterior)).size, records.length, 'no record is the successor of two');
-  assert.deepEqual((await other.call('GET', '/api/3/verifactuCadena?idempresa=1')).body, { valid: true, records: 52, firstBroken: null });
+  assert.deepEqual((await other.call('GET', '/api/3/verifactuCadena?idempresa=1')).body, { valid: true, records: 52, firstBroken: null, signatures: { signed: 0, unsigned: 0, firstInvalid: null }, eventos: { valid: true, events: 0, firstBroken: null, signatures: { signed: 0, unsigned: 0 } } });
   for (const codserie of series) {
     const numbers = answers.filter((a) => a.body.doc.codserie === codserie).map((a) => Number(a.body.doc.numero)).sort((a, b) => a - b);
     assert.deepEqual(numbers, Array.from({ length: 10 }, (_, i) => i + 1), `serie ${codserie} gap-free`);

@@ -37,7 +37,7 @@ forEachEngine('VERI*FACTU declaration and chain check endpoints', (t) => {
     assert.equal(answer.body.texto, declarationMarkdown());
     assert.deepEqual([answer.body.sistema.id, answer.body.soloVerifactu, answer.body.multiplesObligados], [SYSTEM.id, false, true]);
     assert.equal((await t().call('POST', '/api/3/verifactuDeclaracion', {})).status, 405);
-    assert.deepEqual((await t().call('GET', '/api/3/verifactuCadena?idempresa=1')).body, { valid: true, records: 0, firstBroken: null });
+    assert.deepEqual((await t().call('GET', '/api/3/verifactuCadena?idempresa=1')).body, { valid: true, records: 0, firstBroken: null, signatures: { signed: 0, unsigned: 0, firstInvalid: null }, eventos: { valid: true, events: 0, firstBroken: null, signatures: { signed: 0, unsigned: 0 } } });
     assert.deepEqual((await t().call('GET', '/api/3/verifactuCadena')).body.fields, { idempresa: 'required' });
     assert.deepEqual((await t().call('GET', '/api/3/verifactuCadena?idempresa=uno')).body.fields, { idempresa: 'invalid-integer' });
     assert.equal((await t().call('GET', '/api/3/verifactuCadena?idempresa=999')).status, 404);

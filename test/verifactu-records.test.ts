@@ -104,7 +104,7 @@ forEachEngine('VERI*FACTU records', (t) => {
     assert.equal(xmlValue(xml4, 'NumSerieFacturaAnulada'), second.codigo);
 
     const chain = await call('GET', '/api/3/verifactuCadena?idempresa=1');
-    assert.deepEqual(chain.body, { valid: true, records: 4, firstBroken: null });
+    assert.deepEqual(chain.body, { valid: true, records: 4, firstBroken: null, signatures: { signed: 0, unsigned: 0, firstInvalid: null }, eventos: { valid: true, events: 0, firstBroken: null, signatures: { signed: 0, unsigned: 0 } } });
 
     // The invoice stays, shown cancelled; its number is never given again.
     const shown = await call('GET', `/api/3/facturacliente/${second.idfactura}`);
@@ -291,7 +291,7 @@ forEachEngine('VERI*FACTU records', (t) => {
       await database.kysely.updateTable('registros_verifactu').set({ importetotal: '1.00' }).where('id', '=', target.id).execute();
     });
     const check = await t().call('GET', '/api/3/verifactuCadena?idempresa=1');
-    assert.deepEqual(check.body, { valid: false, records: 3, firstBroken: { id: target.id, expected: expectedHuella({ ...target, importetotal: '1.00' }, records[1]!.huella), stored: target.huella } });
+    assert.deepEqual(check.body, { valid: false, records: 3, firstBroken: { id: target.id, expected: expectedHuella({ ...target, importetotal: '1.00' }, records[1]!.huella), stored: target.huella }, signatures: { signed: 0, unsigned: 0, firstInvalid: null }, eventos: { valid: true, events: 0, firstBroken: null, signatures: { signed: 0, unsigned: 0 } } });
   });
 
   it('alerts, and goes on invoicing, when the previous record is dated ahead or (NO VERI*FACTU) no longer hashes to itself', async () => {
@@ -316,7 +316,10 @@ forEachEngine('VERI*FACTU records', (t) => {
       await t().app.ctx.database.kysely.updateTable('registros_verifactu').set({ registro: JSON.stringify(content) }).where('id', '=', tail.id).execute();
     });
     await invoice({ codcliente: 'ANA', lineas: [{ descripcion: 'tras la alteración', pvpunitario: 1 }] });
-    assert.deepEqual((await anomalies()).map((a: any) => [a.check, a.idregistro]), [['time', last.id], ['chain', tail.id]]);
+    assert.deepEqual((await anomalies()).map((a: any) => [a.check, a.idregistro]), [['time', last.id], ['chain', tail.id], ['signature', null]],
+      'and, without a certificate, the NO VERI*FACTU record is kept unsigned and alerted');
+    const events = (await call('GET', '/api/3/eventoverifactu?filter[idempresa]=1&sort[id]=ASC')).body.map((event: any) => event.tipo);
+    assert.deepEqual(events, ['01', '04', '04'], 'the operation opens, and each anomaly (the altered chain, the missing signature) is an event');
   });
 
   it('records nothing for a company switched off, whose invoices stay editable', async () => {

@@ -5,8 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, describe, it } from 'node:test';
-import { createDatabase } from '../src/db/database.ts';
-import type { Engine } from '../src/db/database.ts';
+import { createDatabase, type Engine } from '../src/db/database.ts';
 import { makeCertificates, startStandIn, type StandIn } from './helpers/aeat-stand-in.ts';
 import { enabledEngines, scratchDatabase } from './helpers/engines.ts';
 import { freePort } from './helpers/free-port.ts';
@@ -116,12 +115,21 @@ function twoInstances(engine: Engine): void {
       for (let round = 0; round < 6; round++) {
         // Invoices made on both instances while both send: records generated mid-message wait for the next one.
         await Promise.all([invoices(3), sendOnBoth(), sendOnBoth()]);
-        for (let pass = 0; pass < 3; pass++) {
+        for (let pass = 0; pass < 2; pass++) {
           now += WAIT_S * SECOND;
           await Promise.all([invoices(1), sendOnBoth(), sendOnBoth()]);
         }
+        // A message leaves; records made right after it wait for its TiempoEsperaEnvio on both instances.
+        await invoices(1);
+        now += WAIT_S * SECOND;
+        const before = standIn.messages.length;
+        await sendOnBoth();
+        assert.equal(standIn.messages.length, before + 1, `round ${round}: the records waiting go`);
+        await invoices(2);
+        await Promise.all([sendOnBoth(), sendOnBoth()]);
+        assert.equal(standIn.messages.length, before + 1, `round ${round}: nothing leaves before the answer's TiempoEsperaEnvio`);
       }
-      for (let pass = 0; pass < 20 && (await stored(first.scratch!.url)).records.some((record) => record.estado === 'pendiente'); pass++) {
+      for (let pass = 0; pass < 20 && (await recordsOf(first)).some((record) => record.estado === 'pendiente'); pass++) {
         now += WAIT_S * SECOND;
         await sendOnBoth();
       }

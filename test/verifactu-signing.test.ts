@@ -6,14 +6,18 @@ import { after, before, it } from 'node:test';
 import { checkSigned, XADES_NAMESPACE } from '../src/modules/verifactu/signing/sign-record.ts';
 import { makeCertificates } from './helpers/aeat-stand-in.ts';
 import { forEachEngine } from './helpers/test-app.ts';
-import { assertValidSuministro, recordsOf, switchOn } from './helpers/verifactu.ts';
+import { createHash } from 'node:crypto';
+import { assertValidEvent, assertValidSuministro, recordsOf, switchOn } from './helpers/verifactu.ts';
 
 /**
  * NO VERI*FACTU signing (issue 27, item 2; docs/verifactu.md "NO VERI*FACTU"): every record signed
  * XAdES enveloped with the AGE policy and RSA-SHA256 by the company's certificate; each signature
  * verified by an independent tool (xmlsec1, Debian) against the test authority, and refused once a
  * byte of the record changes; the chain check verifies every signature; the export of a period holds
- * every record, signed, in messages the AEAT's schema accepts.
+ * every record, signed, in messages the AEAT's schema accepts; the event log (EventosSIF.xsd) opens
+ * with the first record, logs checks, exports, summaries every 6 hours and the end of operation, each
+ * event chained by the AEAT's hash rule (recomputed here apart from the service's code), signed and
+ * schema-valid.
  */
 const certificates = makeCertificates();
 after(() => fs.rmSync(certificates.dir, { recursive: true, force: true }));
@@ -101,5 +105,56 @@ forEachEngine('VERI*FACTU signing', (t) => {
     assertValidSuministro(`<?xml version="1.0" encoding="UTF-8"?>${messages[0]}`, 'exported message');
     const none = await t().request({ method: 'GET', url: '/api/3/verifactuExportar?idempresa=1&desde=2026-01-01&hasta=2026-12-31' });
     assert.equal(none.headers['x-total-count'], '0');
+  });
+  const events = async () => {
+    const answer = await call('GET', '/api/3/eventoverifactu?filter[idempresa]=1&sort[id]=ASC&limit=1000');
+    assert.equal(answer.status, 200, JSON.stringify(answer.body));
+    return answer.body as Array<Record<string, any>>;
+  };
+  const eventSigned = async (id: number) => String((await t().app.ctx.database.kysely.selectFrom('verifactu_eventos').select('firmado').where('id', '=', id).executeTakeFirstOrThrow()).firmado);
+  const tag = (xml: string, name: string) => new RegExp(`<sfe:${name}>([^<]*)</sfe:${name}>`).exec(xml)?.[1];
+
+  it('keeps an event log: opened by the first record, chained, signed and valid against EventosSIF.xsd', async () => {
+    let log = await events();
+    assert.equal(log[0]!.tipo, '01', 'the first record opened the NO VERI*FACTU operation');
+    assert.equal(log.filter((event) => event.tipo === '01').length, 1);
+    const chain = await call('GET', '/api/3/verifactuCadena?idempresa=1');
+    assert.equal(chain.body.eventos.valid, true, JSON.stringify(chain.body.eventos));
+    log = await events();
+    assert.deepEqual(log.slice(-2).map((event) => event.tipo), ['03', '05'], 'the check is logged, records then events');
+    assert.equal((await call('GET', '/api/3/verifactuExportar?idempresa=1&desde=2027-02-01&hasta=2027-02-28')).status, 200);
+    const exportedEvents = await t().request({ method: 'GET', url: '/api/3/verifactuExportar?idempresa=1&desde=2027-02-01&hasta=2027-02-28&tipo=eventos' });
+    assert.equal(exportedEvents.statusCode, 200);
+    now += 6 * 3_600_000;
+    await t().app.runJob('verifactu-summary');
+    await t().app.runJob('verifactu-summary');
+    log = await events();
+    assert.deepEqual(log.slice(-3).map((event) => event.tipo), ['08', '09', '10'], 'both exports and one summary 6 hours on');
+    assert.equal(exportedEvents.headers['x-total-count'], String(log.length - 2), 'every event before the export of events');
+
+    let previous = '';
+    for (const event of log) {
+      const signed = await eventSigned(event.id);
+      assertValidEvent(signed, `event ${event.id} (${event.tipo})`);
+      // HuellaEvento by the AEAT's rule, written here again.
+      const expected = createHash('sha256').update(`NIF=${tag(signed, 'NIF')}&ID=&IdSistemaInformatico=${tag(signed, 'IdSistemaInformatico')}&Version=${tag(signed, 'Version')}` +
+        `&NumeroInstalacion=${tag(signed, 'NumeroInstalacion')}&NIF=B12345674&TipoEvento=${event.tipo}&HuellaEvento=${previous}&FechaHoraHusoGenEvento=${event.fechahorahuso}`).digest('hex').toUpperCase();
+      assert.equal(event.huella, expected, `event ${event.id}'s hash`);
+      assert.equal(event.huellaanterior, previous || null);
+      if (xmlsec) assert.ok(xmlsecVerifies(signed).ok, `event ${event.id}'s signature`);
+      previous = event.huella;
+    }
+    const summary = await eventSigned(log[log.length - 1]!.id);
+    assert.equal(tag(summary, 'NumeroDeRegistrosFacturacionAltaGenerados'), '2');
+    assert.equal(tag(summary, 'NumeroDeRegistrosFacturacionAnulacionGenerados'), '1');
+    assert.equal(tag(summary, 'SumaImporteTotalAlta'), '424.11');
+  });
+
+  it('ends the operation in the event log when the company leaves NO VERI*FACTU', async () => {
+    assert.equal((await call('PATCH', '/api/3/verifactuempresa/1', { modo: 'off' })).status, 200);
+    const log = await events();
+    assert.equal(log[log.length - 1]!.tipo, '02');
+    const refused = await call('DELETE', `/api/3/eventoverifactu/${log[0]!.id}`);
+    assert.equal(refused.status, 405);
   });
 }, { clock, config: { verifactu: { certFile: certificates.clientP12File, certPassword: certificates.password, endpoint: undefined, caFile: undefined, pollMs: 3_600_000, timeoutMs: 5000 } } });

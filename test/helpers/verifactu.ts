@@ -69,3 +69,11 @@ export function assertValidSuministro(xml: string, label: string): void {
   assert.equal(run.status, 0, `${label}: ${run.stderr}\n${xml}`);
   assert.match(run.stderr, /- validates/);
 }
+
+/** Validates a `RegistroEvento` document against the AEAT's EventosSIF.xsd with xmllint, offline. */
+export function assertValidEvent(xml: string, label: string): void {
+  const run = spawnSync('xmllint', ['--nonet', '--noout', '--schema', path.join(SCHEMAS, 'EventosSIF.xsd'), '-'], {
+    input: xml, encoding: 'utf8', env: { ...process.env, XML_CATALOG_FILES: path.join(SCHEMAS, 'catalog.xml') },
+  });
+  assert.equal(run.status, 0, `${label}: ${run.stderr}\n${xml}`);
+}

@@ -4,8 +4,12 @@ import { publish } from '../../event-log.ts';
 import type { FiscalAnomalyEvent } from '../../events.ts';
 import { systemInfo } from './producer.ts';
 import { qrUrl, type Environment, type RecordMode } from './qr-url.ts';
+import { appendEvent } from './event-log/append-event.ts';
+import { EVENT_TYPES } from './event-log/event-content.ts';
+import { xmlText } from './xml-tree.ts';
 import { hashFieldsOf, type ChainLink, type Generated, type InvoiceId } from './record-content.ts';
 import { chainHeadModel, registroVerifactuModel } from './record-models.ts';
+import { lockedHead } from './chain-head.ts';
 import { huella } from './huella.ts';
 import { instantOf, registrationTime, type Territory } from './registration-time.ts';
 import type { XmlTree } from './xml-tree.ts';
@@ -38,19 +42,19 @@ export interface PendingRecord {
 /** A record may be dated up to this far after now before its successor flags it (RD 1007/2023 art. 7.i). */
 const CLOCK_TOLERANCE_MS = 60_000;
 
-async function lockedHead(db: DbExecutor, ctx: AppContext, idempresa: number): Promise<Record<string, unknown>> {
-  const { dialect } = ctx.database;
-  const read = () => dialect.locking(db.selectFrom('verifactu_cadenas').selectAll().where('idempresa', '=', idempresa)).executeTakeFirst();
-  const head = await read();
-  if (head) return head;
-  // A switch written around the store (a plugin's SQL) has no head yet: it is made now (with the switch otherwise).
-  await dialect.insertIgnore(db.insertInto('verifactu_cadenas').values({ idempresa, registros: 0 }), ['idempresa']).execute();
-  return (await read())!;
-}
+/** TipoAnomalia (list L4E) of each check: integrity of the hash, of the signature, a date after now. */
+const ANOMALY_TYPES: Record<FiscalAnomalyEvent['check'], string> = { chain: '01', signature: '02', time: '13' };
 
-async function alert(ctx: AppContext, db: DbExecutor, anomaly: FiscalAnomalyEvent): Promise<void> {
+/**
+ * An anomaly found while generating a record: logged, published (`verifactu.anomaly`), and in NO
+ * VERI*FACTU mode written to the company's event log (event 04, RD 1007/2023 art. 7.i).
+ */
+async function alert(ctx: AppContext, db: DbExecutor, anomaly: FiscalAnomalyEvent, modo: RecordMode): Promise<void> {
   ctx.log.warn({ verifactu: anomaly }, 'VERI*FACTU anomaly');
   await publish(db, ctx, { type: 'verifactu.anomaly', payload: anomaly, resource: registroVerifactuModel.resource, key: anomaly.idregistro });
+  if (modo === 'noverifactu') {
+    await appendEvent(ctx, db, anomaly.idempresa, EVENT_TYPES.recordAnomaly, { DeteccionAnomaliasRegFacturacion: { TipoAnomalia: ANOMALY_TYPES[anomaly.check], OtrosDatosAnomalia: xmlText(anomaly.detail, 100) } });
+  }
 }
 
 /**
@@ -61,6 +65,10 @@ async function alert(ctx: AppContext, db: DbExecutor, anomaly: FiscalAnomalyEven
  */
 export async function appendRecord(ctx: AppContext, db: DbExecutor, company: CompanySwitch, pending: PendingRecord): Promise<number> {
   const head = await lockedHead(db, ctx, company.idempresa);
+  // The first record of a NO VERI*FACTU operation (ever, or since it last ended) opens it in the event log (event 01).
+  if (company.modo === 'noverifactu' && (head.tipoevento === null || head.tipoevento === undefined || head.tipoevento === EVENT_TYPES.end)) {
+    await appendEvent(ctx, db, company.idempresa, EVENT_TYPES.start);
+  }
   const previous: ChainLink | undefined = head.idultimo === null || head.idultimo === undefined ? undefined : {
     IDEmisorFactura: String(head.nifemisor), NumSerieFactura: String(head.numserie), FechaExpedicionFactura: String(head.fechaexpedicion), Huella: String(head.huella),
   };
@@ -69,7 +77,7 @@ export async function appendRecord(ctx: AppContext, db: DbExecutor, company: Com
   if (previous) {
     const before = instantOf(String(head.fechahorahuso));
     if (before > now + CLOCK_TOLERANCE_MS) {
-      await alert(ctx, db, { idempresa: company.idempresa, check: 'time', idregistro: Number(head.idultimo), detail: `previous record dated ${head.fechahorahuso}, after now` });
+      await alert(ctx, db, { idempresa: company.idempresa, check: 'time', idregistro: Number(head.idultimo), detail: `previous record dated ${head.fechahorahuso}, after now` }, company.modo);
     } else if (before > now) {
       // Another instance's clock a little ahead: records stay in date order.
       instant = before;
@@ -122,9 +130,9 @@ async function signed(ctx: AppContext, db: DbExecutor, idempresa: number, tipo: 
   try {
     const signer = await signingKeyOf(ctx, db, idempresa);
     if (signer) return await signXml(recordXml({ tipo, content }), signer, new Date(instant));
-    await alert(ctx, db, { idempresa, check: 'signature', idregistro: null, detail: 'no certificate: the record is kept unsigned' });
+    await alert(ctx, db, { idempresa, check: 'signature', idregistro: null, detail: 'no certificate: the record is kept unsigned' }, 'noverifactu');
   } catch (error) {
-    await alert(ctx, db, { idempresa, check: 'signature', idregistro: null, detail: `the certificate does not sign: ${(error as Error).message}` });
+    await alert(ctx, db, { idempresa, check: 'signature', idregistro: null, detail: `the certificate does not sign: ${(error as Error).message}` }, 'noverifactu');
   }
   return null;
 }
@@ -134,6 +142,6 @@ async function checkPrevious(ctx: AppContext, db: DbExecutor, idempresa: number,
   const record = await ctx.store.get(registroVerifactuModel, id, db, 'all');
   const recomputed = record ? huella(hashFieldsOf(record.tipo as 'alta' | 'anulacion', record.registro as XmlTree)) : undefined;
   if (!record || recomputed !== record.huella || record.huella !== expected) {
-    await alert(ctx, db, { idempresa, check: 'chain', idregistro: id, detail: record ? `stored ${String(record.huella)}, computed ${recomputed}, chained ${expected}` : 'previous record missing' });
+    await alert(ctx, db, { idempresa, check: 'chain', idregistro: id, detail: record ? `stored ${String(record.huella)}, computed ${recomputed}, chained ${expected}` : 'previous record missing' }, 'noverifactu');
   }
 }

@@ -1,3 +1,4 @@
+import type { AppContext } from '../../app-context.ts';
 import type { Module } from '../../module.ts';
 import { verifactuEmpresaModel } from './company-switch-model.ts';
 import { printInvoiceQr } from './invoice-qr.ts';
@@ -9,6 +10,8 @@ import { recordIssuedInvoices } from './record-issued-invoices.ts';
 import { registerVerifactuRoutes } from './verifactu-routes.ts';
 import { sendQueueModel, verifactuEnvioModel } from './sending/send-models.ts';
 import { sendDueRecords } from './sending/send-records.ts';
+import { eventoVerifactuModel } from './event-log/event-models.ts';
+import { logLeavingNoVerifactu, writeSummaries } from './event-log/operation-events.ts';
 
 export { verifactuEmpresaModel, registroVerifactuModel };
 export { declaration, declarationMarkdown } from './declaration.ts';
@@ -22,10 +25,15 @@ export { PRODUCER, SYSTEM } from './producer.ts';
  * declaration. docs/verifactu.md.
  */
 export function verifactuModule(): Module {
+  let context: AppContext | undefined;
+  // Only a serving app (one that ran its jobs) writes the shutdown summary: a CLI command is not operation.
+  let serving = false;
   return {
     name: 'verifactu',
-    models: [verifactuEmpresaModel, registroVerifactuModel, chainHeadModel, verifactuEnvioModel, sendQueueModel],
+    models: [verifactuEmpresaModel, registroVerifactuModel, chainHeadModel, verifactuEnvioModel, sendQueueModel, eventoVerifactuModel],
     setup(ctx) {
+      context = ctx;
+      logLeavingNoVerifactu(ctx);
       recordIssuedInvoices(ctx);
       sealRecordedInvoices(ctx);
       printInvoiceQr(ctx);
@@ -33,6 +41,19 @@ export function verifactuModule(): Module {
       guardIssuerTaxId(ctx);
     },
     register: registerVerifactuRoutes,
-    jobs: [{ name: 'verifactu-send', intervalMs: (ctx) => ctx.config.verifactu.pollMs, run: sendDueRecords }],
+    jobs: [
+      { name: 'verifactu-send', intervalMs: (ctx) => ctx.config.verifactu.pollMs, run: sendDueRecords },
+      {
+        name: 'verifactu-summary',
+        intervalMs: () => 600_000,
+        run: (ctx) => {
+          serving = true;
+          return writeSummaries(ctx);
+        },
+      },
+    ],
+    async stop() {
+      if (serving && context) await writeSummaries(context, true);
+    },
   };
 }

@@ -71,5 +71,11 @@ export const chainHeadModel = defineModel({
     fechaexpedicion: f.string(10),
     huella: f.string(64),
     fechahorahuso: f.string(25),
+    /** The head of the company's event log (NO VERI*FACTU), chained apart from the records. */
+    eventos: f.integer({ notNull: true, default: 0 }),
+    idultimoevento: f.integer(),
+    tipoevento: f.string(2),
+    fechaevento: f.string(25),
+    huellaevento: f.string(64),
   },
 });

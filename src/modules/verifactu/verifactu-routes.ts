@@ -11,10 +11,11 @@ import { declaration, declarationMarkdown } from './declaration.ts';
 import { registroVerifactuModel } from './record-models.ts';
 import { recordsOfInvoice } from './record-reads.ts';
 import { RECORDED_TYPE } from './recorded-invoices.ts';
-import { verifyChain } from './verify-chain.ts';
 import { correctRecord } from './sending/correct-record.ts';
 import { sendStatus } from './sending/send-status.ts';
 import { exportRecords } from './signing/export-records.ts';
+import { exportEvents, logEventExport, logRecordExport } from './event-log/export-events.ts';
+import { scanCompany } from './event-log/scan.ts';
 import { suministroXml } from './xml-document.ts';
 import type { XmlTree } from './xml-tree.ts';
 
@@ -78,7 +79,7 @@ export function registerVerifactuRoutes(app: FastifyInstance, ctx: AppContext): 
   addResourceRoute(app, {
     resource: 'verifactuCadena',
     urls: ['/api/3/verifactuCadena'],
-    methods: { GET: { handler: async (request) => verifyChain(ctx, await companyParam(request.query)) } },
+    methods: { GET: { handler: async (request) => scanCompany(ctx, await companyParam(request.query)) } },
   });
 
   ctx.customResources.add('verifactuExportar');
@@ -100,10 +101,22 @@ export function registerVerifactuRoutes(app: FastifyInstance, ctx: AppContext): 
           const desde = day('desde');
           const hasta = day('hasta');
           if (!fields.desde && !fields.hasta && desde > hasta) fields.hasta = 'before-desde';
+          const what = query.tipo ?? 'registros';
+          if (what !== 'registros' && what !== 'eventos') fields.tipo = 'invalid-value';
           if (Object.keys(fields).length) throw validationError(fields);
-          const { xml, records } = await exportRecords(ctx, idempresa, desde, hasta);
-          reply.type('application/xml; charset=utf-8').header('x-total-count', String(records))
-            .header('content-disposition', `attachment; filename="verifactu-${idempresa}-${desde}-${hasta}.xml"`);
+          let xml: string;
+          let count: number;
+          if (what === 'eventos') {
+            const { xml: text, events } = await exportEvents(ctx, idempresa, desde, hasta);
+            await logEventExport(ctx, idempresa, desde, hasta, events);
+            [xml, count] = [text, events.length];
+          } else {
+            const { xml: text, records } = await exportRecords(ctx, idempresa, desde, hasta);
+            await logRecordExport(ctx, idempresa, desde, hasta, records);
+            [xml, count] = [text, records.length];
+          }
+          reply.type('application/xml; charset=utf-8').header('x-total-count', String(count))
+            .header('content-disposition', `attachment; filename="verifactu-${what}-${idempresa}-${desde}-${hasta}.xml"`);
           return xml;
         },
       },

@@ -7,13 +7,13 @@ type XmlNode = ReturnType<typeof create>;
 
 const BASE = 'https://www2.agenciatributaria.gob.es/static_files/common/internet/dep/aplicaciones/es/aeat/tike/cont/ws';
 /** SuministroLR.xsd (the message) and SuministroInformacion.xsd (its types), exactly as the schemas name them. */
-export const NAMESPACES = { sum: `${BASE}/SuministroLR.xsd`, sum1: `${BASE}/SuministroInformacion.xsd` } as const;
+export const NAMESPACES = { sum: `${BASE}/SuministroLR.xsd`, sum1: `${BASE}/SuministroInformacion.xsd`, sfe: `${BASE}/EventosSIF.xsd` } as const;
 
-function append(parent: XmlNode, tree: XmlTree): void {
+function append(parent: XmlNode, tree: XmlTree, prefix = 'sum1'): void {
   for (const [name, value] of Object.entries(tree)) {
-    if (typeof value === 'string') parent.ele(`sum1:${name}`).txt(value);
-    else if (Array.isArray(value)) for (const item of value) append(parent.ele(`sum1:${name}`), item);
-    else append(parent.ele(`sum1:${name}`), value);
+    if (typeof value === 'string') parent.ele(`${prefix}:${name}`).txt(value);
+    else if (Array.isArray(value)) for (const item of value) append(parent.ele(`${prefix}:${name}`), item, prefix);
+    else append(parent.ele(`${prefix}:${name}`), value, prefix);
   }
 }
 
@@ -89,5 +89,12 @@ export function recordXml(record: StoredRecord): string {
   const doc = xmlbuilder2().create({ version: '1.0', encoding: 'UTF-8' });
   const root = doc.ele(`sum1:${record.tipo === 'alta' ? 'RegistroAlta' : 'RegistroAnulacion'}`, { 'xmlns:sum1': NAMESPACES.sum1 });
   append(root, record.content);
+  return doc.end();
+}
+
+/** An event of the NO VERI*FACTU event log as its own XML document (`RegistroEvento`, EventosSIF.xsd), on one line. */
+export function eventXml(content: XmlTree): string {
+  const doc = xmlbuilder2().create({ version: '1.0', encoding: 'UTF-8' });
+  append(doc.ele('sfe:RegistroEvento', { 'xmlns:sfe': NAMESPACES.sfe }), content, 'sfe');
   return doc.end();
 }

@@ -60,21 +60,24 @@ export async function sendDueRecords(ctx: AppContext): Promise<void> {
   })));
 }
 
+/** When the company's next message may leave, by flow control and back-off. */
+async function dueAt(ctx: AppContext, queue: QueueRow, first: number): Promise<number> {
+  if (queue.siguiente !== null && queue.siguiente !== undefined) return Number(queue.siguiente);
+  const oldest = await ctx.database.kysely.selectFrom('registros_verifactu').select('fechahorahuso').where('id', '=', first).executeTakeFirstOrThrow();
+  return instantOf(String(oldest.fechahorahuso)) + FIRST_WAIT_S * 1000;
+}
+
+/** A full message may go before the wait is over, but not while failures hold the company back. */
+const isDue = (now: number, due: number, pending: number, queue: QueueRow) => now >= due || (pending >= MAX_RECORDS && Number(queue.fallos) === 0);
+
 async function sendIfDue(ctx: AppContext, idempresa: number, pending: number, first: number): Promise<void> {
   const db = ctx.database.kysely;
   const { dialect } = ctx.database;
+  const queueRow = () => db.selectFrom('verifactu_colas').selectAll().where('idempresa', '=', idempresa).executeTakeFirst() as Promise<QueueRow | undefined>;
   await dialect.insertIgnore(db.insertInto('verifactu_colas').values({ idempresa, fallos: 0 }), ['idempresa']).execute();
-  const queue = (await db.selectFrom('verifactu_colas').selectAll().where('idempresa', '=', idempresa).executeTakeFirst()) as unknown as QueueRow;
   const now = ctx.clock.now();
-  let due: number;
-  if (queue.siguiente === null || queue.siguiente === undefined) {
-    const oldest = await db.selectFrom('registros_verifactu').select('fechahorahuso').where('id', '=', first).executeTakeFirstOrThrow();
-    due = instantOf(String(oldest.fechahorahuso)) + FIRST_WAIT_S * 1000;
-  } else {
-    due = Number(queue.siguiente);
-  }
-  // A full message may go before the wait is over, but not while failures hold the company back.
-  if (now < due && !(pending >= MAX_RECORDS && Number(queue.fallos) === 0)) return;
+  const seen = (await queueRow())!;
+  if (!isDue(now, await dueAt(ctx, seen, first), pending, seen)) return;
   const token = randomUUID();
   const claimed = await db.updateTable('verifactu_colas')
     .set({ titular: token, reservahasta: now + 2 * ctx.config.verifactu.timeoutMs })
@@ -83,6 +86,10 @@ async function sendIfDue(ctx: AppContext, idempresa: number, pending: number, fi
     .executeTakeFirst();
   if (Number(claimed.numUpdatedRows) !== 1) return;
   try {
+    // Read again under the claim: another instance may have sent and stored its answer (a new wait,
+    // a failure) between the first read and the claim.
+    const queue = (await queueRow())!;
+    if (!isDue(now, await dueAt(ctx, queue, first), pending, queue)) return;
     await sendNext(ctx, idempresa, token, queue);
   } finally {
     await db.updateTable('verifactu_colas').set({ titular: null, reservahasta: null }).where('idempresa', '=', idempresa).where('titular', '=', token).execute();

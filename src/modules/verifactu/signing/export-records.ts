@@ -1,5 +1,5 @@
 import type { AppContext } from '../../../app-context.ts';
-import { chainPage } from '../record-reads.ts';
+import { chainPage, type RecordRow } from '../record-reads.ts';
 import { suministroXml, type StoredRecord } from '../xml-document.ts';
 import type { XmlTree } from '../xml-tree.ts';
 
@@ -12,10 +12,10 @@ const PAGE = 1000;
  * `RegFactuSistemaFacturacion` per 1,000 records, each record as kept (signed, in NO VERI*FACTU
  * mode), inside an `Exportacion` element that says what was asked for.
  */
-export async function exportRecords(ctx: AppContext, idempresa: number, desde: string, hasta: string): Promise<{ xml: string; records: number }> {
+export async function exportRecords(ctx: AppContext, idempresa: number, desde: string, hasta: string): Promise<{ xml: string; records: RecordRow[] }> {
   const db = ctx.database.kysely;
   const messages: string[] = [];
-  let count = 0;
+  const exported: RecordRow[] = [];
   for (let after = 0; ;) {
     const page = await chainPage(db, idempresa, after, PAGE);
     const inPeriod = page.filter((record) => {
@@ -26,11 +26,12 @@ export async function exportRecords(ctx: AppContext, idempresa: number, desde: s
       const first = inPeriod.find((record) => record.tipo === 'alta')?.registro as XmlTree | undefined;
       const records: StoredRecord[] = inPeriod.map((record) => ({ tipo: record.tipo as 'alta' | 'anulacion', content: record.registro as XmlTree, signed: record.firmado ? String(record.firmado) : undefined }));
       messages.push(suministroXml({ NombreRazon: String(first?.NombreRazonEmisor ?? ''), NIF: String(inPeriod[0]!.nifemisor) }, records).replace(/^<\?xml[^>]*\?>\s*/, ''));
-      count += inPeriod.length;
+      exported.push(...inPeriod);
     }
     if (page.length < PAGE) break;
     after = Number(page[page.length - 1]!.id);
   }
-  const xml = `<?xml version="1.0" encoding="UTF-8"?>\n<Exportacion xmlns="urn:invoicing-api:verifactu:exportacion" idempresa="${idempresa}" desde="${desde}" hasta="${hasta}" registros="${count}">\n${messages.join('\n')}\n</Exportacion>\n`;
-  return { xml, records: count };
+  const xml = `<?xml version="1.0" encoding="UTF-8"?>\n<Exportacion xmlns="urn:invoicing-api:verifactu:exportacion" idempresa="${idempresa}" desde="${desde}" hasta="${hasta}" registros="${exported.length}">\n${messages.join('\n')}\n</Exportacion>\n`;
+  return { xml, records: exported };
 }
+

@@ -69,10 +69,10 @@ async function importKey(certificate: Certificate): Promise<SigningKey> {
  * Signs a record (or an event) as the AEAT's signature specification asks: XAdES enveloped, EPES
  * with the AGE policy, RSA-SHA256, the signer's certificate in `KeyInfo` and `SigningCertificate`,
  * the signature over the whole root element (reference `""`, enveloped-signature and C14N
- * transforms), placed as its last child (`ds:Signature` closes RegistroAlta, RegistroAnulacion and
- * RegistroEvento). Answers the signed document, to be kept byte for byte.
+ * transforms), placed as the last child of the record (RegistroAlta, RegistroAnulacion) or of
+ * `placeIn` (an event's `Evento`). Answers the signed document, to be kept byte for byte.
  */
-export async function signXml(xml: string, signer: SigningKey, signingTime: Date): Promise<string> {
+export async function signXml(xml: string, signer: SigningKey, signingTime: Date, placeIn?: string): Promise<string> {
   const { Parse, SignedXml } = library();
   const doc = Parse(xml);
   const signature = new SignedXml();
@@ -83,7 +83,9 @@ export async function signXml(xml: string, signer: SigningKey, signingTime: Date
     signingTime: { value: signingTime },
     policy: { hash: 'SHA-1', digestValue: AGE_POLICY.digest, identifier: { value: AGE_POLICY.identifier }, qualifiers: [AGE_POLICY.url] },
   } as never);
-  doc.documentElement.appendChild(signature.GetXml()!);
+  // An event's signature closes its `Evento` (EventosSIF.xsd); a record's closes the record.
+  const parent = placeIn ? doc.getElementsByTagNameNS(doc.documentElement.namespaceURI, placeIn)[0] ?? doc.documentElement : doc.documentElement;
+  parent.appendChild(signature.GetXml()!);
   return new (xmldom().XMLSerializer)().serializeToString(doc as never);
 }
 
@@ -101,6 +103,11 @@ export async function checkSigned(signed: string, expected: string): Promise<str
     // Plain XML-DSig core validation (every reference, SignedProperties included, and the
     // signature value by the certificate in KeyInfo): xadesjs cannot read back its own policy qualifiers.
     const signature = new (xmldsig().SignedXml)(doc);
+    // xmldsigjs's enveloped-signature transform drops only signatures that are children of the root;
+    // an event's sits in its `Evento`. Moved under the root, the document without it is the same and
+    // the signature's own in-scope namespaces are the same (all declared on the root), so what is
+    // verified is unchanged (xmlsec1 verifies it in place: test/verifactu-signing.test.ts).
+    if (element.parentNode !== doc.documentElement) doc.documentElement.appendChild(element);
     signature.LoadXml(element);
     const verified = await signature.Verify().catch((error: Error) => error);
     if (verified !== true) return `the signature does not verify${verified instanceof Error ? `: ${verified.message}` : ''}`.slice(0, 500);
