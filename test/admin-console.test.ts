@@ -312,6 +312,8 @@ describe('admin console in Chromium', { skip: present ? false : `no Chromium at 
     await page.getByRole('link', { name: created.body.doc.codigo }).waitFor();
     await company.getByRole('button', { name: 'Check the chain' }).click();
     await company.locator('[data-chain="valid"]').filter({ hasText: 'The chain holds: 1 records' }).waitFor();
+    // What the sending stands at: the new record waits for its first message (no AEAT in this test).
+    await company.locator('[data-sending="1"] [data-state="pendiente"] dd').filter({ hasText: '1' }).waitFor();
     // Leaving VERI*FACTU before the year ends is refused, beside the field.
     await company.getByLabel('Mode').selectOption('off');
     await company.getByRole('button', { name: 'Save' }).click();

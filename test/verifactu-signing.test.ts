@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, it } from 'node:test';
 import { checkSigned, XADES_NAMESPACE } from '../src/modules/verifactu/signing/sign-record.ts';
-import { makeCertificates } from './helpers/aeat-stand-in.ts';
+import { makeCertificates, startStandIn } from './helpers/aeat-stand-in.ts';
 import { forEachEngine } from './helpers/test-app.ts';
 import { createHash } from 'node:crypto';
 import { assertValidEvent, assertValidSuministro, recordsOf, switchOn } from './helpers/verifactu.ts';
@@ -20,7 +20,11 @@ import { assertValidEvent, assertValidSuministro, recordsOf, switchOn } from './
  * schema-valid.
  */
 const certificates = makeCertificates();
-after(() => fs.rmSync(certificates.dir, { recursive: true, force: true }));
+const standIn = await startStandIn(certificates);
+after(async () => {
+  await standIn.close();
+  fs.rmSync(certificates.dir, { recursive: true, force: true });
+});
 
 const xmlsec = spawnSync('xmlsec1', ['--version']).status === 0;
 if (!xmlsec && process.env.CI) throw new Error('xmlsec1 is needed for the signature tests (apt-get install -y xmlsec1)');
@@ -150,6 +154,41 @@ forEachEngine('VERI*FACTU signing', (t) => {
     assert.equal(tag(summary, 'SumaImporteTotalAlta'), '424.11');
   });
 
+  it('answers a request of the AEAT with the period\'s records, signed, through RequerimientoSOAP', async () => {
+    standIn.messages.length = 0;
+    standIn.held.clear();
+    const refused = await call('POST', '/api/3/verifactuRequerimiento', { idempresa: 1, refrequerimiento: 'X'.repeat(19), desde: '2027-02-01' });
+    assert.equal(refused.status, 422);
+    assert.deepEqual(refused.body.fields, { refrequerimiento: 'invalid-value', hasta: 'required' });
+    const created = await call('POST', '/api/3/verifactuRequerimiento', { idempresa: 1, refrequerimiento: 'REQ2027000001', desde: '2027-02-01', hasta: '2027-02-28' });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    assert.equal(created.body.estado, 'pendiente');
+    await t().app.runJob('verifactu-send');
+    assert.equal(standIn.messages.length, 0, 'flow control: 60 s before the first message');
+    now += 60_000;
+    await t().app.runJob('verifactu-send');
+    assert.deepEqual(standIn.invalid, []);
+    assert.equal(standIn.messages.length, 1);
+    const [message] = standIn.messages;
+    assert.equal(message!.service, 'RequerimientoSOAP');
+    assert.deepEqual(message!.requerimiento, { ref: 'REQ2027000001', fin: 'S' });
+    const records = await recordsOf(t());
+    assert.deepEqual(message!.records.map((record) => record.huella), records.map((record) => record.huella), 'every record of the period, as kept, in generation order');
+    assert.ok(message!.records.every((record) => record.outcome === 'Correcto'), 'each Huella recomputes at the stand-in');
+    const request = await call('GET', `/api/3/verifacturequerimiento/${created.body.id}`);
+    assert.equal(request.body.estado, 'enviado');
+    assert.equal(request.body.mensajes, 1);
+    const sent = await call('GET', '/api/3/verifactuenvio?filter[tipo]=requerimiento');
+    assert.equal(sent.body.length, 1);
+    assert.equal(sent.body[0].refrequerimiento, 'REQ2027000001');
+    assert.equal(sent.body[0].estado, 'respondido');
+    const empty = await call('POST', '/api/3/verifactuRequerimiento', { idempresa: 1, refrequerimiento: 'REQ2027000002', desde: '2026-01-01', hasta: '2026-01-31' });
+    now += 60_000;
+    await t().app.runJob('verifactu-send');
+    assert.equal((await call('GET', `/api/3/verifacturequerimiento/${empty.body.id}`)).body.estado, 'sinregistros');
+    assert.equal(standIn.messages.length, 1, 'no empty message');
+  });
+
   it('ends the operation in the event log when the company leaves NO VERI*FACTU', async () => {
     assert.equal((await call('PATCH', '/api/3/verifactuempresa/1', { modo: 'off' })).status, 200);
     const log = await events();
@@ -157,4 +196,4 @@ forEachEngine('VERI*FACTU signing', (t) => {
     const refused = await call('DELETE', `/api/3/eventoverifactu/${log[0]!.id}`);
     assert.equal(refused.status, 405);
   });
-}, { clock, config: { verifactu: { certFile: certificates.clientP12File, certPassword: certificates.password, endpoint: undefined, caFile: undefined, pollMs: 3_600_000, timeoutMs: 5000 } } });
+}, { clock, config: { verifactu: { certFile: certificates.clientP12File, certPassword: certificates.password, endpoint: standIn.url, caFile: certificates.caFile, pollMs: 3_600_000, timeoutMs: 5000 } } });

@@ -91,6 +91,10 @@ export interface ReceivedRecord {
 }
 
 export interface ReceivedMessage {
+  /** `VerifactuSOAP` or `RequerimientoSOAP`. */
+  service: string;
+  /** RefRequerimiento and FinRequerimiento of a message answering a request. */
+  requerimiento?: { ref: string; fin?: string };
   nif: string;
   incidencia: boolean;
   records: ReceivedRecord[];
@@ -162,7 +166,7 @@ export async function startStandIn(certificates: Certificates): Promise<StandIn>
     },
   };
 
-  async function answer(body: string): Promise<string | 'drop'> {
+  async function answer(body: string, service: string): Promise<string | 'drop'> {
     const failure = standIn.failures.shift();
     if (failure === 'drop') return 'drop';
     if (failure === 'fault-server') return fault('env:Server', 'Codigo[-1].Servicio no disponible temporalmente');
@@ -176,7 +180,8 @@ export async function startStandIn(certificates: Certificates): Promise<StandIn>
     const message = child(child(root, 'Body')!, 'RegFactuSistemaFacturacion')!;
     const cabecera = child(message, 'Cabecera')!;
     const nif = textOf(cabecera, 'ObligadoEmision', 'NIF')!;
-    const received: ReceivedMessage = { nif, incidencia: textOf(cabecera, 'RemisionVoluntaria', 'Incidencia') === 'S', records: [], at: Date.now() };
+    const ref = textOf(cabecera, 'RemisionRequerimiento', 'RefRequerimiento');
+    const received: ReceivedMessage = { service, ...(ref ? { requerimiento: { ref, fin: textOf(cabecera, 'RemisionRequerimiento', 'FinRequerimiento') } } : {}), nif, incidencia: textOf(cabecera, 'RemisionVoluntaria', 'Incidencia') === 'S', records: [], at: Date.now() };
     standIn.messages.push(received);
     const count = (inFlight.get(nif) ?? 0) + 1;
     inFlight.set(nif, count);
@@ -253,11 +258,12 @@ export async function startStandIn(certificates: Certificates): Promise<StandIn>
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
-      if (request.method !== 'POST' || request.url !== '/wlpl/TIKE-CONT/ws/SistemaFacturacion/VerifactuSOAP') {
+      const service = /^\/wlpl\/TIKE-CONT\/ws\/SistemaFacturacion\/(VerifactuSOAP|RequerimientoSOAP)$/.exec(request.url ?? '')?.[1];
+      if (request.method !== 'POST' || !service) {
         response.writeHead(404).end();
         return;
       }
-      answer(Buffer.concat(chunks).toString('utf8')).then((xml) => {
+      answer(Buffer.concat(chunks).toString('utf8'), service).then((xml) => {
         if (xml === 'drop') {
           request.socket.destroy();
           return;

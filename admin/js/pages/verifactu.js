@@ -10,6 +10,40 @@ const MODES = ['off', 'verifactu', 'noverifactu'];
 const ENVIRONMENTS = ['pruebas', 'produccion'];
 const LIMIT = 50;
 
+const STATES = ['pendiente', 'correcto', 'aceptadoconerrores', 'incorrecto'];
+
+/**
+ * What the company's sending to the AEAT stands at (`verifactuEstado`): its records by state, the
+ * next message, the last failure, and the records the AEAT rejected or accepted with errors that
+ * wait for a correction (corrected with `subsanarRegistroVerifactu`, docs/verifactu.md).
+ */
+function Sending({ id, version }) {
+  const [status, setStatus] = useState(null);
+  const [error, setError] = useState(null);
+  useEffect(() => {
+    api('GET', apiPath('verifactuEstado', { idempresa: id })).then(({ data }) => setStatus(data), setError);
+  }, [id, version]);
+  if (error) return html`<${ErrorBox} error=${error} />`;
+  if (!status) return null;
+  return html`<section class="sending" data-sending=${id} aria-label=${t('verifactu.sending')}>
+    <h3>${t('verifactu.sending')}</h3>
+    <dl class="facts">
+      ${STATES.map((state) => html`<div class="fact" data-state=${state}><dt>${t(`verifactu.state.${state}`)}</dt><dd>${status.registros[state] ?? 0}</dd></div>`)}
+      <div class="fact"><dt>${t('verifactu.next-send')}</dt><dd>${cell(status.siguienteenvio)}</dd></div>
+    </dl>
+    ${status.ultimoerror && html`<p class="error" data-last-error>${t('verifactu.last-error', { failures: status.fallos, error: status.ultimoerror })}</p>`}
+    ${status.porcorregir.length > 0 && html`<table>
+      <caption>${t('verifactu.to-correct')}</caption>
+      <thead><tr><th scope="col">${t('verifactu.id')}</th><th scope="col">${t('verifactu.numserie')}</th><th scope="col">${t('verifactu.estado')}</th>
+        <th scope="col">${t('verifactu.error-code')}</th><th scope="col">${t('verifactu.error-text')}</th></tr></thead>
+      <tbody>${status.porcorregir.map((record) => html`<tr data-rejected=${record.id}>
+        <td>${record.id}</td><td><a href=${`#/documents/facturacliente/${record.idfactura}`}>${record.numserie}</a></td>
+        <td>${t(`verifactu.state.${record.estado}`)}</td><td>${cell(record.codigoerror)}</td><td>${cell(record.descripcionerror)}</td>
+      </tr>`)}</tbody>
+    </table>`}
+  </section>`;
+}
+
 /** One company's switch: its form, the API's reasons beside the fields, and the chain check. */
 function CompanySwitch({ company, stored, onSaved }) {
   const id = company.idempresa;
@@ -77,6 +111,7 @@ function CompanySwitch({ company, stored, onSaved }) {
       <div class="fact"><dt>${t('verifactu.fechaactivacion')}</dt><dd>${cell(stored.fechaactivacion)}</dd></div>
       <div class="fact"><dt>${t('verifactu.fechamodo')}</dt><dd>${cell(stored.fechamodo)}</dd></div>
     </dl>`}
+    ${stored && html`<${Sending} id=${id} version=${storedKey} />`}
     ${chain && html`<p role="status" class=${chain.valid ? 'notice' : 'error'} data-chain=${chain.valid ? 'valid' : 'broken'}>
       ${chain.valid ? t('verifactu.chain-valid', { records: chain.records })
         : t('verifactu.chain-broken', { id: chain.firstBroken.id, expected: chain.firstBroken.expected, stored: chain.firstBroken.stored })}

@@ -51,8 +51,8 @@ async function refuseLeavingVerifactu(db: DbExecutor, existing: Record<string, u
 /**
  * A company's VERI*FACTU switch (resource `verifactuempresa`, one record per company): the law keeps
  * one chain and one switch per taxpayer. `modo`: `off` (no records: the default, and a company
- * without this record), `verifactu` (records sent to the AEAT: part 2) or `noverifactu` (records
- * signed and kept: part 2). `entorno`: the AEAT's test or production services (QR and sending).
+ * without this record), `verifactu` (records sent to the AEAT: sending/) or `noverifactu` (records
+ * signed, with an event log: signing/, event-log/). `entorno`: the AEAT's test or production services (QR and sending).
  *
  * Rules (RD 1007/2023 art. 3; Orden HAC/1177/2024 art. 3): a company whose records are kept must have
  * a valid Spanish NIF; once in `verifactu` mode it stays there until 31 December of that year (its

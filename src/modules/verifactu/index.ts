@@ -8,7 +8,7 @@ import { presentInvoiceRecords } from './invoice-presenter.ts';
 import { chainHeadModel, registroVerifactuModel } from './record-models.ts';
 import { recordIssuedInvoices } from './record-issued-invoices.ts';
 import { registerVerifactuRoutes } from './verifactu-routes.ts';
-import { sendQueueModel, verifactuEnvioModel } from './sending/send-models.ts';
+import { requerimientoModel, sendQueueModel, verifactuEnvioModel } from './sending/send-models.ts';
 import { sendDueRecords } from './sending/send-records.ts';
 import { eventoVerifactuModel } from './event-log/event-models.ts';
 import { logLeavingNoVerifactu, writeSummaries } from './event-log/operation-events.ts';
@@ -22,7 +22,9 @@ export { PRODUCER, SYSTEM } from './producer.ts';
  * (`verifactuempresa`): a chained, append-only record for every customer invoice issued and every
  * cancellation, in the invoice's transaction; issued invoices sealed; the QR on their exports; the
  * records read-only through the API, with their XML, the chain check and the producer's
- * declaration. docs/verifactu.md.
+ * declaration. VERI*FACTU mode: the records sent to the AEAT by a background job (sending/), with
+ * corrections as subsanaciones. NO VERI*FACTU mode: the records signed (signing/), a signed event
+ * log (event-log/), exports, and the AEAT's requests answered. docs/verifactu.md.
  */
 export function verifactuModule(): Module {
   let context: AppContext | undefined;
@@ -30,7 +32,7 @@ export function verifactuModule(): Module {
   let serving = false;
   return {
     name: 'verifactu',
-    models: [verifactuEmpresaModel, registroVerifactuModel, chainHeadModel, verifactuEnvioModel, sendQueueModel, eventoVerifactuModel],
+    models: [verifactuEmpresaModel, registroVerifactuModel, chainHeadModel, verifactuEnvioModel, sendQueueModel, eventoVerifactuModel, requerimientoModel],
     setup(ctx) {
       context = ctx;
       logLeavingNoVerifactu(ctx);

@@ -25,7 +25,7 @@ export const SYSTEM = {
   /** IdSistemaInformatico: two characters [A-Z0-9], fixed for the product. */
   id: 'IA',
   version: PACKAGE_VERSION,
-  /** The system also works as NO VERI*FACTU (signed records and an event log: part 2). */
+  /** The system also works as NO VERI*FACTU (signed records and an event log). */
   onlyVerifactu: false,
   /** One installation may keep the records of several taxpayers (companies), each with its own chain and switch. */
   multipleTaxpayers: true,

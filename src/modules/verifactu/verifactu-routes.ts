@@ -13,6 +13,8 @@ import { recordsOfInvoice } from './record-reads.ts';
 import { RECORDED_TYPE } from './recorded-invoices.ts';
 import { correctRecord } from './sending/correct-record.ts';
 import { sendStatus } from './sending/send-status.ts';
+import { registerRequest } from './sending/register-request.ts';
+import { requerimientoModel } from './sending/send-models.ts';
 import { exportRecords } from './signing/export-records.ts';
 import { exportEvents, logEventExport, logRecordExport } from './event-log/export-events.ts';
 import { scanCompany } from './event-log/scan.ts';
@@ -128,6 +130,22 @@ export function registerVerifactuRoutes(app: FastifyInstance, ctx: AppContext): 
     resource: 'verifactuEstado',
     urls: ['/api/3/verifactuEstado'],
     methods: { GET: { handler: async (request) => sendStatus(ctx.database.kysely, await companyParam(request.query)) } },
+  });
+
+  ctx.customResources.add('verifactuRequerimiento');
+  addResourceRoute(app, {
+    resource: 'verifactuRequerimiento',
+    urls: ['/api/3/verifactuRequerimiento'],
+    shape: requerimientoModel,
+    methods: {
+      POST: {
+        handler: async (request, reply) => {
+          const created = await registerRequest(ctx, request.body);
+          reply.code(201);
+          return created;
+        },
+      },
+    },
   });
 
   ctx.customResources.add('subsanarRegistroVerifactu');

@@ -64,3 +64,30 @@ export const sendQueueModel = defineModel({
     reservahasta: f.double(),
   },
 });
+
+/**
+ * The AEAT's requests (requerimientos) to a NO VERI*FACTU company (resource
+ * `verifacturequerimiento`, registered through `verifactuRequerimiento`): the records generated in a
+ * period, sent with the request's reference through `RequerimientoSOAP`, in messages of up to 1,000
+ * records under the same flow control, the last one marked `FinRequerimiento=S`.
+ */
+export const requerimientoModel = defineModel({
+  name: 'VerifactuRequerimiento',
+  table: 'verifactu_requerimientos',
+  alias: 'verifacturequerimientos',
+  readOnlyResource: true,
+  fields: {
+    id: f.serial(),
+    idempresa: f.integer({ notNull: true, references: f.ref('verifactu_empresas', 'idempresa', 'CASCADE') }),
+    refrequerimiento: f.string(18, { notNull: true }),
+    desde: f.date({ notNull: true }),
+    hasta: f.date({ notNull: true }),
+    /** `pendiente` while records are left to send, `enviado` once the last message was answered, `sinregistros` when the period has none. */
+    estado: f.string(12, { notNull: true, default: 'pendiente', values: ['pendiente', 'enviado', 'sinregistros'] }),
+    /** The last record sent (records go in generation order), and the messages answered. */
+    ultimoregistro: f.integer({ notNull: true, default: 0 }),
+    mensajes: f.integer({ notNull: true, default: 0 }),
+    fecha: f.timestamp({ initial: now }),
+  },
+  indexes: [['idempresa', 'estado', 'id']],
+});

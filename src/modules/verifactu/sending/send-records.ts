@@ -39,45 +39,52 @@ interface QueueRow {
 }
 
 /**
- * The background job of VERI*FACTU mode: for each company with records waiting, when flow control
- * lets it (the last answer's `TiempoEsperaEnvio` has passed, or 1,000 records wait; 60 s after the
- * first record before any answer), one instance claims the company's sender and sends the next
- * message. docs/verifactu.md, "Sending".
+ * The background job of sending: for each company with records waiting (VERI*FACTU mode) or a
+ * request of the AEAT to answer (NO VERI*FACTU), when flow control lets it (the last answer's
+ * `TiempoEsperaEnvio` has passed, or 1,000 records wait; 60 s after the first thing waiting before
+ * any answer), one instance claims the company's sender and sends the next message.
+ * docs/verifactu.md, "Sending".
  */
 export async function sendDueRecords(ctx: AppContext): Promise<void> {
   const db = ctx.database.kysely;
-  const waiting = await db.selectFrom('registros_verifactu')
+  const waiting = new Map<number, { pending: number; since: number }>();
+  const records = await db.selectFrom('registros_verifactu')
     .select(['idempresa', sql<number>`count(*)`.as('pending'), sql<number>`min(id)`.as('first')])
     .where('estado', '=', 'pendiente').where('modo', '=', 'verifactu')
     .groupBy('idempresa').execute();
+  for (const row of records) {
+    const oldest = await db.selectFrom('registros_verifactu').select('fechahorahuso').where('id', '=', Number(row.first)).executeTakeFirstOrThrow();
+    waiting.set(Number(row.idempresa), { pending: Number(row.pending), since: instantOf(String(oldest.fechahorahuso)) });
+  }
+  const requests = await db.selectFrom('verifactu_requerimientos').select(['idempresa', sql<string>`min(fecha)`.as('fecha')])
+    .where('estado', '=', 'pendiente').groupBy('idempresa').execute();
+  for (const row of requests) {
+    if (!waiting.has(Number(row.idempresa))) waiting.set(Number(row.idempresa), { pending: 0, since: Date.parse(`${String(row.fecha).replace(' ', 'T').slice(0, 19)}Z`) });
+  }
   const limit = pLimit(PARALLEL_COMPANIES);
-  await Promise.all(waiting.map((row) => limit(async () => {
+  await Promise.all([...waiting].map(([idempresa, { pending, since }]) => limit(async () => {
     try {
-      await sendIfDue(ctx, Number(row.idempresa), Number(row.pending), Number(row.first));
+      await sendIfDue(ctx, idempresa, pending, since);
     } catch (error) {
-      ctx.log.error({ err: error, idempresa: row.idempresa }, 'VERI*FACTU sending failed');
+      ctx.log.error({ err: error, idempresa }, 'VERI*FACTU sending failed');
     }
   })));
 }
 
-/** When the company's next message may leave, by flow control and back-off. */
-async function dueAt(ctx: AppContext, queue: QueueRow, first: number): Promise<number> {
-  if (queue.siguiente !== null && queue.siguiente !== undefined) return Number(queue.siguiente);
-  const oldest = await ctx.database.kysely.selectFrom('registros_verifactu').select('fechahorahuso').where('id', '=', first).executeTakeFirstOrThrow();
-  return instantOf(String(oldest.fechahorahuso)) + FIRST_WAIT_S * 1000;
-}
+/** When the company's next message may leave: the last answer's wait or back-off, else 60 s after the first thing waiting. */
+const dueAt = (queue: QueueRow, since: number) => (queue.siguiente !== null && queue.siguiente !== undefined ? Number(queue.siguiente) : since + FIRST_WAIT_S * 1000);
 
 /** A full message may go before the wait is over, but not while failures hold the company back. */
 const isDue = (now: number, due: number, pending: number, queue: QueueRow) => now >= due || (pending >= MAX_RECORDS && Number(queue.fallos) === 0);
 
-async function sendIfDue(ctx: AppContext, idempresa: number, pending: number, first: number): Promise<void> {
+async function sendIfDue(ctx: AppContext, idempresa: number, pending: number, since: number): Promise<void> {
   const db = ctx.database.kysely;
   const { dialect } = ctx.database;
   const queueRow = () => db.selectFrom('verifactu_colas').selectAll().where('idempresa', '=', idempresa).executeTakeFirst() as Promise<QueueRow | undefined>;
   await dialect.insertIgnore(db.insertInto('verifactu_colas').values({ idempresa, fallos: 0 }), ['idempresa']).execute();
   const now = ctx.clock.now();
   const seen = (await queueRow())!;
-  if (!isDue(now, await dueAt(ctx, seen, first), pending, seen)) return;
+  if (!isDue(now, dueAt(seen, since), pending, seen)) return;
   const token = randomUUID();
   const claimed = await db.updateTable('verifactu_colas')
     .set({ titular: token, reservahasta: now + 2 * ctx.config.verifactu.timeoutMs })
@@ -89,7 +96,7 @@ async function sendIfDue(ctx: AppContext, idempresa: number, pending: number, fi
     // Read again under the claim: another instance may have sent and stored its answer (a new wait,
     // a failure) between the first read and the claim.
     const queue = (await queueRow())!;
-    if (!isDue(now, await dueAt(ctx, queue, first), pending, queue)) return;
+    if (!isDue(now, dueAt(queue, since), pending, queue)) return;
     await sendNext(ctx, idempresa, token, queue);
   } finally {
     await db.updateTable('verifactu_colas').set({ titular: null, reservahasta: null }).where('idempresa', '=', idempresa).where('titular', '=', token).execute();
@@ -105,39 +112,84 @@ export interface Outgoing {
   refrequerimiento?: string;
 }
 
-/** The next (up to) 1,000 records of the company, in generation order, sent as one message. */
+/** The company's flow control moved on by an answer (its wait) or a failure (back-off, records marked late). */
+async function settleQueue(trx: DbExecutor, idempresa: number, token: string, queue: QueueRow, outcome: Delivery, now: number, lastSent: number): Promise<void> {
+  const mine = trx.updateTable('verifactu_colas').where('idempresa', '=', idempresa).where('titular', '=', token);
+  const heldBack = queue.incidenciahasta === null || queue.incidenciahasta === undefined ? undefined : Number(queue.incidenciahasta);
+  if (outcome.answer) {
+    const wait = outcome.answer.TiempoEsperaEnvio;
+    // Records held back by a failure are marked until the last of them has gone.
+    const stillLate = heldBack !== undefined && lastSent < heldBack;
+    await mine.set({ siguiente: now + wait * 1000, tiempoespera: wait, fallos: 0, ultimoerror: null, incidenciahasta: stillLate ? heldBack : null }).execute();
+    return;
+  }
+  const failures = Number(queue.fallos) + 1;
+  const last = await trx.selectFrom('registros_verifactu').select(sql<number>`max(id)`.as('last'))
+    .where('idempresa', '=', idempresa).where('estado', '=', 'pendiente').where('modo', '=', 'verifactu').executeTakeFirst();
+  await mine.set({
+    siguiente: now + backoffSeconds(failures) * 1000, fallos: failures, ultimoerror: outcome.error!.slice(0, 1500),
+    incidenciahasta: Math.max(heldBack ?? 0, Number(last?.last ?? 0)) || null,
+  }).execute();
+}
+
+/** The company's next message: the AEAT's oldest request first, else the next (up to) 1,000 records waiting. */
 async function sendNext(ctx: AppContext, idempresa: number, token: string, queue: QueueRow): Promise<void> {
   const db = ctx.database.kysely;
+  const company = await companyOf(db, idempresa);
+  const request = await db.selectFrom('verifactu_requerimientos').selectAll().where('idempresa', '=', idempresa).where('estado', '=', 'pendiente').orderBy('id').limit(1).executeTakeFirst();
+  if (request) {
+    await answerRequest(ctx, idempresa, token, queue, request, xmlText(company?.nombre, 120));
+    return;
+  }
   const rows = await db.selectFrom('registros_verifactu').selectAll()
     .where('idempresa', '=', idempresa).where('estado', '=', 'pendiente').where('modo', '=', 'verifactu')
     .orderBy('id').limit(MAX_RECORDS).execute();
   if (!rows.length) return;
   const records = rows.map((row) => readRecord(row) as unknown as SentRecord);
-  const company = await companyOf(db, idempresa);
   const heldBack = queue.incidenciahasta === null || queue.incidenciahasta === undefined ? undefined : Number(queue.incidenciahasta);
-  const incidencia = heldBack !== undefined && records[0]!.id <= heldBack;
   await deliver(ctx, {
     idempresa,
     service: 'VerifactuSOAP',
     tipo: 'remision',
-    header: { taxpayer: { NombreRazon: xmlText(company?.nombre, 120), NIF: records[0]!.nifemisor }, incidencia },
+    header: { taxpayer: { NombreRazon: xmlText(company?.nombre, 120), NIF: records[0]!.nifemisor }, incidencia: heldBack !== undefined && records[0]!.id <= heldBack },
+    records,
+  }, (trx, outcome, now) => settleQueue(trx, idempresa, token, queue, outcome, now, records[records.length - 1]!.id));
+}
+
+/**
+ * The next message of a request of the AEAT (NO VERI*FACTU): the records of its period after the
+ * last one sent, as kept (signed), with its reference; the last message says `FinRequerimiento=S`.
+ * A period without records ends the request without a message (the AEAT takes none empty).
+ */
+async function answerRequest(ctx: AppContext, idempresa: number, token: string, queue: QueueRow, request: Record<string, unknown>, name: string): Promise<void> {
+  const db = ctx.database.kysely;
+  const desde = String(request.desde).slice(0, 10);
+  const hasta = String(request.hasta).slice(0, 10);
+  // Generation dates are the records' own (`FechaHoraHusoGenRegistro` begins with the territory's day).
+  const rows = await db.selectFrom('registros_verifactu').selectAll()
+    .where('idempresa', '=', idempresa).where('id', '>', Number(request.ultimoregistro))
+    .where('fechahorahuso', '>=', desde).where('fechahorahuso', '<', `${hasta}U`)
+    .orderBy('id').limit(MAX_RECORDS + 1).execute();
+  if (!rows.length) {
+    await db.updateTable('verifactu_requerimientos').set({ estado: Number(request.mensajes) ? 'enviado' : 'sinregistros' }).where('id', '=', Number(request.id)).execute();
+    return;
+  }
+  const records = rows.slice(0, MAX_RECORDS).map((row) => readRecord(row) as unknown as SentRecord);
+  const fin = rows.length <= MAX_RECORDS;
+  const last = records[records.length - 1]!.id;
+  await deliver(ctx, {
+    idempresa,
+    service: 'RequerimientoSOAP',
+    tipo: 'requerimiento',
+    refrequerimiento: String(request.refrequerimiento),
+    header: { taxpayer: { NombreRazon: name, NIF: records[0]!.nifemisor }, requerimiento: { ref: String(request.refrequerimiento), fin } },
     records,
   }, async (trx, outcome, now) => {
-    const mine = trx.updateTable('verifactu_colas').where('idempresa', '=', idempresa).where('titular', '=', token);
     if (outcome.answer) {
-      const wait = outcome.answer.TiempoEsperaEnvio;
-      // Records held back by a failure are marked until the last of them has gone.
-      const stillLate = heldBack !== undefined && records[records.length - 1]!.id < heldBack;
-      await mine.set({ siguiente: now + wait * 1000, tiempoespera: wait, fallos: 0, ultimoerror: null, incidenciahasta: stillLate ? heldBack : null }).execute();
-      return;
+      await trx.updateTable('verifactu_requerimientos').set({ ultimoregistro: last, mensajes: Number(request.mensajes) + 1, estado: fin ? 'enviado' : 'pendiente' })
+        .where('id', '=', Number(request.id)).execute();
     }
-    const failures = Number(queue.fallos) + 1;
-    const last = await trx.selectFrom('registros_verifactu').select(sql<number>`max(id)`.as('last'))
-      .where('idempresa', '=', idempresa).where('estado', '=', 'pendiente').where('modo', '=', 'verifactu').executeTakeFirst();
-    await mine.set({
-      siguiente: now + backoffSeconds(failures) * 1000, fallos: failures, ultimoerror: outcome.error!.slice(0, 1500),
-      incidenciahasta: Math.max(heldBack ?? 0, Number(last?.last ?? 0)) || null,
-    }).execute();
+    await settleQueue(trx, idempresa, token, queue, outcome, now, 0);
   });
 }
 
