@@ -3,7 +3,8 @@ import type { DbExecutor } from '../../db/database.ts';
 import { publish } from '../../event-log.ts';
 import type { FiscalAnomalyEvent } from '../../events.ts';
 import { systemInfo } from './producer.ts';
-import { qrUrl, type Environment, type RecordMode } from './qr-url.ts';
+import { qrUrl, type RecordMode } from './qr-url.ts';
+import type { CompanySwitch } from './company-switch.ts';
 import { appendEvent } from './event-log/append-event.ts';
 import { EVENT_TYPES } from './event-log/event-content.ts';
 import { xmlText } from './xml-tree.ts';
@@ -15,14 +16,6 @@ import { instantOf, registrationTime, type Territory } from './registration-time
 import type { XmlTree } from './xml-tree.ts';
 import { recordXml } from './xml-document.ts';
 import { signingKeyOf, signXml } from './signing/sign-record.ts';
-
-/** A company's switch as a record is generated under it. */
-export interface CompanySwitch {
-  idempresa: number;
-  modo: RecordMode;
-  entorno: Environment;
-  numeroinstalacion: string;
-}
 
 /** A record to append: what it is about, and how to build it once its place in the chain is known. */
 export interface PendingRecord {

@@ -1,7 +1,14 @@
 import type { DbExecutor } from '../../db/database.ts';
-import type { CompanySwitch } from './chain.ts';
 import type { SwitchMode } from './company-switch-model.ts';
 import type { Environment, RecordMode } from './qr-url.ts';
+
+/** A company's switch as a record is generated under it. */
+export interface CompanySwitch {
+  idempresa: number;
+  modo: RecordMode;
+  entorno: Environment;
+  numeroinstalacion: string;
+}
 
 /** A company's switch (verifactuempresa) as stored, in the caller's transaction; undefined when it has none. */
 export async function storedSwitchOf(db: DbExecutor, idempresa: number): Promise<(Omit<CompanySwitch, 'modo'> & { modo: SwitchMode }) | undefined> {

@@ -1,12 +1,26 @@
 import type { AppContext } from '../../../app-context.ts';
 import { inTransaction } from '../../../db/transaction.ts';
 import { verifyChain, type ChainCheck } from '../verify-chain.ts';
+import type { XmlTree } from '../xml-tree.ts';
 import { appendEvent } from './append-event.ts';
 import { EVENT_TYPES } from './event-content.ts';
 import { verifyEvents, type EventChainCheck } from './verify-events.ts';
 
-const yes = (done: boolean) => (done ? 'S' : 'N');
 const cap = (count: number, digits: number) => String(Math.min(count, 10 ** digits - 1));
+
+/**
+ * What a check covered (LanzamientoProcesoDeteccionAnomalias*): hashes, signatures and the chain,
+ * each with how many it processed; dates are checked as records are made, not by this scan.
+ */
+function launched(of: 'RegFacturacion' | 'RegEvento', hashes: number, signatures: number, digits: number): XmlTree {
+  const counted = of === 'RegFacturacion' ? 'NumeroDeRegistrosFacturacionProcesados' : 'NumeroDeRegistrosEventoProcesados';
+  return {
+    [`RealizadoProcesoSobreIntegridadHuellas${of}`]: 'S', [`${counted}SobreIntegridadHuellas`]: cap(hashes, digits),
+    [`RealizadoProcesoSobreIntegridadFirmas${of}`]: 'S', [`${counted}SobreIntegridadFirmas`]: cap(signatures, digits),
+    [`RealizadoProcesoSobreTrazabilidadCadena${of}`]: 'S', [`${counted}SobreTrazabilidadCadena`]: cap(hashes, digits),
+    [`RealizadoProcesoSobreTrazabilidadFechas${of}`]: 'N',
+  };
+}
 
 /**
  * `verifactuCadena`: the records' chain, hashes and signatures checked, and the event log's too. A
@@ -20,12 +34,7 @@ export async function scanCompany(ctx: AppContext, idempresa: number): Promise<C
   if (mode?.modo === 'noverifactu') {
     await inTransaction(ctx.database, async (db) => {
       await appendEvent(ctx, db, idempresa, EVENT_TYPES.recordScan, {
-        LanzamientoProcesoDeteccionAnomaliasRegFacturacion: {
-          RealizadoProcesoSobreIntegridadHuellasRegFacturacion: 'S', NumeroDeRegistrosFacturacionProcesadosSobreIntegridadHuellas: cap(records.records, 7),
-          RealizadoProcesoSobreIntegridadFirmasRegFacturacion: 'S', NumeroDeRegistrosFacturacionProcesadosSobreIntegridadFirmas: cap(records.signatures.signed + records.signatures.unsigned, 7),
-          RealizadoProcesoSobreTrazabilidadCadenaRegFacturacion: 'S', NumeroDeRegistrosFacturacionProcesadosSobreTrazabilidadCadena: cap(records.records, 7),
-          RealizadoProcesoSobreTrazabilidadFechasRegFacturacion: yes(false),
-        },
+        LanzamientoProcesoDeteccionAnomaliasRegFacturacion: launched('RegFacturacion', records.records, records.signatures.signed + records.signatures.unsigned, 7),
       });
       const broken = records.firstBroken?.id ?? records.signatures.firstInvalid?.id;
       if (broken !== undefined) {
@@ -39,12 +48,7 @@ export async function scanCompany(ctx: AppContext, idempresa: number): Promise<C
         });
       }
       await appendEvent(ctx, db, idempresa, EVENT_TYPES.eventScan, {
-        LanzamientoProcesoDeteccionAnomaliasRegEvento: {
-          RealizadoProcesoSobreIntegridadHuellasRegEvento: 'S', NumeroDeRegistrosEventoProcesadosSobreIntegridadHuellas: cap(events.events, 5),
-          RealizadoProcesoSobreIntegridadFirmasRegEvento: 'S', NumeroDeRegistrosEventoProcesadosSobreIntegridadFirmas: cap(events.signatures.signed + events.signatures.unsigned, 5),
-          RealizadoProcesoSobreTrazabilidadCadenaRegEvento: 'S', NumeroDeRegistrosEventoProcesadosSobreTrazabilidadCadena: cap(events.events, 5),
-          RealizadoProcesoSobreTrazabilidadFechasRegEvento: yes(false),
-        },
+        LanzamientoProcesoDeteccionAnomaliasRegEvento: launched('RegEvento', events.events, events.signatures.signed + events.signatures.unsigned, 5),
       });
       if (events.firstBroken) {
         const event = await db.selectFrom('verifactu_eventos').select(['tipo', 'fechahorahuso', 'huella']).where('id', '=', events.firstBroken.id).executeTakeFirstOrThrow();
