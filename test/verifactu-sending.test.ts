@@ -210,11 +210,37 @@ forEachEngine('VERI*FACTU sending', (t) => {
     const shown = await status();
     assert.equal(shown.registros.pendiente, 1);
     assert.ok(shown.ultimoerror, 'the TLS refusal is shown');
-    assert.equal((await call('PATCH', '/api/3/verifactuempresa/1', { certificado: certificates.clientP12.toString('base64'), certificadoclave: certificates.password })).status, 200);
+    // The taxpayer's certificate again, as a legacy PKCS#12 that Node's own TLS would refuse to open.
+    assert.equal((await call('PATCH', '/api/3/verifactuempresa/1', { certificado: certificates.legacyP12.toString('base64'), certificadoclave: certificates.password })).status, 200);
     now += 60 * SECOND;
     await send();
     assert.equal((await status()).registros.pendiente, 0);
+    assert.equal(standIn.messages.length, before + 1);
+    assert.equal((await call('PATCH', '/api/3/verifactuempresa/1', { certificado: certificates.clientP12.toString('base64'), certificadoclave: certificates.password })).status, 200);
   });
 }, { clock, config: { verifactu: { endpoint: standIn.url, caFile: certificates.caFile, certFile: undefined, certPassword: '', pollMs: 3_600_000, timeoutMs: 5000 } } });
+
+// Flow control's one exception, on one engine (it needs 1,001 invoices; the rule is the sender's, not the engine's).
+forEachEngine('VERI*FACTU sending, a full message', (t) => {
+  it('sends 1,000 records at once before the wait is over, and the rest after it', async () => {
+    now = Date.parse('2027-01-20T09:30:00Z');
+    const before = standIn.messages.length;
+    assert.equal((await t().call('POST', '/api/3/cliente', { codcliente: 'ANA', nombre: 'Ana López', cifnif: '12345678Z' })).status, 201);
+    await switchOn(t());
+    const body = { codcliente: 'ANA', lineas: [{ descripcion: 'Servicio', cantidad: 1, pvpunitario: 10, codimpuesto: 'IVA21' }] };
+    for (let created = 0; created < 1001; created++) assert.equal((await t().call('POST', '/api/3/crearFacturaCliente', body)).status, 200);
+    now += SECOND;
+    await t().app.runJob('verifactu-send');
+    assert.equal(standIn.messages.length, before + 1, '1,000 records waiting: no need to wait the 60 s');
+    assert.equal(standIn.messages.at(-1)!.records.length, 1000);
+    await t().app.runJob('verifactu-send');
+    assert.equal(standIn.messages.length, before + 1, 'the one left waits for the answer\'s TiempoEsperaEnvio');
+    now += 60 * SECOND;
+    await t().app.runJob('verifactu-send');
+    assert.equal(standIn.messages.at(-1)!.records.length, 1);
+    const shown = (await t().call('GET', '/api/3/verifactuEstado?idempresa=1')).body;
+    assert.deepEqual(shown.registros, { pendiente: 0, correcto: 1001, aceptadoconerrores: 0, incorrecto: 0 });
+  });
+}, { engines: ['sqlite'], clock, config: { verifactu: { endpoint: standIn.url, caFile: certificates.caFile, certFile: certificates.clientP12File, certPassword: certificates.password, pollMs: 3_600_000, timeoutMs: 10_000 } } });
 
 after(() => fs.rmSync(certificates.dir, { recursive: true, force: true }));

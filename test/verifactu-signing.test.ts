@@ -46,6 +46,8 @@ forEachEngine('VERI*FACTU signing', (t) => {
   const signedOf = async (id: number) => String((await t().app.ctx.database.kysely.selectFrom('registros_verifactu').select('firmado').where('id', '=', id).executeTakeFirstOrThrow()).firmado);
 
   before(async () => {
+    // Each engine's suite starts on 1 February 2027 (the one before moved the clock on).
+    now = Date.parse('2027-02-01T09:00:00Z');
     assert.equal((await call('POST', '/api/3/cliente', { codcliente: 'ANA', nombre: 'Ana López', cifnif: '12345678Z' })).status, 201);
     await switchOn(t(), 1, 'noverifactu');
     for (const price of [100, 250.5]) {
@@ -157,9 +159,12 @@ forEachEngine('VERI*FACTU signing', (t) => {
   it('answers a request of the AEAT with the period\'s records, signed, through RequerimientoSOAP', async () => {
     standIn.messages.length = 0;
     standIn.held.clear();
+    now = Date.parse('2027-03-02T09:00:00Z');
     const refused = await call('POST', '/api/3/verifactuRequerimiento', { idempresa: 1, refrequerimiento: 'X'.repeat(19), desde: '2027-02-01' });
     assert.equal(refused.status, 422);
     assert.deepEqual(refused.body.fields, { refrequerimiento: 'invalid-value', hasta: 'required' });
+    const open = await call('POST', '/api/3/verifactuRequerimiento', { idempresa: 1, refrequerimiento: 'REQ2027000000', desde: '2027-02-01', hasta: '2027-03-02' });
+    assert.deepEqual(open.body.fields, { hasta: 'period-not-closed' }, 'a request covers a closed period: today\'s records may still come');
     const created = await call('POST', '/api/3/verifactuRequerimiento', { idempresa: 1, refrequerimiento: 'REQ2027000001', desde: '2027-02-01', hasta: '2027-02-28' });
     assert.equal(created.status, 201, JSON.stringify(created.body));
     assert.equal(created.body.estado, 'pendiente');

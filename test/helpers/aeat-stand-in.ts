@@ -35,6 +35,8 @@ export interface Certificates {
   password: string;
   /** Another authority's client certificate, which the stand-in refuses. */
   strangerP12: Buffer;
+  /** The taxpayer's certificate as a legacy PKCS#12 (RC2-40 and 3DES, as some authorities still issue), which Node's OpenSSL 3 will not open. */
+  legacyP12: Buffer;
   /** The client certificate's PEM (for signature checks). */
   clientCertFile: string;
 }
@@ -56,6 +58,7 @@ export function makeCertificates(): Certificates {
   issue('stranger', 'other-ca', '/CN=STRANGER', 'extendedKeyUsage=clientAuth\n');
   const password = 'clave de prueba';
   run('pkcs12', '-export', '-in', 'client.pem', '-inkey', 'client.key', '-certfile', 'test-ca.pem', '-out', 'client.p12', '-passout', `pass:${password}`);
+  run('pkcs12', '-export', '-legacy', '-in', 'client.pem', '-inkey', 'client.key', '-out', 'legacy.p12', '-passout', `pass:${password}`);
   run('pkcs12', '-export', '-in', 'stranger.pem', '-inkey', 'stranger.key', '-out', 'stranger.p12', '-passout', `pass:${password}`);
   return {
     dir,
@@ -64,6 +67,7 @@ export function makeCertificates(): Certificates {
     clientP12File: path.join(dir, 'client.p12'),
     password,
     strangerP12: fs.readFileSync(path.join(dir, 'stranger.p12')),
+    legacyP12: fs.readFileSync(path.join(dir, 'legacy.p12')),
     clientCertFile: path.join(dir, 'client.pem'),
   };
 }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { pki } from 'node-forge';
 import type { AppContext } from '../../app-context.ts';
@@ -55,14 +56,34 @@ export function readPkcs12(pfx: Buffer, passphrase: string): Certificate {
   };
 }
 
+const opened = new WeakMap<AppContext, Map<string, Certificate>>();
+
+/**
+ * Opens a PKCS#12 once per file and password (its key derivation and decryption take tens of
+ * milliseconds, on the event loop, and a NO VERI*FACTU record is signed under its chain's lock).
+ */
+function openCached(ctx: AppContext, pfx: Buffer, passphrase: string): Certificate {
+  const byDigest = opened.get(ctx) ?? new Map<string, Certificate>();
+  opened.set(ctx, byDigest);
+  const digest = createHash('sha256').update(pfx).update('\0').update(passphrase).digest('hex');
+  let certificate = byDigest.get(digest);
+  if (!certificate) {
+    certificate = readPkcs12(pfx, passphrase);
+    if (byDigest.size >= 64) byDigest.clear();
+    byDigest.set(digest, certificate);
+  }
+  return certificate;
+}
+
 /**
  * The certificate a company's records are sent or signed with: its own (set through
- * `verifactuempresa`), else the installation's (VERIFACTU_CERT_FILE). Undefined when neither is set.
+ * `verifactuempresa`), else the installation's (VERIFACTU_CERT_FILE, read at each use, so that a
+ * renewed file is taken without a restart). Undefined when neither is set.
  */
 export async function certificateOf(ctx: AppContext, db: DbExecutor, idempresa: number): Promise<Certificate | undefined> {
   const row = await db.selectFrom('verifactu_empresas').select(['certificado', 'certificadoclave']).where('idempresa', '=', idempresa).executeTakeFirst();
-  if (row?.certificado) return readPkcs12(Buffer.from(String(row.certificado), 'base64'), String(row.certificadoclave ?? ''));
+  if (row?.certificado) return openCached(ctx, Buffer.from(String(row.certificado), 'base64'), String(row.certificadoclave ?? ''));
   const { certFile, certPassword } = ctx.config.verifactu;
   if (!certFile) return undefined;
-  return readPkcs12(await readFile(certFile), certPassword);
+  return openCached(ctx, await readFile(certFile), certPassword);
 }

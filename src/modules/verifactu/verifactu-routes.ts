@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../app-context.ts';
 import { AppError, validationError } from '../../errors.ts';
@@ -15,8 +16,9 @@ import { correctRecord } from './sending/correct-record.ts';
 import { sendStatus } from './sending/send-status.ts';
 import { registerRequest } from './sending/register-request.ts';
 import { requerimientoModel } from './sending/send-models.ts';
-import { exportRecords } from './signing/export-records.ts';
-import { exportEvents, logEventExport, logRecordExport } from './event-log/export-events.ts';
+import { exportRecords, periodRecords } from './signing/export-records.ts';
+import { exportEvents, logEventExport, logRecordExport, periodEvents } from './event-log/export-events.ts';
+import { RecordTotals } from './event-log/record-totals.ts';
 import { scanCompany } from './event-log/scan.ts';
 import { suministroXml } from './xml-document.ts';
 import type { XmlTree } from './xml-tree.ts';
@@ -106,20 +108,28 @@ export function registerVerifactuRoutes(app: FastifyInstance, ctx: AppContext): 
           const what = query.tipo ?? 'registros';
           if (what !== 'registros' && what !== 'eventos') fields.tipo = 'invalid-value';
           if (Object.keys(fields).length) throw validationError(fields);
-          let xml: string;
-          let count: number;
-          if (what === 'eventos') {
-            const { xml: text, events } = await exportEvents(ctx, idempresa, desde, hasta);
-            await logEventExport(ctx, idempresa, desde, hasta, events);
-            [xml, count] = [text, events.length];
-          } else {
-            const { xml: text, records } = await exportRecords(ctx, idempresa, desde, hasta);
-            await logRecordExport(ctx, idempresa, desde, hasta, records);
-            [xml, count] = [text, records.length];
+          const db = ctx.database.kysely;
+          const period = what === 'eventos' ? await periodEvents(db, idempresa, desde, hasta) : await periodRecords(db, idempresa, desde, hasta);
+          // Written a page at a time: a year of records is more than is worth holding in memory. The
+          // export's own event (NO VERI*FACTU) is logged once the last page has gone.
+          async function* pages(): AsyncGenerator<string> {
+            if (what === 'eventos') {
+              let first: Record<string, unknown> | undefined;
+              let last: Record<string, unknown> | undefined;
+              yield* exportEvents(ctx, idempresa, desde, hasta, period, (event) => {
+                first ??= event;
+                last = event;
+              });
+              await logEventExport(ctx, idempresa, desde, hasta, first, last, period.count);
+            } else {
+              const totals = new RecordTotals();
+              yield* exportRecords(ctx, idempresa, desde, hasta, period, (record) => totals.add(record));
+              await logRecordExport(ctx, idempresa, desde, hasta, totals);
+            }
           }
-          reply.type('application/xml; charset=utf-8').header('x-total-count', String(count))
+          reply.type('application/xml; charset=utf-8').header('x-total-count', String(period.count))
             .header('content-disposition', `attachment; filename="verifactu-${what}-${idempresa}-${desde}-${hasta}.xml"`);
-          return xml;
+          return reply.send(Readable.from(pages()));
         },
       },
     },

@@ -1,7 +1,9 @@
+import { randomBytes } from 'node:crypto';
 import type { create } from 'xmlbuilder2';
 import { lazyLibrary } from '../../lazy-library.ts';
 import type { XmlTree } from './xml-tree.ts';
 
+const markerToken = () => `signed-${randomBytes(12).toString('hex')}`;
 const xmlbuilder2 = lazyLibrary<{ create: typeof create }>('xmlbuilder2');
 type XmlNode = ReturnType<typeof create>;
 
@@ -42,21 +44,23 @@ function header(message: MessageHeader): XmlTree {
   return cabecera;
 }
 
-function appendMessage(parent: XmlNode, message: MessageHeader, records: StoredRecord[]): void {
+function appendMessage(parent: XmlNode, message: MessageHeader, records: StoredRecord[], token: string): void {
   const root = parent.ele('sum:RegFactuSistemaFacturacion', { 'xmlns:sum': NAMESPACES.sum, 'xmlns:sum1': NAMESPACES.sum1 });
   append(root.ele('sum:Cabecera'), header(message));
   records.forEach((record, index) => {
-    if (record.signed) root.ele('sum:RegistroFactura').txt(placeholder(index));
+    if (record.signed) root.ele('sum:RegistroFactura').txt(`${token}-${index}`);
     else append(root.ele('sum:RegistroFactura'), { [record.tipo === 'alta' ? 'RegistroAlta' : 'RegistroAnulacion']: record.content });
   });
 }
 
-const placeholder = (index: number) => `@@signed-record-${index}@@`;
-
-/** Signed records go in as written: a serialiser would re-indent them and break their signatures. */
-function withSigned(xml: string, records: StoredRecord[]): string {
+/**
+ * Signed records go in as written: a serialiser would re-indent them and break their signatures.
+ * Each stands in the message as a marker no text can contain (a fresh random token), swapped for it
+ * once the message is written.
+ */
+function withSigned(xml: string, records: StoredRecord[], token: string): string {
   return records.some((record) => record.signed)
-    ? xml.replace(/@@signed-record-(\d+)@@/g, (_, index: string) => records[Number(index)]!.signed!.replace(/^<\?xml[^>]*\?>\s*/, ''))
+    ? xml.replace(new RegExp(`${token}-(\\d+)`, 'g'), (_, index: string) => records[Number(index)]!.signed!.replace(/^<\?xml[^>]*\?>\s*/, ''))
     : xml;
 }
 
@@ -66,8 +70,9 @@ function withSigned(xml: string, records: StoredRecord[]): string {
  */
 export function suministroXml(taxpayer: { NombreRazon: string; NIF: string }, records: StoredRecord[]): string {
   const doc = xmlbuilder2().create({ version: '1.0', encoding: 'UTF-8' });
-  appendMessage(doc, { taxpayer }, records);
-  return withSigned(doc.end({ prettyPrint: !records.some((record) => record.signed) }), records);
+  const token = markerToken();
+  appendMessage(doc, { taxpayer }, records, token);
+  return withSigned(doc.end({ prettyPrint: !records.some((record) => record.signed) }), records, token);
 }
 
 /** The same message in its SOAP 1.1 envelope, as it is sent to the AEAT (SistemaFacturacion.wsdl, document/literal). */
@@ -75,8 +80,9 @@ export function suministroEnvelope(message: MessageHeader, records: StoredRecord
   const doc = xmlbuilder2().create({ version: '1.0', encoding: 'UTF-8' });
   const envelope = doc.ele('soapenv:Envelope', { 'xmlns:soapenv': SOAP_ENVELOPE });
   envelope.ele('soapenv:Header');
-  appendMessage(envelope.ele('soapenv:Body'), message, records);
-  return withSigned(doc.end(), records);
+  const token = markerToken();
+  appendMessage(envelope.ele('soapenv:Body'), message, records, token);
+  return withSigned(doc.end(), records, token);
 }
 
 export const SOAP_ENVELOPE = 'http://schemas.xmlsoap.org/soap/envelope/';

@@ -7,6 +7,9 @@ export const EVENT_TYPES = {
 } as const;
 export type EventType = (typeof EVENT_TYPES)[keyof typeof EVENT_TYPES];
 
+/** OtrosDatosEvento of a start (01) or a summary (10): the last record before it, where the next summary starts. */
+export const upToText = (id: number) => `registros hasta ${id}`;
+
 /** The event before, as the next one's `EventoAnterior` names it. */
 export interface EventLink {
   TipoEvento: string;

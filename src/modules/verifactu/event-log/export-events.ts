@@ -1,16 +1,20 @@
 import type { AppContext } from '../../../app-context.ts';
+import type { DbExecutor } from '../../../db/database.ts';
 import { rowReader } from '../../../db/row-codec.ts';
 import { inTransaction } from '../../../db/transaction.ts';
 import { companyOf } from '../../company/index.ts';
 import { territoryOf, utcOffset } from '../registration-time.ts';
-import { appendEvent } from './append-event.ts';
 import { eventXml } from '../xml-document.ts';
 import type { XmlTree } from '../xml-tree.ts';
+import { appendEvent } from './append-event.ts';
 import { EVENT_TYPES } from './event-content.ts';
 import { eventoVerifactuModel } from './event-models.ts';
-import { recordReference, recordTotals } from './operation-events.ts';
+import { recordReference, type RecordTotals } from './record-totals.ts';
 
 type Row = Record<string, unknown>;
+
+const PAGE = 1000;
+const readEvent = rowReader(eventoVerifactuModel);
 
 /** A period's bounds as the events write them: its first and last second, in the issuing territory's time. */
 async function bounds(ctx: AppContext, idempresa: number, desde: string, hasta: string): Promise<[string, string]> {
@@ -22,47 +26,59 @@ const noVerifactu = async (ctx: AppContext, idempresa: number) =>
   (await ctx.database.kysely.selectFrom('verifactu_empresas').select('modo').where('idempresa', '=', idempresa).executeTakeFirst())?.modo === 'noverifactu';
 
 /** NO VERI*FACTU: an export of a period's records is an event (08): the period, its first and last records, counts and sums. */
-export async function logRecordExport(ctx: AppContext, idempresa: number, desde: string, hasta: string, records: Row[]): Promise<void> {
-  if (!records.length || !(await noVerifactu(ctx, idempresa))) return;
+export async function logRecordExport(ctx: AppContext, idempresa: number, desde: string, hasta: string, totals: RecordTotals): Promise<void> {
+  if (!totals.first || !(await noVerifactu(ctx, idempresa))) return;
   const [start, end] = await bounds(ctx, idempresa, desde, hasta);
-  const totals = recordTotals(records);
   await inTransaction(ctx.database, (db) => appendEvent(ctx, db, idempresa, EVENT_TYPES.recordExport, {
     ExportacionRegFacturacionPeriodo: {
       FechaHoraHusoInicioPeriodoExport: start, FechaHoraHusoFinPeriodoExport: end,
-      RegistroFacturacionInicialPeriodo: recordReference(records[0]!), RegistroFacturacionFinalPeriodo: recordReference(records[records.length - 1]!),
+      RegistroFacturacionInicialPeriodo: recordReference(totals.first!), RegistroFacturacionFinalPeriodo: recordReference(totals.last!),
       NumeroDeRegistrosFacturacionAltaExportados: String(totals.altas), SumaCuotaTotalAlta: totals.cuota, SumaImporteTotalAlta: totals.importe,
       NumeroDeRegistrosFacturacionAnulacionExportados: String(totals.anulaciones), RegistrosFacturacionExportadosDejanDeConservarse: 'N',
     },
   }));
 }
 
+/** The events of a company generated between two days, inclusive, by the day `FechaHoraHusoGenEvento` begins with. */
+function eventsInPeriod(db: DbExecutor, idempresa: number, desde: string, hasta: string) {
+  return db.selectFrom(eventoVerifactuModel.table).where('idempresa', '=', idempresa).where('fechahorahuso', '>=', desde).where('fechahorahuso', '<', `${hasta}U`);
+}
+
+/** How many events the period holds now, and the last of them (the export stops there). */
+export async function periodEvents(db: DbExecutor, idempresa: number, desde: string, hasta: string): Promise<{ count: number; last: number }> {
+  const row = await eventsInPeriod(db, idempresa, desde, hasta).select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.max<number>('id').as('last')]).executeTakeFirst();
+  return { count: Number(row?.n ?? 0), last: Number(row?.last ?? 0) };
+}
+
+/**
+ * The event log of a company in a period, written a page at a time: each `RegistroEvento` as kept
+ * (signed), inside an `ExportacionEventos` element. `seen` is told of each event as it goes.
+ */
+export async function* exportEvents(ctx: AppContext, idempresa: number, desde: string, hasta: string, period: { count: number; last: number }, seen: (event: Row) => void): AsyncGenerator<string> {
+  const db = ctx.database.kysely;
+  yield `<?xml version="1.0" encoding="UTF-8"?>\n<ExportacionEventos xmlns="urn:invoicing-api:verifactu:exportacion" idempresa="${idempresa}" desde="${desde}" hasta="${hasta}" eventos="${period.count}">\n`;
+  for (let after = 0; ;) {
+    const page = (await eventsInPeriod(db, idempresa, desde, hasta).selectAll().where('id', '>', after).where('id', '<=', period.last).orderBy('id').limit(PAGE).execute()).map(readEvent);
+    for (const event of page) {
+      seen(event);
+      yield `${(event.firmado ? String(event.firmado) : eventXml(event.registro as XmlTree)).replace(/^<\?xml[^>]*\?>\s*/, '')}\n`;
+    }
+    if (page.length < PAGE) break;
+    after = Number(page[page.length - 1]!.id);
+  }
+  yield '</ExportacionEventos>\n';
+}
+
 /** NO VERI*FACTU: an export of a period's events is an event (09): the period, its first and last events, how many. */
-export async function logEventExport(ctx: AppContext, idempresa: number, desde: string, hasta: string, events: Row[]): Promise<void> {
-  if (!events.length || !(await noVerifactu(ctx, idempresa))) return;
+export async function logEventExport(ctx: AppContext, idempresa: number, desde: string, hasta: string, first: Row | undefined, last: Row | undefined, count: number): Promise<void> {
+  if (!first || !last || !(await noVerifactu(ctx, idempresa))) return;
   const [start, end] = await bounds(ctx, idempresa, desde, hasta);
   const reference = (event: Row) => ({ TipoEvento: String(event.tipo), FechaHoraHusoEvento: String(event.fechahorahuso), HuellaEvento: String(event.huella) });
   await inTransaction(ctx.database, (db) => appendEvent(ctx, db, idempresa, EVENT_TYPES.eventExport, {
     ExportacionRegEventoPeriodo: {
       FechaHoraHusoInicioPeriodoExport: start, FechaHoraHusoFinPeriodoExport: end,
-      RegistroEventoInicialPeriodo: reference(events[0]!), RegistroEventoFinalPeriodo: reference(events[events.length - 1]!),
-      NumeroDeRegEventoExportados: String(Math.min(events.length, 9_999_999)), RegEventoExportadosDejanDeConservarse: 'N',
+      RegistroEventoInicialPeriodo: reference(first), RegistroEventoFinalPeriodo: reference(last),
+      NumeroDeRegEventoExportados: String(Math.min(count, 9_999_999)), RegEventoExportadosDejanDeConservarse: 'N',
     },
   }));
-}
-
-const readEvent = rowReader(eventoVerifactuModel);
-
-/**
- * The event log of a company between two days (by the date of `FechaHoraHusoGenEvento`), each
- * `RegistroEvento` as kept (signed), inside an `ExportacionEventos` element.
- */
-export async function exportEvents(ctx: AppContext, idempresa: number, desde: string, hasta: string): Promise<{ xml: string; events: Row[] }> {
-  const rows = (await ctx.database.kysely.selectFrom(eventoVerifactuModel.table).selectAll().where('idempresa', '=', idempresa).orderBy('id').execute()).map(readEvent);
-  const events = rows.filter((row) => {
-    const day = String(row.fechahorahuso).slice(0, 10);
-    return day >= desde && day <= hasta;
-  });
-  const body = events.map((event) => (event.firmado ? String(event.firmado) : eventXml(event.registro as XmlTree)).replace(/^<\?xml[^>]*\?>\s*/, ''));
-  const xml = `<?xml version="1.0" encoding="UTF-8"?>\n<ExportacionEventos xmlns="urn:invoicing-api:verifactu:exportacion" idempresa="${idempresa}" desde="${desde}" hasta="${hasta}" eventos="${events.length}">\n${body.join('\n')}\n</ExportacionEventos>\n`;
-  return { xml, events };
 }

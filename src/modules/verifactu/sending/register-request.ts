@@ -24,6 +24,8 @@ export async function registerRequest(ctx: AppContext, body: unknown): Promise<R
     else if (typeof value !== 'string' || !DAY.test(value) || Number.isNaN(Date.parse(value))) fields[name] = 'invalid-date';
   }
   if (!fields.desde && !fields.hasta && String(input.desde) > String(input.hasta)) fields.hasta = 'before-desde';
+  // A request covers records already made: a period still open would end the answer before its last records exist.
+  if (!fields.hasta && String(input.hasta) >= ctx.clock.today().date) fields.hasta = 'period-not-closed';
   if (Object.keys(fields).length) throw validationError(fields);
   return inTransaction(ctx.database, async (db) => {
     const company = await db.selectFrom('verifactu_empresas').select('modo').where('idempresa', '=', idempresa).executeTakeFirst();

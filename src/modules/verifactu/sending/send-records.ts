@@ -96,7 +96,9 @@ async function sendIfDue(ctx: AppContext, idempresa: number, pending: number, si
     // Read again under the claim: another instance may have sent and stored its answer (a new wait,
     // a failure) between the first read and the claim.
     const queue = (await queueRow())!;
-    if (!isDue(now, dueAt(queue, since), pending, queue)) return;
+    const waitingNow = await db.selectFrom('registros_verifactu').select(sql<number>`count(*)`.as('n'))
+      .where('idempresa', '=', idempresa).where('estado', '=', 'pendiente').where('modo', '=', 'verifactu').executeTakeFirst();
+    if (!isDue(now, dueAt(queue, since), Number(waitingNow?.n ?? 0), queue)) return;
     await sendNext(ctx, idempresa, token, queue);
   } finally {
     await db.updateTable('verifactu_colas').set({ titular: null, reservahasta: null }).where('idempresa', '=', idempresa).where('titular', '=', token).execute();
@@ -167,7 +169,7 @@ async function answerRequest(ctx: AppContext, idempresa: number, token: string, 
   const hasta = String(request.hasta).slice(0, 10);
   // Generation dates are the records' own (`FechaHoraHusoGenRegistro` begins with the territory's day).
   const rows = await db.selectFrom('registros_verifactu').selectAll()
-    .where('idempresa', '=', idempresa).where('id', '>', Number(request.ultimoregistro))
+    .where('idempresa', '=', idempresa).where('id', '>', Number(request.ultimoregistro)).where('modo', '=', 'noverifactu')
     .where('fechahorahuso', '>=', desde).where('fechahorahuso', '<', `${hasta}U`)
     .orderBy('id').limit(MAX_RECORDS + 1).execute();
   if (!rows.length) {
@@ -176,7 +178,6 @@ async function answerRequest(ctx: AppContext, idempresa: number, token: string, 
   }
   const records = rows.slice(0, MAX_RECORDS).map((row) => readRecord(row) as unknown as SentRecord);
   const fin = rows.length <= MAX_RECORDS;
-  const last = records[records.length - 1]!.id;
   await deliver(ctx, {
     idempresa,
     service: 'RequerimientoSOAP',
@@ -186,8 +187,14 @@ async function answerRequest(ctx: AppContext, idempresa: number, token: string, 
     records,
   }, async (trx, outcome, now) => {
     if (outcome.answer) {
-      await trx.updateTable('verifactu_requerimientos').set({ ultimoregistro: last, mensajes: Number(request.mensajes) + 1, estado: fin ? 'enviado' : 'pendiente' })
-        .where('id', '=', Number(request.id)).execute();
+      // Only over the records the answer names, in order: one it left out goes in the next message.
+      const named = new Set(outcome.answer.lines.map((line) => `${line.TipoOperacion}|${line.NumSerieFactura}|${line.FechaExpedicionFactura}`));
+      const answered = records.findIndex((record) => !named.has(`${record.tipo === 'alta' ? 'Alta' : 'Anulacion'}|${record.numserie}|${record.fechaexpedicion}`));
+      const through = answered === -1 ? records.length : answered;
+      const done = through === records.length && fin;
+      await trx.updateTable('verifactu_requerimientos').set({
+        ultimoregistro: through ? records[through - 1]!.id : Number(request.ultimoregistro), mensajes: Number(request.mensajes) + 1, estado: done ? 'enviado' : 'pendiente',
+      }).where('id', '=', Number(request.id)).execute();
     }
     await settleQueue(trx, idempresa, token, queue, outcome, now, 0);
   });
@@ -236,7 +243,8 @@ export async function deliver(ctx: AppContext, message: Outgoing, settle: (db: D
     ? { idenvio: idenvio!, answer: result }
     : { idenvio: idenvio!, error: result.faultcode === 'transport' ? result.faultstring : `${result.faultcode}: ${result.faultstring}` };
   await inTransaction(ctx.database, async (trx) => {
-    if (outcome.answer) await storeAnswer(ctx, trx, message.idempresa, outcome.idenvio, records, outcome.answer, finished);
+    // A request's answer is the message's only: NO VERI*FACTU records are sent then, never corrected, and keep their state.
+    if (outcome.answer) await storeAnswer(ctx, trx, message.idempresa, outcome.idenvio, message.tipo === 'remision' ? records : [], outcome.answer, finished);
     else await trx.updateTable('verifactu_envios').set({ estado: 'fallido', error: outcome.error!.slice(0, 1500), fechafin: finished }).where('id', '=', outcome.idenvio).execute();
     await settle(trx, outcome, now);
   });

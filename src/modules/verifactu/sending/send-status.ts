@@ -1,6 +1,10 @@
 import { sql } from 'kysely';
 import type { DbExecutor } from '../../../db/database.ts';
+import { rowReader } from '../../../db/row-codec.ts';
 import { RECORD_STATES } from '../record-models.ts';
+import { verifactuEnvioModel } from './send-models.ts';
+
+const readMessage = rowReader(verifactuEnvioModel);
 
 /**
  * What the operator sees of a company's sending (`verifactuEstado`, the admin console): its records
@@ -26,7 +30,7 @@ export async function sendStatus(db: DbExecutor, idempresa: number): Promise<Rec
     tiempoespera: queue?.tiempoespera ?? null,
     fallos: Number(queue?.fallos ?? 0),
     ultimoerror: queue?.ultimoerror ?? null,
-    ultimoenvio: last ?? null,
+    ultimoenvio: last ? readMessage(last) : null,
     porcorregir: errors,
   };
 }

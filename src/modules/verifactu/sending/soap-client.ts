@@ -29,8 +29,10 @@ export function postSoap(call: SoapCall): Promise<{ status: number; body: string
     const payload = Buffer.from(call.body, 'utf8');
     const outgoing = request(call.url, {
       method: 'POST',
-      pfx: call.certificate.pfx,
-      passphrase: call.certificate.passphrase,
+      // The key and chain as read by node-forge, not the PKCS#12 itself: OpenSSL 3 refuses the legacy
+      // (RC2, 3DES) files that authorities still issue, which node-forge opens.
+      key: call.certificate.keyPem,
+      cert: [call.certificate.certPem, ...call.certificate.chainPem].join('\n'),
       ca: call.extraCa ? [...rootCertificates, call.extraCa] : undefined,
       headers: { 'content-type': 'text/xml; charset=utf-8', soapaction: '""', 'content-length': payload.length },
       agent: false,

@@ -46,8 +46,8 @@ function outcomeOf(line: AnswerLine, maybeDelivered: boolean): { estado: string;
 export async function storeAnswer(ctx: AppContext, db: DbExecutor, idempresa: number, idenvio: number, records: SentRecord[], answer: Answer, finished: string): Promise<void> {
   const lines = new Map(answer.lines.map((line) => [keyOf(line.TipoOperacion, line.IDEmisorFactura, line.NumSerieFactura, line.FechaExpedicionFactura), line]));
   {
-    const unanswered = await db.selectFrom('verifactu_envios').select(['desde', 'hasta'])
-      .where('idempresa', '=', idempresa).where('id', '<', idenvio).where('estado', '!=', 'respondido').where('hasta', '>=', records[0]!.id).execute();
+    const unanswered = records.length ? await db.selectFrom('verifactu_envios').select(['desde', 'hasta'])
+      .where('idempresa', '=', idempresa).where('id', '<', idenvio).where('estado', '!=', 'respondido').where('hasta', '>=', records[0]!.id).execute() : [];
     const maybeDelivered = (id: number) => unanswered.some((row) => Number(row.desde) <= id && id <= Number(row.hasta));
     const correct: number[] = [];
     for (const record of records) {

@@ -1,37 +1,50 @@
 import type { AppContext } from '../../../app-context.ts';
-import { chainPage, type RecordRow } from '../record-reads.ts';
+import type { DbExecutor } from '../../../db/database.ts';
+import { rowReader } from '../../../db/row-codec.ts';
+import { registroVerifactuModel } from '../record-models.ts';
+import type { RecordRow } from '../record-reads.ts';
 import { suministroXml, type StoredRecord } from '../xml-document.ts';
 import type { XmlTree } from '../xml-tree.ts';
 
 const PAGE = 1000;
+const read = rowReader(registroVerifactuModel);
 
 /**
- * `verifactuExportar`: every record of a company generated between two days (inclusive, by the date
- * of `FechaHoraHusoGenRegistro`, the issuing territory's), in generation order, in their XML structure
- * (RD 1007/2023 art. 8: readable and exportable for the limitation period): one
- * `RegFactuSistemaFacturacion` per 1,000 records, each record as kept (signed, in NO VERI*FACTU
- * mode), inside an `Exportacion` element that says what was asked for.
+ * The records of a company generated between two days, inclusive, by the day
+ * `FechaHoraHusoGenRegistro` begins with (the issuing territory's), in generation order.
  */
-export async function exportRecords(ctx: AppContext, idempresa: number, desde: string, hasta: string): Promise<{ xml: string; records: RecordRow[] }> {
+function inPeriod(db: DbExecutor, idempresa: number, desde: string, hasta: string) {
+  // 'YYYY-MM-DDThh:mm:ss±hh:mm' sorts as text: every stamp of `hasta` is before `${hasta}U`.
+  return db.selectFrom(registroVerifactuModel.table).where('idempresa', '=', idempresa)
+    .where('fechahorahuso', '>=', desde).where('fechahorahuso', '<', `${hasta}U`);
+}
+
+/** How many records the period holds now, and the last of them: the export stops there, so that its count holds. */
+export async function periodRecords(db: DbExecutor, idempresa: number, desde: string, hasta: string): Promise<{ count: number; last: number }> {
+  const row = await inPeriod(db, idempresa, desde, hasta).select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.max<number>('id').as('last')]).executeTakeFirst();
+  return { count: Number(row?.n ?? 0), last: Number(row?.last ?? 0) };
+}
+
+/**
+ * `verifactuExportar`: every record of a company generated in a period, in generation order, in their
+ * XML structure (RD 1007/2023 art. 8: readable and exportable for the limitation period), written a
+ * page at a time: an `Exportacion` element saying what was asked for, holding one
+ * `RegFactuSistemaFacturacion` per 1,000 records, each record as kept (signed, in NO VERI*FACTU
+ * mode). `seen` is told of each record as it goes (the export's event).
+ */
+export async function* exportRecords(ctx: AppContext, idempresa: number, desde: string, hasta: string, period: { count: number; last: number }, seen: (record: RecordRow) => void): AsyncGenerator<string> {
   const db = ctx.database.kysely;
-  const messages: string[] = [];
-  const exported: RecordRow[] = [];
+  yield `<?xml version="1.0" encoding="UTF-8"?>\n<Exportacion xmlns="urn:invoicing-api:verifactu:exportacion" idempresa="${idempresa}" desde="${desde}" hasta="${hasta}" registros="${period.count}">\n`;
   for (let after = 0; ;) {
-    const page = await chainPage(db, idempresa, after, PAGE);
-    const inPeriod = page.filter((record) => {
-      const day = String(record.fechahorahuso).slice(0, 10);
-      return day >= desde && day <= hasta;
-    });
-    if (inPeriod.length) {
-      const first = inPeriod.find((record) => record.tipo === 'alta')?.registro as XmlTree | undefined;
-      const records: StoredRecord[] = inPeriod.map((record) => ({ tipo: record.tipo as 'alta' | 'anulacion', content: record.registro as XmlTree, signed: record.firmado ? String(record.firmado) : undefined }));
-      messages.push(suministroXml({ NombreRazon: String(first?.NombreRazonEmisor ?? ''), NIF: String(inPeriod[0]!.nifemisor) }, records).replace(/^<\?xml[^>]*\?>\s*/, ''));
-      exported.push(...inPeriod);
+    const page = (await inPeriod(db, idempresa, desde, hasta).selectAll().where('id', '>', after).where('id', '<=', period.last).orderBy('id').limit(PAGE).execute()).map(read);
+    if (page.length) {
+      page.forEach(seen);
+      const first = page.find((record) => record.tipo === 'alta')?.registro as XmlTree | undefined;
+      const records: StoredRecord[] = page.map((record) => ({ tipo: record.tipo as 'alta' | 'anulacion', content: record.registro as XmlTree, signed: record.firmado ? String(record.firmado) : undefined }));
+      yield `${suministroXml({ NombreRazon: String(first?.NombreRazonEmisor ?? ''), NIF: String(page[0]!.nifemisor) }, records).replace(/^<\?xml[^>]*\?>\s*/, '')}\n`;
     }
     if (page.length < PAGE) break;
     after = Number(page[page.length - 1]!.id);
   }
-  const xml = `<?xml version="1.0" encoding="UTF-8"?>\n<Exportacion xmlns="urn:invoicing-api:verifactu:exportacion" idempresa="${idempresa}" desde="${desde}" hasta="${hasta}" registros="${exported.length}">\n${messages.join('\n')}\n</Exportacion>\n`;
-  return { xml, records: exported };
+  yield '</Exportacion>\n';
 }
-

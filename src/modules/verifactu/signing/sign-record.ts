@@ -43,13 +43,13 @@ export interface SigningKey {
 
 const keys = new WeakMap<AppContext, Map<string, Promise<SigningKey>>>();
 
-/** The company's signing key, opened once per certificate (PKCS#12 key derivation is slow) and kept by its digest. */
+/** The company's signing key, imported once per certificate (certificate.ts opens each file once) and kept by its digest. */
 export async function signingKeyOf(ctx: AppContext, db: DbExecutor, idempresa: number): Promise<SigningKey | undefined> {
   const certificate = await certificateOf(ctx, db, idempresa);
   if (!certificate) return undefined;
   const byDigest = keys.get(ctx) ?? new Map<string, Promise<SigningKey>>();
   keys.set(ctx, byDigest);
-  const digest = createHash('sha256').update(certificate.pfx).update(certificate.passphrase).digest('hex');
+  const digest = createHash('sha256').update(certificate.pfx).update('\0').update(certificate.passphrase).digest('hex');
   let key = byDigest.get(digest);
   if (!key) {
     key = importKey(certificate);
