@@ -16,8 +16,9 @@ import { correctRecord } from './sending/correct-record.ts';
 import { sendStatus } from './sending/send-status.ts';
 import { registerRequest } from './sending/register-request.ts';
 import { requerimientoModel } from './sending/send-models.ts';
-import { exportRecords, periodRecords } from './signing/export-records.ts';
-import { exportEvents, logEventExport, logRecordExport, periodEvents } from './event-log/export-events.ts';
+import { exportRecords } from './signing/export-records.ts';
+import { exportEvents, logEventExport, logRecordExport } from './event-log/export-events.ts';
+import { periodOf } from './period.ts';
 import { RecordTotals } from './event-log/record-totals.ts';
 import { scanCompany } from './event-log/scan.ts';
 import { suministroXml } from './xml-document.ts';
@@ -109,7 +110,7 @@ export function registerVerifactuRoutes(app: FastifyInstance, ctx: AppContext): 
           if (what !== 'registros' && what !== 'eventos') fields.tipo = 'invalid-value';
           if (Object.keys(fields).length) throw validationError(fields);
           const db = ctx.database.kysely;
-          const period = what === 'eventos' ? await periodEvents(db, idempresa, desde, hasta) : await periodRecords(db, idempresa, desde, hasta);
+          const period = await periodOf(db, what === 'eventos' ? 'verifactu_eventos' : 'registros_verifactu', idempresa, desde, hasta);
           // Written a page at a time: a year of records is more than is worth holding in memory. The
           // export's own event (NO VERI*FACTU) is logged once the last page has gone.
           async function* pages(): AsyncGenerator<string> {

@@ -1,8 +1,8 @@
 import type { AppContext } from '../../../app-context.ts';
-import type { DbExecutor } from '../../../db/database.ts';
 import { rowReader } from '../../../db/row-codec.ts';
 import { inTransaction } from '../../../db/transaction.ts';
 import { companyOf } from '../../company/index.ts';
+import { generatedIn } from '../period.ts';
 import { territoryOf, utcOffset } from '../registration-time.ts';
 import { eventXml } from '../xml-document.ts';
 import type { XmlTree } from '../xml-tree.ts';
@@ -39,17 +39,6 @@ export async function logRecordExport(ctx: AppContext, idempresa: number, desde:
   }));
 }
 
-/** The events of a company generated between two days, inclusive, by the day `FechaHoraHusoGenEvento` begins with. */
-function eventsInPeriod(db: DbExecutor, idempresa: number, desde: string, hasta: string) {
-  return db.selectFrom(eventoVerifactuModel.table).where('idempresa', '=', idempresa).where('fechahorahuso', '>=', desde).where('fechahorahuso', '<', `${hasta}U`);
-}
-
-/** How many events the period holds now, and the last of them (the export stops there). */
-export async function periodEvents(db: DbExecutor, idempresa: number, desde: string, hasta: string): Promise<{ count: number; last: number }> {
-  const row = await eventsInPeriod(db, idempresa, desde, hasta).select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.max<number>('id').as('last')]).executeTakeFirst();
-  return { count: Number(row?.n ?? 0), last: Number(row?.last ?? 0) };
-}
-
 /**
  * The event log of a company in a period, written a page at a time: each `RegistroEvento` as kept
  * (signed), inside an `ExportacionEventos` element. `seen` is told of each event as it goes.
@@ -58,7 +47,7 @@ export async function* exportEvents(ctx: AppContext, idempresa: number, desde: s
   const db = ctx.database.kysely;
   yield `<?xml version="1.0" encoding="UTF-8"?>\n<ExportacionEventos xmlns="urn:invoicing-api:verifactu:exportacion" idempresa="${idempresa}" desde="${desde}" hasta="${hasta}" eventos="${period.count}">\n`;
   for (let after = 0; ;) {
-    const page = (await eventsInPeriod(db, idempresa, desde, hasta).selectAll().where('id', '>', after).where('id', '<=', period.last).orderBy('id').limit(PAGE).execute()).map(readEvent);
+    const page = (await generatedIn(db, 'verifactu_eventos', idempresa, desde, hasta).selectAll().where('id', '>', after).where('id', '<=', period.last).orderBy('id').limit(PAGE).execute()).map(readEvent);
     for (const event of page) {
       seen(event);
       yield `${(event.firmado ? String(event.firmado) : eventXml(event.registro as XmlTree)).replace(/^<\?xml[^>]*\?>\s*/, '')}\n`;

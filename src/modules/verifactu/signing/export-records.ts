@@ -1,6 +1,6 @@
 import type { AppContext } from '../../../app-context.ts';
-import type { DbExecutor } from '../../../db/database.ts';
 import { rowReader } from '../../../db/row-codec.ts';
+import { generatedIn } from '../period.ts';
 import { registroVerifactuModel } from '../record-models.ts';
 import type { RecordRow } from '../record-reads.ts';
 import { suministroXml, type StoredRecord } from '../xml-document.ts';
@@ -8,22 +8,6 @@ import type { XmlTree } from '../xml-tree.ts';
 
 const PAGE = 1000;
 const read = rowReader(registroVerifactuModel);
-
-/**
- * The records of a company generated between two days, inclusive, by the day
- * `FechaHoraHusoGenRegistro` begins with (the issuing territory's), in generation order.
- */
-function inPeriod(db: DbExecutor, idempresa: number, desde: string, hasta: string) {
-  // 'YYYY-MM-DDThh:mm:ss±hh:mm' sorts as text: every stamp of `hasta` is before `${hasta}U`.
-  return db.selectFrom(registroVerifactuModel.table).where('idempresa', '=', idempresa)
-    .where('fechahorahuso', '>=', desde).where('fechahorahuso', '<', `${hasta}U`);
-}
-
-/** How many records the period holds now, and the last of them: the export stops there, so that its count holds. */
-export async function periodRecords(db: DbExecutor, idempresa: number, desde: string, hasta: string): Promise<{ count: number; last: number }> {
-  const row = await inPeriod(db, idempresa, desde, hasta).select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.max<number>('id').as('last')]).executeTakeFirst();
-  return { count: Number(row?.n ?? 0), last: Number(row?.last ?? 0) };
-}
 
 /**
  * `verifactuExportar`: every record of a company generated in a period, in generation order, in their
@@ -36,7 +20,7 @@ export async function* exportRecords(ctx: AppContext, idempresa: number, desde: 
   const db = ctx.database.kysely;
   yield `<?xml version="1.0" encoding="UTF-8"?>\n<Exportacion xmlns="urn:invoicing-api:verifactu:exportacion" idempresa="${idempresa}" desde="${desde}" hasta="${hasta}" registros="${period.count}">\n`;
   for (let after = 0; ;) {
-    const page = (await inPeriod(db, idempresa, desde, hasta).selectAll().where('id', '>', after).where('id', '<=', period.last).orderBy('id').limit(PAGE).execute()).map(read);
+    const page = (await generatedIn(db, 'registros_verifactu', idempresa, desde, hasta).selectAll().where('id', '>', after).where('id', '<=', period.last).orderBy('id').limit(PAGE).execute()).map(read);
     if (page.length) {
       page.forEach(seen);
       const first = page.find((record) => record.tipo === 'alta')?.registro as XmlTree | undefined;
