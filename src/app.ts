@@ -45,6 +45,9 @@ const IDEMPOTENCY_JOB: Job = {
   run: (ctx) => pruneKeys(ctx.database.kysely, ctx.clock.now() - ctx.config.idempotencyTtlHours * 3_600_000),
 };
 
+/** The planner's statistics kept fresh as tables grow (SQLite; database.ts `maintain`), every hour. */
+const STATISTICS_JOB: Job = { name: 'database-statistics', intervalMs: () => 3_600_000, run: (ctx) => ctx.database.maintain() };
+
 /** The composition root: the core of the given modules, plus HTTP and background jobs. Not yet listening. */
 export async function createApp(options: CreateAppOptions): Promise<App> {
   const { config } = options;
@@ -110,7 +113,7 @@ export async function createApp(options: CreateAppOptions): Promise<App> {
     for (const model of ctx.registry.resources()) registerModelRoutes(server, ctx, model);
     for (const module of core.modules) await module.register?.(server, ctx);
     await server.ready();
-    jobs = startJobs(ctx, [SHARED_STATE_JOB, IDEMPOTENCY_JOB, ...core.modules.flatMap((module) => module.jobs ?? [])]);
+    jobs = startJobs(ctx, [SHARED_STATE_JOB, IDEMPOTENCY_JOB, STATISTICS_JOB, ...core.modules.flatMap((module) => module.jobs ?? [])]);
     const started = core;
     const running = jobs;
     return {

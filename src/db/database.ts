@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { Kysely, MysqlDialect, PostgresDialect, type Dialect } from 'kysely';
+import { Kysely, sql, MysqlDialect, PostgresDialect, type Dialect } from 'kysely';
 import { QueuedSqliteDialect } from './sqlite-queued-dialect.ts';
 import type pgLibrary from 'pg';
 import type mysqlLibrary from 'mysql2';
@@ -29,6 +29,13 @@ export interface Database {
   dialect: SqlDialect;
   kysely: DbExecutor;
   close(): Promise<void>;
+  /**
+   * Keeps the planner's statistics fresh as tables grow: SQLite's `PRAGMA optimize` (re-analyzes the
+   * tables this connection used whose size changed enough), as its documentation recommends for a
+   * long-lived connection, run hourly by a job and at close. PostgreSQL's autovacuum and InnoDB's
+   * persistent statistics do this on their own: nothing to do there.
+   */
+  maintain(): Promise<void>;
   /** Where failures nobody awaits go (a dropped idle connection, an after-commit callback); the core sets the app's logger. */
   reportError: (error: unknown, what: string) => void;
   /** Statements run so far (all connections). */
@@ -71,7 +78,17 @@ function open(engine: Engine, dialect: Dialect, replicas?: ReplicaSet): Database
   const counter: StatementCounter = { statements: 0 };
   const writes = new WriteTracker();
   const kysely = new Kysely({ dialect: guardedDialect(replicas ? routingDialect(dialect, replicas) : dialect, counter, writes) });
-  return { engine, dialect: dialectFor(engine), kysely, counter, writes, replicas, reportError: consoleReport, close: () => kysely.destroy() };
+  const maintain = async () => {
+    if (engine === 'sqlite') await sql`PRAGMA optimize`.execute(kysely);
+  };
+  return {
+    engine, dialect: dialectFor(engine), kysely, counter, writes, replicas, reportError: consoleReport, maintain,
+    async close() {
+      // SQLite: the statistics of what this process used go with it (a failure here loses nothing).
+      await maintain().catch(() => {});
+      await kysely.destroy();
+    },
+  };
 }
 
 export function createDatabase(url: string, options: DatabaseOptions = {}): Database {
@@ -85,6 +102,8 @@ export function createDatabase(url: string, options: DatabaseOptions = {}): Data
     raw.pragma('synchronous = NORMAL');
     raw.pragma('foreign_keys = ON');
     raw.pragma('busy_timeout = 5000');
+    // Statistics for every table that needs them, bounded (SQLite's advice for a connection that lives long).
+    raw.pragma('optimize = 0x10002');
     return open(engine, new QueuedSqliteDialect({ database: cachedStatements(raw) }));
   }
   // Pool events report through the database's reporter, which the core sets after this returns.
