@@ -11,7 +11,10 @@
  *   a scratch database on TEST_POSTGRES_URL / TEST_MYSQL_URL, dropped at exit) with the sample
  *   data of bench/sample-data.ts; `--books C,I` sets the size of its books (default 1000,1000).
  *   The first line also says the database's size, the seconds the data took, and the 12-month
- *   sales report's rate (queries/s, timed in the process: there is no report endpoint).
+ *   sales report's rate (queries/s, timed in the process: there is no report endpoint), and its
+ *   `databaseUrl`;
+ * - `open <databaseUrl>`: the service started on that existing database, nothing added (what
+ *   resident memory at rest is measured on).
  */
 import http from 'node:http';
 import fs from 'node:fs';
@@ -60,16 +63,28 @@ async function app(engine: Engine, books: { customers: number; invoices: number 
   }
   const reportPerSecond = reports / ((performance.now() - reportStart) / 1000);
   await instance.server.listen({ port: 0, host: '127.0.0.1' });
-  return { port: (instance.server.server.address() as { port: number }).port, restrictedKey, sizeMib: await databaseSizeMib(instance), seedSeconds, reportPerSecond };
+  return { port: (instance.server.server.address() as { port: number }).port, restrictedKey, sizeMib: await databaseSizeMib(instance), seedSeconds, reportPerSecond, databaseUrl };
+}
+
+/** The service on an existing database, as `npm start` would open it: nothing seeded, nothing read ahead. */
+async function open(databaseUrl: string): Promise<object> {
+  const dir = fs.mkdtempSync(path.join(process.env.BENCH_DIR ?? os.tmpdir(), 'invoicing-bench-open-'));
+  const instance = await createApp({ config: { ...loadConfig({}), databaseUrl, dataDir: dir, apiKey: BENCH_KEY, logLevel: 'silent' as const }, logger: false });
+  process.once('SIGTERM', () => void instance.close().finally(() => {
+    fs.rmSync(dir, { recursive: true, force: true });
+    process.exit(0);
+  }));
+  await instance.server.listen({ port: 0, host: '127.0.0.1' });
+  return { port: (instance.server.server.address() as { port: number }).port };
 }
 
 const [kind, engine = 'sqlite', flag, size] = process.argv.slice(2);
 const [customers, invoices] = flag === '--books' ? (size ?? '').split(',').map(Number) : [SMALL_BOOKS.customers, SMALL_BOOKS.invoices];
 const valid = [customers, invoices].every((n) => Number.isInteger(n) && n! >= 1);
-const started = kind === 'baseline' ? await baseline() : kind === 'ceiling' ? { port: await stackCeiling(process.argv[3] === 'sqlite') } : kind === 'app' && valid && ['sqlite', 'postgres', 'mysql'].includes(engine) ? await app(engine as Engine, { customers: customers!, invoices: invoices! }) : undefined;
+const started = kind === 'open' ? await open(process.argv[3]!) : kind === 'baseline' ? await baseline() : kind === 'ceiling' ? { port: await stackCeiling(process.argv[3] === 'sqlite') } : kind === 'app' && valid && ['sqlite', 'postgres', 'mysql'].includes(engine) ? await app(engine as Engine, { customers: customers!, invoices: invoices! }) : undefined;
 if (started === undefined) {
-  console.error('usage: node bench/servers.ts baseline | ceiling [sqlite] | app [sqlite|postgres|mysql] [--books CUSTOMERS,INVOICES]');
+  console.error('usage: node bench/servers.ts baseline | ceiling [sqlite] | app [sqlite|postgres|mysql] [--books CUSTOMERS,INVOICES] | open DATABASE_URL');
   process.exit(2);
 }
 console.log(JSON.stringify(started));
-if (kind !== 'app') process.once('SIGTERM', () => process.exit(0));
+if (kind !== 'app' && kind !== 'open') process.once('SIGTERM', () => process.exit(0));
