@@ -28,6 +28,12 @@ const BACKOFF_CAP_S = 3600;
 const PARALLEL_COMPANIES = 4;
 const readRecord = rowReader(registroVerifactuModel);
 
+/** The records waiting to be sent (VERI*FACTU mode, not yet answered for), of one company or of all. */
+function queued(db: DbExecutor, idempresa?: number) {
+  const waiting = db.selectFrom('registros_verifactu').where('estado', '=', 'pendiente').where('modo', '=', 'verifactu');
+  return idempresa === undefined ? waiting : waiting.where('idempresa', '=', idempresa);
+}
+
 export function backoffSeconds(failures: number): number {
   return Math.min(BACKOFF_CAP_S, 60 * 2 ** Math.max(0, failures - 1));
 }
@@ -48,10 +54,7 @@ interface QueueRow {
 export async function sendDueRecords(ctx: AppContext): Promise<void> {
   const db = ctx.database.kysely;
   const waiting = new Map<number, { pending: number; since: number }>();
-  const records = await db.selectFrom('registros_verifactu')
-    .select(['idempresa', sql<number>`count(*)`.as('pending'), sql<number>`min(id)`.as('first')])
-    .where('estado', '=', 'pendiente').where('modo', '=', 'verifactu')
-    .groupBy('idempresa').execute();
+  const records = await queued(db).select(['idempresa', sql<number>`count(*)`.as('pending'), sql<number>`min(id)`.as('first')]).groupBy('idempresa').execute();
   for (const row of records) {
     const oldest = await db.selectFrom('registros_verifactu').select('fechahorahuso').where('id', '=', Number(row.first)).executeTakeFirstOrThrow();
     waiting.set(Number(row.idempresa), { pending: Number(row.pending), since: instantOf(String(oldest.fechahorahuso)) });
@@ -96,8 +99,7 @@ async function sendIfDue(ctx: AppContext, idempresa: number, pending: number, si
     // Read again under the claim: another instance may have sent and stored its answer (a new wait,
     // a failure) between the first read and the claim.
     const queue = (await queueRow())!;
-    const waitingNow = await db.selectFrom('registros_verifactu').select(sql<number>`count(*)`.as('n'))
-      .where('idempresa', '=', idempresa).where('estado', '=', 'pendiente').where('modo', '=', 'verifactu').executeTakeFirst();
+    const waitingNow = await queued(db, idempresa).select(sql<number>`count(*)`.as('n')).executeTakeFirst();
     if (!isDue(now, dueAt(queue, since), Number(waitingNow?.n ?? 0), queue)) return;
     await sendNext(ctx, idempresa, token, queue);
   } finally {
@@ -107,12 +109,14 @@ async function sendIfDue(ctx: AppContext, idempresa: number, pending: number, si
 
 export interface Outgoing {
   idempresa: number;
-  service: Service;
   header: MessageHeader;
   records: SentRecord[];
+  /** `remision` goes to VerifactuSOAP; `requerimiento` (an answer to the AEAT's request) to RequerimientoSOAP. */
   tipo: 'remision' | 'requerimiento';
   refrequerimiento?: string;
 }
+
+const SERVICES: Record<Outgoing['tipo'], Service> = { remision: 'VerifactuSOAP', requerimiento: 'RequerimientoSOAP' };
 
 /** The company's flow control moved on by an answer (its wait) or a failure (back-off, records marked late). */
 async function settleQueue(trx: DbExecutor, idempresa: number, token: string, queue: QueueRow, outcome: Delivery, now: number, lastSent: number): Promise<void> {
@@ -126,8 +130,7 @@ async function settleQueue(trx: DbExecutor, idempresa: number, token: string, qu
     return;
   }
   const failures = Number(queue.fallos) + 1;
-  const last = await trx.selectFrom('registros_verifactu').select(sql<number>`max(id)`.as('last'))
-    .where('idempresa', '=', idempresa).where('estado', '=', 'pendiente').where('modo', '=', 'verifactu').executeTakeFirst();
+  const last = await queued(trx, idempresa).select(sql<number>`max(id)`.as('last')).executeTakeFirst();
   await mine.set({
     siguiente: now + backoffSeconds(failures) * 1000, fallos: failures, ultimoerror: outcome.error!.slice(0, 1500),
     incidenciahasta: Math.max(heldBack ?? 0, Number(last?.last ?? 0)) || null,
@@ -143,15 +146,12 @@ async function sendNext(ctx: AppContext, idempresa: number, token: string, queue
     await answerRequest(ctx, idempresa, token, queue, request, xmlText(company?.nombre, 120));
     return;
   }
-  const rows = await db.selectFrom('registros_verifactu').selectAll()
-    .where('idempresa', '=', idempresa).where('estado', '=', 'pendiente').where('modo', '=', 'verifactu')
-    .orderBy('id').limit(MAX_RECORDS).execute();
+  const rows = await queued(db, idempresa).selectAll().orderBy('id').limit(MAX_RECORDS).execute();
   if (!rows.length) return;
   const records = rows.map((row) => readRecord(row) as unknown as SentRecord);
   const heldBack = queue.incidenciahasta === null || queue.incidenciahasta === undefined ? undefined : Number(queue.incidenciahasta);
   await deliver(ctx, {
     idempresa,
-    service: 'VerifactuSOAP',
     tipo: 'remision',
     header: { taxpayer: { NombreRazon: xmlText(company?.nombre, 120), NIF: records[0]!.nifemisor }, incidencia: heldBack !== undefined && records[0]!.id <= heldBack },
     records,
@@ -180,7 +180,6 @@ async function answerRequest(ctx: AppContext, idempresa: number, token: string, 
   const fin = rows.length <= MAX_RECORDS;
   await deliver(ctx, {
     idempresa,
-    service: 'RequerimientoSOAP',
     tipo: 'requerimiento',
     refrequerimiento: String(request.refrequerimiento),
     header: { taxpayer: { NombreRazon: name, NIF: records[0]!.nifemisor }, requerimiento: { ref: String(request.refrequerimiento), fin } },
@@ -226,7 +225,7 @@ export async function deliver(ctx: AppContext, message: Outgoing, settle: (db: D
     const switchRow = await db.selectFrom('verifactu_empresas').select(['entorno', 'tipocertificado']).where('idempresa', '=', message.idempresa).executeTakeFirstOrThrow();
     const { caFile, timeoutMs } = ctx.config.verifactu;
     const answer = await postSoap({
-      url: endpointOf(ctx.config.verifactu, switchRow.entorno as Environment, switchRow.tipocertificado === 'sello' ? 'sello' : 'personal', message.service),
+      url: endpointOf(ctx.config.verifactu, switchRow.entorno as Environment, switchRow.tipocertificado === 'sello' ? 'sello' : 'personal', SERVICES[message.tipo]),
       body: suministroEnvelope(message.header, records.map((record) => ({ tipo: record.tipo, content: record.registro, signed: record.firmado ?? undefined }))),
       certificate,
       extraCa: caFile ? await readFile(caFile, 'utf8') : undefined,
