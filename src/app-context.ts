@@ -59,6 +59,8 @@ export interface AppContext {
    * transaction starts (it refuses to load inside one) and pass the snapshot down.
    */
   settings(): Promise<Settings>;
+  /** The same settings when the cache is current, without waiting; undefined when a load is due (then use `settings()`). */
+  currentSettings(): Settings | undefined;
   /** Caches kept in step across instances (see db/shared-state.ts). */
   shared: SharedState;
   /** Steps of the request pipeline that modules provide (the auth module: switch, key, permission). */

@@ -91,11 +91,12 @@ export async function createApp(options: CreateAppOptions): Promise<App> {
     registerHealthRoutes(server, ctx, () => closing);
     // While closing, each answer ends its connection: a keep-alive client would otherwise hold the
     // server's close open until its own idle timeout. A request that arrives meanwhile is not run.
-    server.addHook('onSend', async (_request, reply) => {
+    server.addHook('onSend', (_request, reply, payload, done) => {
       if (closing) reply.header('Connection', 'close');
+      done(null, payload);
     });
-    server.addHook('onRequest', async (request) => {
-      if (closing && !request.routeOptions.config.operational) throw new AppError('shutting-down', { retryAfter: 1 });
+    server.addHook('onRequest', (request, _reply, done) => {
+      done(closing && !request.routeOptions.config.operational ? new AppError('shutting-down', { retryAfter: 1 }) : undefined);
     });
     await registerBodyParsers(server, { bodyLimit: config.bodyLimit });
     await registerPipeline(server, ctx.pipeline);

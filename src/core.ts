@@ -75,6 +75,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
       clock,
       log: options.log,
       settings: () => Promise.reject(new Error('no settings module in this app')),
+      currentSettings: () => undefined,
       shared: new SharedState(database, store),
       pipeline: {},
       customResources: new Set(),

@@ -101,11 +101,41 @@ forEachEngine('generic model resources', (t) => {
   });
 
   it('answers 405 with Allow for a method the path does not support', async () => {
-    for (const [method, url] of [['DELETE', '/api/3/cliente'], ['PUT', '/api/3/cliente'], ['POST', '/api/3/cliente/1'], ['POST', '/api/3/cliente/schema']]) {
-      const response = await t().call(method!, url!, method === 'DELETE' ? undefined : {});
+    const cases = [
+      ['DELETE', '/api/3/cliente', 'GET, POST, HEAD, OPTIONS'],
+      ['PUT', '/api/3/clientes', 'GET, POST, HEAD, OPTIONS'],
+      ['PATCH', '/api/3/cliente/', 'GET, POST, HEAD, OPTIONS'],
+      ['POST', '/api/3/cliente/1', 'GET, PUT, PATCH, DELETE, HEAD, OPTIONS'],
+      ['POST', '/api/3/clientes/1', 'GET, PUT, PATCH, DELETE, HEAD, OPTIONS'],
+      // `schema` is not taken for a record id by the record path's methods.
+      ['POST', '/api/3/cliente/schema', 'GET, HEAD, OPTIONS'],
+      ['PUT', '/api/3/cliente/schema', 'GET, HEAD, OPTIONS'],
+      ['PATCH', '/api/3/clientes/schema', 'GET, HEAD, OPTIONS'],
+      ['DELETE', '/api/3/cliente/schema', 'GET, HEAD, OPTIONS'],
+      // A custom endpoint without GET: HEAD is not allowed either.
+      ['GET', '/api/3/crearFacturaCliente', 'POST, PUT, OPTIONS'],
+      ['HEAD', '/api/3/crearFacturaCliente', 'POST, PUT, OPTIONS'],
+    ];
+    for (const [method, url, allow] of cases) {
+      const response = await t().call(method!, url!, ['DELETE', 'GET', 'HEAD'].includes(method!) ? undefined : {});
       assert.equal(response.status, 405, `${method} ${url}`);
-      assert.equal(response.body.message, 'method-not-allowed');
-      assert.ok(String(response.headers.allow).includes('GET'));
+      if (method !== 'HEAD') assert.equal(response.body.message, 'method-not-allowed');
+      assert.equal(response.headers.allow, allow, `${method} ${url}`);
+    }
+    // Paths that are no resource's stay 404, whatever the method.
+    for (const [method, url] of [['DELETE', '/api/3/nosuchthing'], ['PUT', '/api/3/cliente/1/extra'], ['POST', '/api/3/cliente/1/2']]) {
+      assert.equal((await t().call(method!, url!, method === 'DELETE' ? undefined : {})).body.message, 'resource-not-found', `${method} ${url}`);
+    }
+  });
+
+  it('answers HEAD with the headers GET gives and no body', async () => {
+    await t().call('POST', '/api/3/cliente', { codcliente: 'HEAD1', nombre: 'Head' });
+    for (const url of ['/api/3/cliente/HEAD1', '/api/3/clientes?limit=5', '/api/3/cliente/schema']) {
+      const get = await t().request({ method: 'GET', url });
+      const head = await t().request({ method: 'HEAD', url });
+      assert.equal(head.statusCode, 200, url);
+      assert.equal(head.body, '', url);
+      for (const name of ['content-type', 'content-length', 'etag', 'x-total-count']) assert.equal(head.headers[name], get.headers[name], `${name} of ${url}`);
     }
   });
 

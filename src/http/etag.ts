@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import type { DbExecutor } from '../db/database.ts';
 import type { Model } from '../models/define-model.ts';
@@ -11,8 +11,8 @@ import { profileOf } from './profile.ts';
  */
 export async function etagOf(db: DbExecutor, model: Model, record: Record<string, unknown>, request: FastifyRequest): Promise<string> {
   const parts = model.versionParts ? await model.versionParts(db, record) : null;
-  const hash = createHash('sha256').update(JSON.stringify([profileOf(request), model.visibleFields.map((name) => record[name] ?? null), parts])).digest('base64url');
-  return `"${hash.slice(0, 27)}"`;
+  const digest = hash('sha256', JSON.stringify([profileOf(request), model.visibleFields.map((name) => record[name] ?? null), parts]), 'base64url');
+  return `"${digest.slice(0, 27)}"`;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, onResponseAsyncHookHandler, onSendHookHandler, preHandlerAsyncHookHandler } from 'fastify';
 import { CommitGate, withGate } from '../db/commit-gate.ts';
 import type { Database } from '../db/database.ts';
 import { claimKey, markWritten, releaseKey, storeAnswer, type ClaimedKey, type StoredAnswer } from '../db/idempotency-keys.ts';
@@ -81,17 +81,7 @@ function replay(reply: FastifyReply, answer: StoredAnswer): FastifyReply {
 export function registerIdempotency(app: FastifyInstance, options: IdempotencyOptions): void {
   const { database } = options;
 
-  // Each route's handler runs inside its request's gate, so that its first transaction is held.
-  app.addHook('onRoute', (route) => {
-    if (![route.method].flat().some((method) => WRITES.has(method))) return;
-    const handler = route.handler;
-    route.handler = function (this: FastifyInstance, request, reply) {
-      const slot = request.idempotency;
-      return slot ? withGate(slot.gate, () => handler.call(this, request, reply)) : handler.call(this, request, reply);
-    };
-  });
-
-  app.addHook('preHandler', async (request, reply) => {
+  const claimRequestKey: preHandlerAsyncHookHandler = async (request, reply) => {
     const raw = request.headers['idempotency-key'];
     if (raw === undefined || !WRITES.has(request.method) || !request.routeOptions.config.resource || request.routeOptions.config.public) return;
     const key = Array.isArray(raw) ? undefined : raw;
@@ -105,9 +95,9 @@ export function registerIdempotency(app: FastifyInstance, options: IdempotencyOp
     const owned: ClaimedKey = { id: claim.id, owner: claim.owner };
     const slot: Slot = { claim: owned, ended: false, gate: new CommitGate((trx) => markWritten(trx, owned)) };
     request.idempotency = slot;
-  });
+  };
 
-  app.addHook('onSend', async (request, reply, payload) => {
+  const keepAnswer: onSendHookHandler = async (request, reply, payload) => {
     const slot = request.idempotency;
     if (!slot || slot.ended) return payload;
     slot.ended = true;
@@ -145,15 +135,30 @@ export function registerIdempotency(app: FastifyInstance, options: IdempotencyOp
     }
     options.afterCommit?.();
     return payload;
-  });
+  };
 
   // A request that ends without an answer sent (the client went away mid-handler) writes nothing.
-  app.addHook('onResponse', async (request) => {
+  const forgetUnanswered: onResponseAsyncHookHandler = async (request) => {
     const slot = request.idempotency;
     if (slot && !slot.ended) {
       slot.ended = true;
       await forget(slot);
     }
+  };
+
+  // Only routes that write take part: a read pays nothing for it. Each such route's handler runs
+  // inside its request's gate, so that its first transaction is held; the route's own hooks run
+  // after the application's (its answer is kept after the serialisers ran).
+  app.addHook('onRoute', (route) => {
+    if (![route.method].flat().some((method) => WRITES.has(method))) return;
+    const handler = route.handler;
+    route.handler = function (this: FastifyInstance, request, reply) {
+      const slot = request.idempotency;
+      return slot ? withGate(slot.gate, () => handler.call(this, request, reply)) : handler.call(this, request, reply);
+    };
+    route.preHandler = [route.preHandler ?? []].flat().concat(claimRequestKey);
+    route.onSend = [route.onSend ?? []].flat().concat(keepAnswer);
+    route.onResponse = [route.onResponse ?? []].flat().concat(forgetUnanswered);
   });
 
   /** A request whose answer is not kept: its held write rolls back and its key is free again (a released write stays `written`). */

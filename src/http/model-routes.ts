@@ -99,6 +99,8 @@ export function registerModelRoutes(app: FastifyInstance, ctx: AppContext, model
     resource: model.resource,
     urls: names.map((name) => `/api/3/${name}/schema`),
     methods: { GET: { handler: async () => schema } },
+    // The record path below takes `schema` for an id with these.
+    shadowedBy: model.readOnlyResource ? [] : ['PUT', 'PATCH', 'DELETE'],
   });
   addResourceRoute(app, {
     resource: model.resource,

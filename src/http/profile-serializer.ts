@@ -49,8 +49,8 @@ export function formatterFor(request: FastifyRequest, model: Model): (record: Ro
 
 /** Reshapes successful answers for `facturascripts` keys; spec answers pass untouched. */
 export function registerProfileSerializer(app: FastifyInstance): void {
-  app.addHook('preSerialization', async (request, reply, payload) => {
-    if (!isLegacy(request) || reply.statusCode >= 400) return payload;
+  app.addHook('preSerialization', (request, reply, payload, done) => {
+    if (!isLegacy(request) || reply.statusCode >= 400) return done(null, payload);
     const { write, shape } = request.routeOptions.config;
     let body = shape ? formatByShape(shape, payload) : payload;
     if (write === 'delete') body = { ok: WRITE_MESSAGES.delete, data: (body as { data?: unknown }).data };
@@ -58,7 +58,7 @@ export function registerProfileSerializer(app: FastifyInstance): void {
       reply.code(200);
       body = { ok: WRITE_MESSAGES[write], data: body };
     }
-    return body;
+    done(null, body);
   });
 }
 

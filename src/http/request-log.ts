@@ -23,8 +23,9 @@ export function requestIdOf(request: IncomingMessage): string {
  * above silences them; errors are logged with their stack by the error handler.
  */
 export function registerRequestLog(app: FastifyInstance, context: (request: FastifyRequest) => Record<string, unknown> | undefined): void {
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('X-Request-Id', request.id);
+    done();
   });
   if (!INFO_OR_MORE.has(app.log.level)) return;
   app.addHook('onResponse', async (request, reply) => {

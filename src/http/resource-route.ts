@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, FastifySchema, HTTPMethods } from 'fastify';
 import { AppError } from '../errors.ts';
 import type { Model } from '../models/define-model.ts';
+import { otherMethodsOf } from './other-methods.ts';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type Handler = (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
@@ -47,6 +48,40 @@ export interface ResourceRoute {
   shape?: ResponseShape;
   family?: 'model';
   methods: Partial<Record<Method, { handler: Handler; schema?: FastifySchema; write?: WriteKind; shape?: ResponseShape; streamsFiles?: boolean }>>;
+  /**
+   * The methods a parameter sibling serves (`/schema` beside `/:id`): the router would hand this
+   * path to the sibling for them, so they get a 405 route of their own. Unset: all unsupported
+   * methods of a path whose last segment is fixed under a resource, to be safe.
+   */
+  shadowedBy?: Method[];
+}
+
+/**
+ * A path whose last segment is fixed under a resource (`/api/3/cliente/schema`) may also be matched
+ * by a sibling's parameter (`/api/3/cliente/:id`) for a method it does not serve: the router would
+ * take that sibling. Such methods keep a 405 route of their own; every other method a path does not
+ * serve is answered 405 from the path registry (other-methods.ts).
+ */
+const SHADOWED = /^\/[^/]+\/[^/]+\/[^/]+\/[^/:*]+$/;
+
+/**
+ * The methods of a path grouped into as few routes as answer the same: each Fastify route holds a
+ * context of its own (a few KiB, times every path of every resource). HEAD shares GET's route
+ * (Fastify's own HEAD twin would be another; Node sends a HEAD answer's headers without its body),
+ * and methods with the same handler and options (PUT and PATCH) share one.
+ */
+function sharedRoutes(route: ResourceRoute, supported: Method[]): HTTPMethods[][] {
+  const groups: HTTPMethods[][] = [];
+  const same = (a: Method, b: Method) => {
+    const [x, y] = [route.methods[a]!, route.methods[b]!];
+    return x.handler === y.handler && x.schema === y.schema && x.write === y.write && x.shape === y.shape && x.streamsFiles === y.streamsFiles;
+  };
+  for (const method of supported) {
+    const group = groups.find((methods) => same(methods[0] as Method, method));
+    if (group) group.push(method);
+    else groups.push(method === 'GET' ? ['GET', 'HEAD'] : [method]);
+  }
+  return groups;
 }
 
 /**
@@ -60,19 +95,21 @@ export function addResourceRoute(app: FastifyInstance, route: ResourceRoute): vo
   const allow = [...supported, ...(route.methods.GET ? ['HEAD'] : []), 'OPTIONS'].join(', ');
   const config = { resource: route.resource };
   for (const url of route.urls) {
-    for (const method of supported) {
-      const { handler, schema, write, shape, streamsFiles } = route.methods[method]!;
-      app.route({ method, url, config: { ...config, write, shape: shape ?? route.shape, family: route.family, streamsFiles }, schema, handler });
+    for (const methods of sharedRoutes(route, supported)) {
+      const { handler, schema, write, shape, streamsFiles } = route.methods[methods[0] as Method]!;
+      app.route({ method: methods, exposeHeadRoute: false, url, config: { ...config, write, shape: shape ?? route.shape, family: route.family, streamsFiles }, schema, handler });
     }
-    if (unsupported.length) {
-      app.route({
-        method: unsupported,
-        url,
-        config: { ...config, notAllowed: true },
-        handler: async () => {
-          throw new AppError('method-not-allowed', { allow });
-        },
-      });
-    }
+    if (!unsupported.length) continue;
+    otherMethodsOf(app).add(url, { resource: route.resource, allow });
+    const shadowed = unsupported.filter((method) => (route.shadowedBy ? route.shadowedBy.includes(method as Method) : SHADOWED.test(url)));
+    if (!shadowed.length) continue;
+    app.route({
+      method: shadowed,
+      url,
+      config: { ...config, notAllowed: true },
+      handler: async () => {
+        throw new AppError('method-not-allowed', { allow });
+      },
+    });
   }
 }

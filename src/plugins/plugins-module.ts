@@ -49,7 +49,8 @@ export function pluginsModules(installed: InstalledPlugin[]): Module[] {
     async setup(ctx) {
       states = pluginStates(ctx);
       await states.get();
-      ctx.pipeline.available = async (resource) => {
+      // Synchronous for the resources that cannot be switched off: every request asks.
+      ctx.pipeline.available = (resource) => {
         const available = ctx.availability.get(resource);
         return available ? available() : true;
       };

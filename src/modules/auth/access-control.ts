@@ -3,6 +3,7 @@ import type { AppContext } from '../../app-context.ts';
 import { AppError } from '../../errors.ts';
 import { hashToken } from './auth-models.ts';
 import { dbBoolean } from '../../db/row-codec.ts';
+import { whenKnown, type MaybePromise } from '../../when-known.ts';
 import type { SharedCache } from '../../db/shared-state.ts';
 
 export const BAN_WINDOW_MS = 600_000;
@@ -66,7 +67,7 @@ export class AccessControl {
 
   constructor(ctx: AppContext) {
     this.#ctx = ctx;
-    this.#globalDigest = ctx.config.apiKey ? Buffer.from(hashToken(ctx.config.apiKey), 'hex') : undefined;
+    this.#globalDigest = ctx.config.apiKey ? hashToken(ctx.config.apiKey, 'buffer') : undefined;
     this.#keys = ctx.shared.cache('access', ['apikey', 'apiaccess'], () => this.#loadKeys());
   }
 
@@ -161,18 +162,22 @@ export class AccessControl {
     await this.#ctx.database.kysely.insertInto('api_incidents').values({ ip: ip.slice(0, 45), time, instance: this.#instance }).execute();
   }
 
-  /** The caller for a token, or undefined for a missing, unknown or disabled key. */
-  async authenticate(token: string | undefined, ip: string): Promise<Caller | undefined> {
+  /**
+   * The caller for a token, or undefined for a missing, unknown or disabled key: at once while the
+   * keys are current (every request asks), else once they are loaded.
+   */
+  authenticate(token: string | undefined, ip: string): MaybePromise<Caller | undefined> {
     if (!token) return undefined;
-    const keys = this.#keys.current() ?? (await this.#keys.get());
-    const digest = Buffer.from(hashToken(token), 'hex');
-    if (this.#globalDigest && timingSafeEqual(digest, this.#globalDigest)) {
-      return { keyId: undefined, fullaccess: true, rules: undefined, profile: undefined };
-    }
-    const key = keys.get(digest.toString('hex'));
-    if (!key || !timingSafeEqual(digest, key.digest)) return undefined;
-    this.#activity.set(key.id, { time: this.#ctx.clock.now(), ip });
-    return { keyId: key.id, fullaccess: key.fullaccess, rules: key.rules, profile: key.profile, ratelimit: key.ratelimit };
+    return whenKnown(this.#keys.current() ?? this.#keys.get(), (keys) => {
+      const digest = hashToken(token, 'buffer');
+      if (this.#globalDigest && timingSafeEqual(digest, this.#globalDigest)) {
+        return { keyId: undefined, fullaccess: true, rules: undefined, profile: undefined };
+      }
+      const key = keys.get(digest.toString('hex'));
+      if (!key || !timingSafeEqual(digest, key.digest)) return undefined;
+      this.#activity.set(key.id, { time: this.#ctx.clock.now(), ip });
+      return { keyId: key.id, fullaccess: key.fullaccess, rules: key.rules, profile: key.profile, ratelimit: key.ratelimit };
+    });
   }
 
   /** Whether the caller may use `resource` with `method`; the root listing ('') is open to every key. */

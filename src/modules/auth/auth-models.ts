@@ -1,4 +1,4 @@
-import { createHash, randomInt } from 'node:crypto';
+import { hash, randomInt } from 'node:crypto';
 import { defineModel } from '../../models/define-model.ts';
 import { f, today } from '../../models/fields.ts';
 
@@ -15,8 +15,10 @@ export function generateToken(length = 20): string {
 }
 
 /** Only this digest is stored: a leaked database does not leak usable keys. Lookup is by digest. */
-export function hashToken(token: string): string {
-  return createHash('sha256').update(token, 'utf8').digest('hex');
+export function hashToken(token: string): string;
+export function hashToken(token: string, as: 'buffer'): Buffer;
+export function hashToken(token: string, as: 'hex' | 'buffer' = 'hex'): string | Buffer {
+  return hash('sha256', token, as);
 }
 
 /** Stored API keys (table `api_keys`); the token is returned once, on creation, and never again. */

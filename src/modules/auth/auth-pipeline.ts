@@ -1,9 +1,10 @@
 import type { FastifyRequest } from 'fastify';
 import type { AppContext } from '../../app-context.ts';
 import { AppError } from '../../errors.ts';
-import type { PipelineSteps } from '../../http/pipeline.ts';
+import { resourceOf, type PipelineSteps } from '../../http/pipeline.ts';
 import { type AccessControl, type Caller, bannedError } from './access-control.ts';
 import type { RateLimiter } from './rate-limits.ts';
+import { whenKnown, type MaybePromise } from '../../when-known.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -20,24 +21,32 @@ export function tokenOf(request: FastifyRequest): string | undefined {
 
 /** Pipeline steps 2-4 and 6 (architecture section 5) backed by the settings and the access control state. */
 export function authPipeline(access: AccessControl, limiter: RateLimiter, ctx: AppContext): PipelineSteps {
+  // Synchronous while the settings are current (every request reads them).
+  const settings = () => ctx.currentSettings() ?? ctx.settings();
+  const admit = (request: FastifyRequest, caller: Caller | undefined): MaybePromise<void> => {
+    if (!caller) {
+      return access.recordFailure(request.ip).then(() => {
+        throw new AppError('auth-token-invalid');
+      });
+    }
+    request.caller = caller;
+    if (caller.profile) request.profile = caller.profile === 'facturascripts' ? 'facturascripts' : 'spec';
+    else return whenKnown(settings(), (current) => void (request.profile = current.api_profile === 'facturascripts' ? 'facturascripts' : 'spec'));
+  };
   return {
     logContext: (request) => (request.caller ? { key: request.caller.keyId ?? 'global' } : undefined),
-    async apiEnabled() {
-      if (!(await ctx.settings()).enable_api) throw new AppError('api-disabled');
+    apiEnabled() {
+      return whenKnown(settings(), (current) => {
+        if (!current.enable_api) throw new AppError('api-disabled');
+      });
     },
-    async authenticate(request) {
+    authenticate(request) {
       const banned = access.banRemaining(request.ip);
       if (banned) throw bannedError(banned);
-      const caller = await access.authenticate(tokenOf(request), request.ip);
-      if (!caller) {
-        await access.recordFailure(request.ip);
-        throw new AppError('auth-token-invalid');
-      }
-      request.caller = caller;
-      request.profile = (caller.profile ?? (await ctx.settings()).api_profile) === 'facturascripts' ? 'facturascripts' : 'spec';
+      return whenKnown(access.authenticate(tokenOf(request), request.ip), (caller) => admit(request, caller));
     },
-    async authorize(request) {
-      const resource = request.routeOptions.config.resource ?? '';
+    authorize(request) {
+      const resource = resourceOf(request) ?? '';
       if (!access.allows(request.caller!, resource, request.method)) throw new AppError('forbidden');
     },
     limit(request, reply) {

@@ -27,6 +27,7 @@ export function settingsModule(): Module {
       });
       await cache.get();
       ctx.settings = () => cache.read();
+      ctx.currentSettings = () => cache.current();
     },
   };
 }
