@@ -183,6 +183,33 @@ forEachEngine('rules between records', (t) => {
     assert.equal((await t().call('GET', '/api/3/cliente/NOLIMIT')).body.riesgoalcanzado, 6050);
   });
 
+  it('adds each new document to the stored risk, and the customer-risk job corrects a risk that drifted', async () => {
+    await created(t(), '/api/3/cliente', { codcliente: 'DRIFT', nombre: 'Drifting' });
+    const risk = async () => (await t().call('GET', '/api/3/cliente/DRIFT')).body.riesgoalcanzado;
+    const make = (doc: string, price: number, extra: Record<string, unknown> = {}) =>
+      t().call('POST', `/api/3/crear${doc}`, { codcliente: 'DRIFT', lineas: [{ descripcion: doc, pvpunitario: price }], ...extra });
+    const first = (await make('FacturaCliente', 100.1)).body.doc;
+    await make('FacturaCliente', 0.1);
+    await make('FacturaCliente', 0.2);
+    assert.equal(await risk(), 121.48, '121.12 + 0.12 + 0.24, to the cent');
+    assert.equal((await make('FacturaCliente', 50, { pagada: true })).status, 200);
+    assert.equal(await risk(), 121.48, 'an invoice created paid adds nothing');
+    await make('PedidoCliente', 10);
+    await make('PresupuestoCliente', 1000);
+    assert.equal(await risk(), 133.58, 'an order adds its total, a quote nothing');
+    assert.equal((await t().call('POST', `/api/3/pagarFacturaCliente/${first.idfactura}`, { pagada: true })).status, 200);
+    assert.equal(await risk(), 12.46);
+    await t().app.runJob('customer-risk');
+    assert.equal(await risk(), 12.46, 'nothing to correct');
+
+    // Written around the service (or through the API): the next run counts it again.
+    await t().app.ctx.database.kysely.updateTable('clientes').set({ riesgoalcanzado: 999 }).where('codcliente', '=', 'DRIFT').execute();
+    await make('FacturaCliente', 1);
+    assert.equal(await risk(), 1000.21, 'a creation adds to what is stored');
+    await t().app.runJob('customer-risk');
+    assert.equal(await risk(), 13.67);
+  });
+
   it('updates supplier prices from purchase documents when updatesupplierprices is on', async () => {
     const product = await created(t(), '/api/3/producto', { referencia: 'SP1', precio: 50 });
     const prices = async () => (await t().call('GET', '/api/3/productoproveedor?filter[referencia]=SP1&filter[codproveedor]=SUPP')).body;

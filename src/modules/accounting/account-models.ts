@@ -94,6 +94,8 @@ export const subcuentaModel = defineModel({
     saldo: f.double({ notNull: true, default: 0 }),
   },
   unique: [['codsubcuenta', 'codejercicio']],
+  // A role's first sub-account (posting/chart.ts) without reading all of its account's.
+  indexes: [['idcuenta', 'codsubcuenta']],
   validate(values, existing) {
     const errors: Errors = {};
     requireText(errors, values, existing, 'descripcion');

@@ -1,4 +1,4 @@
-import type { Expression } from 'kysely';
+import { sql, type Expression, type RawBuilder } from 'kysely';
 import type { DbExecutor } from '../../db/database.ts';
 import type { SqlDialect } from '../../db/dialect.ts';
 
@@ -36,4 +36,15 @@ export async function storeCustomerRisk(db: DbExecutor, codcliente: string, risk
 export async function reachedRiskOf(db: DbExecutor, codcliente: string): Promise<number> {
   const row = await db.selectFrom('clientes').select('riesgoalcanzado').where('codcliente', '=', codcliente).executeTakeFirst();
   return Number(row?.riesgoalcanzado ?? 0);
+}
+
+/**
+ * A page of customers by code (after `after`, at most `limit`), each with its stored risk and
+ * `counted(codcliente)`, an SQL expression of the customer's code column, read in one statement
+ * (one snapshot: the two are comparable).
+ */
+export async function storedAndCountedRisks(db: DbExecutor, after: string, limit: number, counted: (codcliente: RawBuilder<unknown>) => RawBuilder<number>) {
+  const rows = await db.selectFrom('clientes').select(['codcliente', 'riesgoalcanzado', counted(sql.ref('clientes.codcliente')).as('counted')])
+    .where('codcliente', '>', after).orderBy('codcliente').limit(limit).execute();
+  return rows.map((row) => ({ codcliente: String(row.codcliente), stored: Number(row.riesgoalcanzado ?? 0), counted: Number(row.counted ?? 0) }));
 }

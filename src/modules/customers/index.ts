@@ -9,4 +9,4 @@ export function customersModule(): Module {
   return { name: 'customers', models: [customerModel, cuentaBancoClienteModel] };
 }
 export { customerOf, debitAccountOf, paymentDaysOf } from './customer-reads.ts';
-export { lockCustomerRisk, reachedRiskOf, riskOf, storeCustomerRisk, type CustomerRisk } from './customer-risk.ts';
+export { lockCustomerRisk, reachedRiskOf, riskOf, storeCustomerRisk, storedAndCountedRisks, type CustomerRisk } from './customer-risk.ts';

@@ -38,29 +38,52 @@ export async function lockCustomerOfDocument(db: DbExecutor, dialect: SqlDialect
 }
 
 /**
- * A customer's reached risk as one SQL expression: its unpaid invoices less what their paid
- * receipts already covered, plus its editable (pending) delivery notes and orders; quotes do not
- * count. Rounded to `decimals`.
+ * What sales documents add to their customer's reached risk, as one SQL expression: unpaid invoices
+ * less what their paid receipts already covered, plus editable (pending) delivery notes and orders;
+ * quotes do not count. `scope` narrows each table's rows: a customer's (the whole risk) or one
+ * document's (what it adds).
  */
-function reachedRisk(dialect: SqlDialect, codcliente: string, decimals: number): RawBuilder<number> {
-  const sum = (table: string, flag: 'pagada' | 'editable', value: boolean) =>
-    sql`COALESCE((SELECT SUM(d.total) FROM ${sql.table(table)} d WHERE d.codcliente = ${codcliente} AND ${sql.ref(`d.${flag}`)} = ${dialect.boolean(value)}), 0)`;
-  const unpaid = sql`SELECT d.idfactura FROM ${sql.table(INVOICES)} d WHERE d.codcliente = ${codcliente} AND d.pagada = ${dialect.boolean(false)}`;
-  const risk = sql`${sum(INVOICES, 'pagada', false)} - ${paidOnCustomerInvoices(dialect, unpaid)} + ${sum(DELIVERY_NOTES, 'editable', true)} + ${sum(ORDERS, 'editable', true)}`;
-  return sql<number>`ROUND(CAST(${risk} AS DECIMAL(20, 6)), ${sql.raw(String(decimals))})`;
+function documentsRisk(dialect: SqlDialect, scope: (table: string) => RawBuilder<unknown> | undefined): RawBuilder<number> {
+  const sum = (table: string, flag: 'pagada' | 'editable', value: boolean) => {
+    const where = scope(table);
+    return where ? sql`COALESCE((SELECT SUM(d.total) FROM ${sql.table(table)} d WHERE ${where} AND ${sql.ref(`d.${flag}`)} = ${dialect.boolean(value)}), 0)` : sql`0`;
+  };
+  const invoices = scope(INVOICES);
+  const covered = invoices ? paidOnCustomerInvoices(dialect, sql`SELECT d.idfactura FROM ${sql.table(INVOICES)} d WHERE ${invoices} AND d.pagada = ${dialect.boolean(false)}`) : sql`0`;
+  return sql<number>`${sum(INVOICES, 'pagada', false)} - ${covered} + ${sum(DELIVERY_NOTES, 'editable', true)} + ${sum(ORDERS, 'editable', true)}`;
+}
+
+const rounded = (risk: RawBuilder<number>, decimals: number) => sql<number>`ROUND(CAST(${risk} AS DECIMAL(20, 6)), ${sql.raw(String(decimals))})`;
+
+/** A customer's reached risk, counted over all its documents (`codcliente` a value, or a column of an outer query). Rounded to `decimals`. */
+export function reachedRisk(dialect: SqlDialect, codcliente: string | RawBuilder<unknown>, decimals: number): RawBuilder<number> {
+  return rounded(documentsRisk(dialect, () => sql`d.codcliente = ${codcliente}`), decimals);
+}
+
+/** A sales document that a write just created: what it adds to the risk is all that changed. */
+export interface AddedDocument {
+  type: DocumentType;
+  id: number;
 }
 
 /**
- * Recomputes a locked customer's `riesgoalcanzado` after a change to its sales documents or
- * receipts, in the change's transaction (one statement). With `document`, the change saved a sales
- * document (created, edited, its lines or status changed): as in the reference, a document with a
- * total is refused (422 `customer-reached-maximum-risk`) while the customer's risk is above its
- * `riesgomax` (none when null or 0) — the risk this change leads to, unless the change lowered
- * it (paying, removing lines, closing an order stay possible).
+ * Keeps a locked customer's `riesgoalcanzado` after a change to its sales documents or receipts,
+ * in the change's transaction (one statement). A change names no document: the risk is counted
+ * again over all the customer's documents. A creation (`created`, touching no other document) adds
+ * what the new document adds to the stored risk: constant work however long the customer's history
+ * (issue 28), kept exact by the counts of every other change and checked by the `customer-risk`
+ * job (risk-recount.ts). With `document`, the change saved a sales document (created, edited, its
+ * lines or status changed): as in the reference, a document with a total is refused (422
+ * `customer-reached-maximum-risk`) while the customer's risk is above its `riesgomax` (none when
+ * null or 0) — the risk this change leads to, unless the change lowered it (paying, removing
+ * lines, closing an order stay possible).
  */
-export async function settleCustomerRisk(db: DbExecutor, dialect: SqlDialect, decimals: number, customer: LockedCustomer | undefined, document?: { total?: unknown }): Promise<void> {
+export async function settleCustomerRisk(db: DbExecutor, dialect: SqlDialect, decimals: number, customer: LockedCustomer | undefined, document?: { total?: unknown }, created?: AddedDocument): Promise<void> {
   if (!customer) return;
-  await storeCustomerRisk(db, customer.codcliente, reachedRisk(dialect, customer.codcliente, decimals));
+  const risk = created
+    ? rounded(sql<number>`COALESCE(riesgoalcanzado, 0) + ${documentsRisk(dialect, (table) => (table === created.type.header.table ? sql`${sql.ref(`d.${created.type.key}`)} = ${created.id}` : undefined))}`, decimals)
+    : reachedRisk(dialect, customer.codcliente, decimals);
+  await storeCustomerRisk(db, customer.codcliente, risk);
   if (!document || !Number(document.total) || !(customer.riesgomax > 0)) return;
   const reached = await reachedRiskOf(db, customer.codcliente);
   if (reached > customer.riesgomax && reached >= customer.riesgoalcanzado) {

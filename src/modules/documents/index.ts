@@ -4,6 +4,7 @@ import { registerDocumentRoutes } from './document-routes.ts';
 import { DOCUMENT_TYPES } from './document-types.ts';
 import { registerDocumentWriters } from './document-writers.ts';
 import { refreshOverdue } from './overdue-refresh.ts';
+import { customerRiskJob } from './risk-recount.ts';
 import { guardSoldProducts } from './product-use.ts';
 import { numberGapModel } from './number-gaps.ts';
 import { recordExistingGaps } from './numbering.ts';
@@ -38,6 +39,6 @@ export function documentsModule(): Module {
       guardSealedDocuments(ctx);
     },
     register: registerDocumentRoutes,
-    jobs: [{ name: 'overdue', intervalMs: () => 60_000, run: refreshOverdue }],
+    jobs: [{ name: 'overdue', intervalMs: () => 60_000, run: refreshOverdue }, customerRiskJob()],
   };
 }

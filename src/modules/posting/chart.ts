@@ -31,22 +31,30 @@ export async function chartOfYear(db: DbExecutor, codejercicio: string): Promise
 
 /**
  * One read of a year's chart (one that has a chart: `chartOfYear`) for a posting: the sub-accounts
- * of the codes it names and of the accounts tagged with the roles it may fall back on.
+ * of the codes it names, and the first sub-account of each account tagged with the roles it may
+ * fall back on. Every part is an index lookup (`subcuentas (idcuenta, codsubcuenta)`): a role's
+ * account may hold a sub-account per customer, and a posting's cost must not grow with them.
  */
 export async function chartView(db: DbExecutor, codejercicio: string, longsubcuenta: number, roles: readonly [string, ...string[]], codes: ReadonlyArray<string | null | undefined>): Promise<ChartView> {
   const named = [...new Set(codes.filter((code): code is string => typeof code === 'string' && code !== ''))];
-  const rows = await db.selectFrom('subcuentas as s').innerJoin('cuentas as c', 'c.idcuenta', 's.idcuenta')
-    .select(['s.idsubcuenta', 's.codsubcuenta', 's.idcuenta', 'c.codcuenta', 'c.codcuentaesp'])
-    .where('s.codejercicio', '=', codejercicio)
-    .where((eb) => eb.or([eb('c.codcuentaesp', 'in', [...roles]), ...(named.length ? [eb('s.codsubcuenta', 'in', named)] : [])]))
-    .orderBy('c.codcuenta').orderBy('s.codsubcuenta')
-    .execute();
+  const columns = ['s.idsubcuenta', 's.codsubcuenta', 's.idcuenta', 'c.codcuenta', 'c.codcuentaesp'] as const;
+  const tagged = db.selectFrom('cuentas as c')
+    .innerJoin('subcuentas as s', (join) => join.on('s.idsubcuenta', '=', (eb) => eb.selectFrom('subcuentas as first').select('first.idsubcuenta')
+      .whereRef('first.idcuenta', '=', 'c.idcuenta').orderBy('first.codsubcuenta').limit(1)))
+    .select(columns)
+    .where('c.codejercicio', '=', codejercicio)
+    .where('c.codcuentaesp', 'in', [...roles]);
+  const query = named.length
+    ? tagged.unionAll(db.selectFrom('subcuentas as s').innerJoin('cuentas as c', 'c.idcuenta', 's.idcuenta').select(columns)
+      .where('s.codejercicio', '=', codejercicio).where('s.codsubcuenta', 'in', named))
+    : tagged;
+  const rows = (await query.execute()).sort((a, b) => compare(a.codcuenta, b.codcuenta) || compare(a.codsubcuenta, b.codsubcuenta));
   const byCode = new Map<string, Subaccount>();
   const firstOf = new Map<string, Subaccount>();
   for (const row of rows) {
     const sub: Subaccount = { idsubcuenta: Number(row.idsubcuenta), codsubcuenta: String(row.codsubcuenta), idcuenta: Number(row.idcuenta), codcuenta: String(row.codcuenta) };
     byCode.set(sub.codsubcuenta, sub);
-    // Rows come by account code, then sub-account code: the first seen of a role is its first.
+    // Rows are sorted by account code, then sub-account code: the first seen of a role is its first.
     if (row.codcuentaesp && !firstOf.has(String(row.codcuentaesp))) firstOf.set(String(row.codcuentaesp), sub);
   }
   return {
@@ -55,4 +63,10 @@ export async function chartView(db: DbExecutor, codejercicio: string, longsubcue
     byCode: (code) => (code ? byCode.get(code) : undefined),
     first: (role) => firstOf.get(role),
   };
+}
+
+/** Account codes are digits: compared as text, as the databases ordered them. */
+function compare(a: unknown, b: unknown): number {
+  const [x, y] = [String(a), String(b)];
+  return x < y ? -1 : x > y ? 1 : 0;
 }
