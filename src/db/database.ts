@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { Kysely, sql, MysqlDialect, PostgresDialect, type Dialect } from 'kysely';
+import { Kysely, sql, MysqlDialect, PostgresDialect, type CompiledQuery, type Dialect } from 'kysely';
 import { QueuedSqliteDialect } from './sqlite-queued-dialect.ts';
 import type pgLibrary from 'pg';
 import type mysqlLibrary from 'mysql2';
@@ -12,7 +12,7 @@ const pg = lazyLibrary<typeof pgLibrary>('pg');
 const mysql = lazyLibrary<typeof mysqlLibrary>('mysql2');
 import { parseDatabaseUrl, redactUrl } from '../config.ts';
 import { cachedStatements } from './sqlite-statement-cache.ts';
-import { guardedDialect, type StatementCounter } from './guarded-dialect.ts';
+import { guardedDialect, guardedRead, type StatementCounter } from './guarded-dialect.ts';
 import { dialectFor, type SqlDialect } from './dialect.ts';
 import { WriteTracker } from './write-tracker.ts';
 import { ReplicaSet, routingDialect } from './read-replicas.ts';
@@ -44,6 +44,11 @@ export interface Database {
   readonly writes: WriteTracker;
   /** The read replicas, when configured (read-replicas.ts). */
   readonly replicas?: ReplicaSet;
+  /**
+   * One read outside any transaction, straight to the connection where the engine allows it
+   * (SQLite: sqlite-queued-dialect.ts); undefined elsewhere, where reads go through `kysely`.
+   */
+  readonly read?: (query: CompiledQuery) => Promise<Record<string, unknown>[]>;
 }
 
 // pg returns DATE/TIME/TIMESTAMP as JS Dates (in the process time zone) and BIGINT/NUMERIC as
@@ -76,13 +81,14 @@ const consoleReport = (error: unknown, what: string) => console.error(what, erro
 
 function open(engine: Engine, dialect: Dialect, replicas?: ReplicaSet): Database {
   const counter: StatementCounter = { statements: 0 };
+  const read = dialect instanceof QueuedSqliteDialect ? guardedRead((query) => dialect.read(query), counter) : undefined;
   const writes = new WriteTracker();
   const kysely = new Kysely({ dialect: guardedDialect(replicas ? routingDialect(dialect, replicas) : dialect, counter, writes) });
   const maintain = async () => {
     if (engine === 'sqlite') await sql`PRAGMA optimize`.execute(kysely);
   };
   return {
-    engine, dialect: dialectFor(engine), kysely, counter, writes, replicas, reportError: consoleReport, maintain,
+    engine, dialect: dialectFor(engine), kysely, counter, writes, replicas, read, reportError: consoleReport, maintain,
     async close() {
       // SQLite: the statistics of what this process used go with it (a failure here loses nothing).
       await maintain().catch(() => {});

@@ -79,3 +79,17 @@ function guardedDriver(driver: Driver, counter: StatementCounter, writes: WriteT
     },
   });
 }
+
+/**
+ * A read that bypasses the driver (QueuedSqliteDialect.read) under the same rules as the driver's
+ * connections: refused inside a transaction, after the request's held commit, counted and observed.
+ */
+export function guardedRead(read: (query: CompiledQuery) => Promise<Record<string, unknown>[]>, counter: StatementCounter): (query: CompiledQuery) => Promise<Record<string, unknown>[]> {
+  return async (query) => {
+    assertNoTransaction('a database connection');
+    await currentGate()?.release();
+    counter.statements++;
+    counter.observer?.(query);
+    return read(query);
+  };
+}

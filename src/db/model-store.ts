@@ -61,8 +61,10 @@ export class ModelStore {
   }
 
   async #run(db: DbExecutor, prepared: Prepared): Promise<Record<string, unknown>[]> {
-    const result = await db.executeQuery<Record<string, unknown>>({ ...prepared.query, parameters: prepared.parameters });
-    return result.rows;
+    const query = { ...prepared.query, parameters: prepared.parameters };
+    // Outside a transaction, straight to the connection where the engine allows it (database.ts).
+    if (db === this.database.kysely && this.database.read) return this.database.read(query);
+    return (await db.executeQuery<Record<string, unknown>>(query)).rows;
   }
 
   #reader(model: Model, scope: 'all' | 'visible'): RowReader {

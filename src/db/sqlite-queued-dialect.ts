@@ -1,4 +1,4 @@
-import { SqliteAdapter, SqliteDialect, SqliteDriver, type DatabaseConnection, type Driver, type SqliteDialectConfig } from 'kysely';
+import { SqliteAdapter, SqliteDialect, SqliteDriver, type CompiledQuery, type DatabaseConnection, type Driver, type SqliteDatabase, type SqliteDialectConfig } from 'kysely';
 
 /** A first-come, first-served lock: each waiter is woken once, in arrival order. */
 class FifoLock {
@@ -26,7 +26,12 @@ class FifoLock {
 }
 
 class QueuedSqliteDriver extends SqliteDriver {
-  readonly #lock = new FifoLock();
+  readonly #lock: FifoLock;
+
+  constructor(config: SqliteDialectConfig, lock: FifoLock) {
+    super(config);
+    this.#lock = lock;
+  }
 
   override async acquireConnection(): Promise<DatabaseConnection> {
     await this.#lock.acquire();
@@ -53,14 +58,31 @@ class SelfLockingSqliteAdapter extends SqliteAdapter {
  */
 export class QueuedSqliteDialect extends SqliteDialect {
   readonly #config: SqliteDialectConfig;
+  readonly #database: SqliteDatabase;
+  readonly #lock = new FifoLock();
 
-  constructor(config: SqliteDialectConfig) {
+  constructor(config: SqliteDialectConfig & { database: SqliteDatabase }) {
     super(config);
     this.#config = config;
+    this.#database = config.database;
   }
 
   override createDriver(): Driver {
-    return new QueuedSqliteDriver(this.#config);
+    return new QueuedSqliteDriver(this.#config, this.#lock);
+  }
+
+  /**
+   * Runs one read outside any transaction, in its turn like any other (the same lock and event-loop
+   * turn), on the connection directly: Kysely's executor, connection provider and driver cost more
+   * than the statement itself for a read by key (docs/performance.md).
+   */
+  async read(query: CompiledQuery): Promise<Record<string, unknown>[]> {
+    await this.#lock.acquire();
+    try {
+      return this.#database.prepare(query.sql).all(query.parameters as unknown[]) as Record<string, unknown>[];
+    } finally {
+      this.#lock.release();
+    }
   }
 
   override createAdapter(): SqliteAdapter {
