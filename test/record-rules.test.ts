@@ -183,7 +183,7 @@ forEachEngine('rules between records', (t) => {
     assert.equal((await t().call('GET', '/api/3/cliente/NOLIMIT')).body.riesgoalcanzado, 6050);
   });
 
-  it('adds each new document to the stored risk, and the customer-risk job corrects a risk that drifted', async () => {
+  it('adds each new document and each payment to the stored risk, and the customer-risk job corrects a risk that drifted', async () => {
     await created(t(), '/api/3/cliente', { codcliente: 'DRIFT', nombre: 'Drifting' });
     const risk = async () => (await t().call('GET', '/api/3/cliente/DRIFT')).body.riesgoalcanzado;
     const make = (doc: string, price: number, extra: Record<string, unknown> = {}) =>
@@ -204,10 +204,12 @@ forEachEngine('rules between records', (t) => {
 
     // Written around the service (or through the API): the next run counts it again.
     await t().app.ctx.database.kysely.updateTable('clientes').set({ riesgoalcanzado: 999 }).where('codcliente', '=', 'DRIFT').execute();
-    await make('FacturaCliente', 1);
+    const last = (await make('FacturaCliente', 1)).body.doc;
     assert.equal(await risk(), 1000.21, 'a creation adds to what is stored');
+    assert.equal((await t().call('POST', `/api/3/pagarFacturaCliente/${last.idfactura}`, { pagada: true })).status, 200);
+    assert.equal(await risk(), 999, 'so does a payment: it takes off what the invoice added');
     await t().app.runJob('customer-risk');
-    assert.equal(await risk(), 13.67);
+    assert.equal(await risk(), 12.46);
   });
 
   it('updates supplier prices from purchase documents when updatesupplierprices is on', async () => {

@@ -68,7 +68,7 @@ export async function createDocument(ctx: AppContext, type: DocumentType, input:
     const paid = type.invoice && input.pagada
       ? await payInvoiceReceipts({ db: trx, dialect: ctx.database.dialect, type, invoice: (await headerOf(trx, type, id))!, decimals: settings.decimals, today, hooks: ctx.hooks }, true, today.date)
       : [];
-    await settleCustomerRisk(trx, ctx.database.dialect, settings.decimals, customer, header, { type, id: Number(id) });
+    await settleCustomerRisk(trx, ctx.database.dialect, settings.decimals, customer, header, { type, id: Number(id), before: 0 });
     const payments = recorded + paid.length;
     const result = await documentResult(trx, type, id);
     await publish(trx, ctx,

@@ -60,28 +60,42 @@ export function reachedRisk(dialect: SqlDialect, codcliente: string | RawBuilder
   return rounded(documentsRisk(dialect, () => sql`d.codcliente = ${codcliente}`), decimals);
 }
 
-/** A sales document that a write just created: what it adds to the risk is all that changed. */
-export interface AddedDocument {
+/**
+ * The one sales document a write changed, when it changed no other: what the document added to the
+ * risk before the write (0 for a new one: `documentRisk` read it otherwise), so that only the
+ * difference is added to the stored risk.
+ */
+export interface ChangedDocument {
   type: DocumentType;
   id: number;
+  before: number;
+}
+
+/** The rows of one document, in `documentsRisk`'s terms. */
+const oneDocument = (type: DocumentType, id: number) => (table: string) => (table === type.header.table ? sql`${sql.ref(`d.${type.key}`)} = ${id}` : undefined);
+
+/** What one sales document adds to its customer's risk now (read before a write that changes only it). */
+export async function documentRisk(db: DbExecutor, dialect: SqlDialect, type: DocumentType, id: number): Promise<number> {
+  const row = await db.selectNoFrom(sql<number>`${documentsRisk(dialect, oneDocument(type, id))}`.as('risk')).executeTakeFirst();
+  return Number(row?.risk ?? 0);
 }
 
 /**
  * Keeps a locked customer's `riesgoalcanzado` after a change to its sales documents or receipts,
- * in the change's transaction (one statement). A change names no document: the risk is counted
- * again over all the customer's documents. A creation (`created`, touching no other document) adds
- * what the new document adds to the stored risk: constant work however long the customer's history
- * (issue 28), kept exact by the counts of every other change and checked by the `customer-risk`
- * job (risk-recount.ts). With `document`, the change saved a sales document (created, edited, its
- * lines or status changed): as in the reference, a document with a total is refused (422
- * `customer-reached-maximum-risk`) while the customer's risk is above its `riesgomax` (none when
- * null or 0) — the risk this change leads to, unless the change lowered it (paying, removing
- * lines, closing an order stay possible).
+ * in the change's transaction (one statement). A change that names no document counts the risk
+ * again over all the customer's documents. A change of one document only (`changed`: a creation, a
+ * payment) adds what that document adds now less what it added before to the stored risk: constant
+ * work however long the customer's history (issue 28), kept exact by the counts of every other
+ * change and checked by the `customer-risk` job (risk-recount.ts). With `document`, the change
+ * saved a sales document (created, edited, its lines or status changed): as in the reference, a
+ * document with a total is refused (422 `customer-reached-maximum-risk`) while the customer's risk
+ * is above its `riesgomax` (none when null or 0) — the risk this change leads to, unless the change
+ * lowered it (paying, removing lines, closing an order stay possible).
  */
-export async function settleCustomerRisk(db: DbExecutor, dialect: SqlDialect, decimals: number, customer: LockedCustomer | undefined, document?: { total?: unknown }, created?: AddedDocument): Promise<void> {
+export async function settleCustomerRisk(db: DbExecutor, dialect: SqlDialect, decimals: number, customer: LockedCustomer | undefined, document?: { total?: unknown }, changed?: ChangedDocument): Promise<void> {
   if (!customer) return;
-  const risk = created
-    ? rounded(sql<number>`COALESCE(riesgoalcanzado, 0) + ${documentsRisk(dialect, (table) => (table === created.type.header.table ? sql`${sql.ref(`d.${created.type.key}`)} = ${created.id}` : undefined))}`, decimals)
+  const risk = changed
+    ? rounded(sql<number>`COALESCE(riesgoalcanzado, 0) + ${documentsRisk(dialect, oneDocument(changed.type, changed.id))} - ${changed.before}`, decimals)
     : reachedRisk(dialect, customer.codcliente, decimals);
   await storeCustomerRisk(db, customer.codcliente, risk);
   if (!document || !Number(document.total) || !(customer.riesgomax > 0)) return;

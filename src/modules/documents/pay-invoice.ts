@@ -10,7 +10,7 @@ import { payInvoiceReceipts } from './invoice-receipts.ts';
 import { paymentMethodExists } from '../finance/index.ts';
 import { headerOf, lockDocument, visible } from './document-repository.ts';
 import { loadReference } from './document-reference.ts';
-import { settleCustomerRisk } from './customer-risk.ts';
+import { documentRisk, settleCustomerRisk } from './customer-risk.ts';
 
 export interface PaymentRequest {
   pagada: boolean;
@@ -48,13 +48,15 @@ export async function payInvoice(ctx: AppContext, type: DocumentType, id: FieldV
     const invoice = (await headerOf(trx, type, id))!;
     if (Boolean(invoice.pagada) === request.pagada) return { ok: 'no-changes', data: visible(type.header, invoice) };
     if (request.codpago && !(await paymentMethodExists(trx, request.codpago))) throw validationError({ codpago: 'not-found' });
+    // Paying changes this invoice's receipts only: its risk before, so that only the difference is stored.
+    const before = lock.customer ? await documentRisk(trx, ctx.database.dialect, type, Number(id)) : 0;
     const changed = await payInvoiceReceipts(
       { db: trx, dialect: ctx.database.dialect, type, invoice, decimals: settings.decimals, today, hooks: ctx.hooks },
       request.pagada,
       request.fechapago ?? null,
       request.codpago ?? null,
     );
-    await settleCustomerRisk(trx, ctx.database.dialect, settings.decimals, lock.customer);
+    await settleCustomerRisk(trx, ctx.database.dialect, settings.decimals, lock.customer, undefined, { type, id: Number(id), before });
     await publish(trx, ctx, ...paymentEvents(type, id, changed, request.pagada, changed.length));
     const warnings = warningsOf(trx);
     return { ok: 'record-updated', data: visible(type.header, (await headerOf(trx, type, id))!), ...(warnings.length ? { warnings } : {}) };
