@@ -28,6 +28,20 @@ export function guardedDialect(dialect: Dialect, counter: StatementCounter, writ
 
 const TRANSACTION_ENDS = new Set<PropertyKey>(['commitTransaction', 'rollbackTransaction']);
 
+/**
+ * What every use of the connection passes first: refused to code running inside a transaction, and
+ * a request whose transaction is held for its answer (commit-gate.ts) commits it first.
+ */
+async function admitConnectionUse(): Promise<void> {
+  assertNoTransaction('a database connection');
+  await currentGate()?.release();
+}
+
+function countStatement(counter: StatementCounter, query: CompiledQuery): void {
+  counter.statements++;
+  counter.observer?.(query);
+}
+
 function guardedDriver(driver: Driver, counter: StatementCounter, writes: WriteTracker): Driver {
   const counted = new WeakSet<DatabaseConnection>();
   const count = (connection: DatabaseConnection) => {
@@ -35,8 +49,7 @@ function guardedDriver(driver: Driver, counter: StatementCounter, writes: WriteT
     counted.add(connection);
     const execute = connection.executeQuery.bind(connection);
     connection.executeQuery = async (query, options) => {
-      counter.statements++;
-      counter.observer?.(query);
+      countStatement(counter, query);
       const done = writes.statement(connection, query.query);
       if (!done) return execute(query, options);
       try {
@@ -51,9 +64,7 @@ function guardedDriver(driver: Driver, counter: StatementCounter, writes: WriteT
     get(target, property) {
       if (property === 'acquireConnection') {
         return async (...args: Parameters<Driver['acquireConnection']>) => {
-          assertNoTransaction('a database connection');
-          // A request whose transaction is held for its answer (commit-gate.ts) commits it first.
-          await currentGate()?.release();
+          await admitConnectionUse();
           return count(await target.acquireConnection(...args));
         };
       }
@@ -86,10 +97,8 @@ function guardedDriver(driver: Driver, counter: StatementCounter, writes: WriteT
  */
 export function guardedRead(read: (query: CompiledQuery) => Promise<Record<string, unknown>[]>, counter: StatementCounter): (query: CompiledQuery) => Promise<Record<string, unknown>[]> {
   return async (query) => {
-    assertNoTransaction('a database connection');
-    await currentGate()?.release();
-    counter.statements++;
-    counter.observer?.(query);
+    await admitConnectionUse();
+    countStatement(counter, query);
     return read(query);
   };
 }

@@ -50,19 +50,11 @@ export interface ResourceRoute {
   methods: Partial<Record<Method, { handler: Handler; schema?: FastifySchema; write?: WriteKind; shape?: ResponseShape; streamsFiles?: boolean }>>;
   /**
    * The methods a parameter sibling serves (`/schema` beside `/:id`): the router would hand this
-   * path to the sibling for them, so they get a 405 route of their own. Unset: all unsupported
-   * methods of a path whose last segment is fixed under a resource, to be safe.
+   * path to the sibling for them, so they keep a 405 route of their own. Every other method a path
+   * does not serve is answered 405 from the path registry (other-methods.ts).
    */
   shadowedBy?: Method[];
 }
-
-/**
- * A path whose last segment is fixed under a resource (`/api/3/cliente/schema`) may also be matched
- * by a sibling's parameter (`/api/3/cliente/:id`) for a method it does not serve: the router would
- * take that sibling. Such methods keep a 405 route of their own; every other method a path does not
- * serve is answered 405 from the path registry (other-methods.ts).
- */
-const SHADOWED = /^\/[^/]+\/[^/]+\/[^/]+\/[^/:*]+$/;
 
 /**
  * The methods of a path grouped into as few routes as answer the same: each Fastify route holds a
@@ -101,7 +93,7 @@ export function addResourceRoute(app: FastifyInstance, route: ResourceRoute): vo
     }
     if (!unsupported.length) continue;
     otherMethodsOf(app).add(url, { resource: route.resource, allow });
-    const shadowed = unsupported.filter((method) => (route.shadowedBy ? route.shadowedBy.includes(method as Method) : SHADOWED.test(url)));
+    const shadowed = unsupported.filter((method) => route.shadowedBy?.includes(method as Method));
     if (!shadowed.length) continue;
     app.route({
       method: shadowed,
