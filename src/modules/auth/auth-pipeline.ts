@@ -30,8 +30,10 @@ export function authPipeline(access: AccessControl, limiter: RateLimiter, ctx: A
       });
     }
     request.caller = caller;
-    if (caller.profile) request.profile = caller.profile === 'facturascripts' ? 'facturascripts' : 'spec';
-    else return whenKnown(settings(), (current) => void (request.profile = current.api_profile === 'facturascripts' ? 'facturascripts' : 'spec'));
+    // The key's own profile, else the installation's.
+    return whenKnown(caller.profile ?? whenKnown(settings(), (current) => current.api_profile), (profile) => {
+      request.profile = profile === 'facturascripts' ? 'facturascripts' : 'spec';
+    });
   };
   return {
     logContext: (request) => (request.caller ? { key: request.caller.keyId ?? 'global' } : undefined),

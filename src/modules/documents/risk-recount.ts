@@ -1,4 +1,3 @@
-import type { AppContext } from '../../app-context.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { storedAndCountedRisks } from '../customers/index.ts';
 import type { Job } from '../../module.ts';
@@ -13,9 +12,8 @@ const BATCH = 500;
  * `riesgoalcanzado` differs is counted again under its lock and stored, with a warning (a write
  * that changed its documents without keeping its risk, a value written through the API, or books
  * imported around the service). The whole customer list is gone through in turn, then again.
- * Returns how many customers it corrected.
  */
-export function customerRiskJob(): Job & { run(ctx: AppContext): Promise<number> } {
+export function customerRiskJob(): Job {
   let after = '';
   return {
     name: 'customer-risk',
@@ -25,14 +23,11 @@ export function customerRiskJob(): Job & { run(ctx: AppContext): Promise<number>
       const { dialect } = ctx.database;
       const rows = await storedAndCountedRisks(ctx.database.kysely, after, BATCH, (codcliente) => reachedRisk(dialect, codcliente, decimals));
       after = rows.length < BATCH ? '' : rows[rows.length - 1]!.codcliente;
-      let corrected = 0;
       for (const { codcliente, stored, counted } of rows) {
         if (stored === counted) continue;
         await inTransaction(ctx.database, async (trx) => settleCustomerRisk(trx, dialect, decimals, await lockCustomer(trx, dialect, codcliente)));
         ctx.log.warn({ codcliente, stored, counted }, 'customer risk corrected');
-        corrected++;
       }
-      return corrected;
     },
   };
 }
