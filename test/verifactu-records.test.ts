@@ -5,8 +5,8 @@ import { translateDbError } from '../src/db/translate-error.ts';
 import { AppError } from '../src/errors.ts';
 import { documentType } from '../src/modules/documents/index.ts';
 import { registroVerifactuModel } from '../src/modules/verifactu/index.ts';
-import { forEachEngine, type TestApp } from './helpers/test-app.ts';
-import { assertChained, assertValidSuministro, canValidateXml, expectedHuella, recordsOf, switchOn, xmlValue } from './helpers/verifactu.ts';
+import { forEachEngine } from './helpers/test-app.ts';
+import { assertChained, assertValidSuministro, canValidateXml, expectedHuella, recordsOf, switchOn, withoutGuards, xmlValue } from './helpers/verifactu.ts';
 
 /**
  * VERI*FACTU records (issue 25, docs/verifactu.md) on every engine: the company switch and its rules,
@@ -287,7 +287,7 @@ forEachEngine('VERI*FACTU records', (t) => {
     const target = records[2]!;
     const { database } = t().app.ctx;
     // Only a database administrator can do this: drop the guard, alter a record, put the guard back.
-    await withoutGuards(t(), async () => {
+    await withoutGuards(t(), 'registros_verifactu', async () => {
       await database.kysely.updateTable('registros_verifactu').set({ importetotal: '1.00' }).where('id', '=', target.id).execute();
     });
     const check = await t().call('GET', '/api/3/verifactuCadena?idempresa=1');
@@ -309,7 +309,7 @@ forEachEngine('VERI*FACTU records', (t) => {
     assert.equal((await call('PATCH', '/api/3/verifactuempresa/1', { modo: 'noverifactu' })).status, 200);
     const tail = (await recordsOf(t())).at(-1)!;
     // The previous record's own hash is recomputed from the record it keeps: alter what it says.
-    await withoutGuards(t(), async () => {
+    await withoutGuards(t(), 'registros_verifactu', async () => {
       const row = await t().app.ctx.database.kysely.selectFrom('registros_verifactu').select('registro').where('id', '=', tail.id).executeTakeFirstOrThrow();
       const content = JSON.parse(String(row.registro));
       content.CuotaTotal = '0.00';
@@ -339,18 +339,3 @@ forEachEngine('VERI*FACTU records', (t) => {
     assert.equal((await call('DELETE', `/api/3/facturacliente/${doc.idfactura}`)).status, 200);
   });
 }, { clock });
-
-/** Runs `fn` with the append-only triggers of the records' table dropped, and restores them. */
-async function withoutGuards(t: TestApp, fn: () => Promise<void>): Promise<void> {
-  const { database, registry } = t.app.ctx;
-  const { syncSchema } = await import('../src/db/schema-sync.ts');
-  const { ModelRegistry } = await import('../src/models/registry.ts');
-  const others = registry.models.filter((model) => model.table !== 'registros_verifactu');
-  // A sync without the append-only model drops its triggers (db/append-only.ts); the full sync restores them.
-  await syncSchema(database, new ModelRegistry([...others, { ...registroVerifactuModel, appendOnly: undefined }]));
-  try {
-    await fn();
-  } finally {
-    await syncSchema(database, new ModelRegistry(registry.models));
-  }
-}

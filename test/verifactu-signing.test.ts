@@ -7,7 +7,10 @@ import { checkSigned, XADES_NAMESPACE } from '../src/modules/verifactu/signing/s
 import { makeCertificates, startStandIn } from './helpers/aeat-stand-in.ts';
 import { forEachEngine } from './helpers/test-app.ts';
 import { createHash } from 'node:crypto';
-import { assertValidEvent, assertValidSuministro, recordsOf, switchOn } from './helpers/verifactu.ts';
+import { assertValidEvent, assertValidSuministro, recordsOf, switchOn, withoutGuards } from './helpers/verifactu.ts';
+import { recordXml } from '../src/modules/verifactu/xml-document.ts';
+import type { XmlTree } from '../src/modules/verifactu/xml-tree.ts';
+import { registroVerifactuModel } from '../src/modules/verifactu/index.ts';
 
 /**
  * NO VERI*FACTU signing (issue 27, item 2; docs/verifactu.md "NO VERI*FACTU"): every record signed
@@ -43,6 +46,7 @@ const clock = { now: () => now };
 
 forEachEngine('VERI*FACTU signing', (t) => {
   const call = (method: string, url: string, body?: unknown) => t().call(method, url, body);
+  const contentOf = async (id: number) => (await t().app.ctx.store.get(registroVerifactuModel, id, undefined, 'all'))!.registro as XmlTree;
   const signedOf = async (id: number) => String((await t().app.ctx.database.kysely.selectFrom('registros_verifactu').select('firmado').where('id', '=', id).executeTakeFirstOrThrow()).firmado);
 
   before(async () => {
@@ -69,7 +73,12 @@ forEachEngine('VERI*FACTU signing', (t) => {
       assert.match(signed, /urn:oid:2\.16\.724\.1\.3\.1\.1\.2\.1\.9/);
       assert.match(signed, /G7roucf600\+f03r\/o0bAOQ6WAs0=/);
       assert.match(signed, /<\/ds:Signature><\/sum1:Registro(Alta|Anulacion)>$/, 'the signature closes the record');
-      assert.equal(await checkSigned(signed, signed.replace(/<ds:Signature[\s\S]*<\/ds:Signature>/, '')), undefined);
+      // What was signed is the record as its content is kept.
+      assert.equal(await checkSigned(signed, recordXml({ tipo: record.tipo, content: await contentOf(record.id) })), undefined);
+      // One byte of the record changed: the signature no longer holds.
+      const tampered = signed.replace(/<sum1:IDVersion>1\.0</, '<sum1:IDVersion>1.1<');
+      assert.notEqual(tampered, signed);
+      assert.match(String(await checkSigned(tampered, tampered.replace(/<ds:Signature[\s\S]*<\/ds:Signature>/, ''))), /^the signature does not verify/);
       if (!xmlsec) {
         context.diagnostic('xmlsec1 not installed: the independent check is skipped here (CI requires it)');
         continue;
@@ -77,11 +86,7 @@ forEachEngine('VERI*FACTU signing', (t) => {
       const verdict = xmlsecVerifies(signed);
       assert.ok(verdict.ok, verdict.output);
       assert.match(verdict.output, /SignedInfo References \(ok\/all\): 2\/2/);
-      // One byte of the record changed: the signature no longer holds.
-      const tampered = signed.replace(/<sum1:IDVersion>1\.0</, '<sum1:IDVersion>1.1<');
-      assert.notEqual(tampered, signed);
       assert.equal(xmlsecVerifies(tampered).ok, false);
-      assert.match(String(await checkSigned(tampered, tampered.replace(/<ds:Signature[\s\S]*<\/ds:Signature>/, ''))), /^the signature does not verify/);
     }
   });
 
@@ -125,7 +130,7 @@ forEachEngine('VERI*FACTU signing', (t) => {
     assert.equal(log[0]!.tipo, '01', 'the first record opened the NO VERI*FACTU operation');
     assert.equal(log.filter((event) => event.tipo === '01').length, 1);
     const chain = await call('GET', '/api/3/verifactuCadena?idempresa=1');
-    assert.equal(chain.body.eventos.valid, true, JSON.stringify(chain.body.eventos));
+    assert.deepEqual(chain.body.eventos, { valid: true, events: log.length, firstBroken: null, signatures: { signed: log.length, unsigned: 0 } });
     log = await events();
     assert.deepEqual(log.slice(-2).map((event) => event.tipo), ['03', '05'], 'the check is logged, records then events');
     assert.equal((await call('GET', '/api/3/verifactuExportar?idempresa=1&desde=2027-02-01&hasta=2027-02-28')).status, 200);
@@ -137,6 +142,7 @@ forEachEngine('VERI*FACTU signing', (t) => {
     log = await events();
     assert.deepEqual(log.slice(-3).map((event) => event.tipo), ['08', '09', '10'], 'both exports and one summary 6 hours on');
     assert.equal(exportedEvents.headers['x-total-count'], String(log.length - 2), 'every event before the export of events');
+    assert.equal((exportedEvents.body.match(/<sfe:RegistroEvento[ >]/g) ?? []).length, log.length - 2, 'and each of them in the body');
 
     let previous = '';
     for (const event of log) {
@@ -192,6 +198,41 @@ forEachEngine('VERI*FACTU signing', (t) => {
     await t().app.runJob('verifactu-send');
     assert.equal((await call('GET', `/api/3/verifacturequerimiento/${empty.body.id}`)).body.estado, 'sinregistros');
     assert.equal(standIn.messages.length, 1, 'no empty message');
+  });
+
+  it('finds an event altered behind the service\'s back, and logs the anomaly by the check that failed', async () => {
+    const db = t().app.ctx.database.kysely;
+    const target = (await events())[0]!;
+    assert.equal(target.tipo, '01');
+    const content = async () => {
+      const row = await db.selectFrom('verifactu_eventos').select('registro').where('id', '=', target.id).executeTakeFirstOrThrow();
+      return typeof row.registro === 'string' ? JSON.parse(row.registro) : row.registro;
+    };
+    const original = await content();
+    const anomalyOf = async () => {
+      const log = await events();
+      assert.deepEqual(log.slice(-3).map((event) => event.tipo), ['03', '05', '06'], 'the check, and the anomaly it found in the events');
+      return tag(await eventSigned(log[log.length - 1]!.id), 'TipoAnomalia');
+    };
+    // The kept event says something its hash does not cover: the signature, intact, is over other
+    // data. A signature anomaly (02).
+    await withoutGuards(t(), 'verifactu_eventos', async () => {
+      const altered = { ...original, Evento: { ...original.Evento, OtrosDatosEvento: 'registros hasta 999' } };
+      await db.updateTable('verifactu_eventos').set({ registro: JSON.stringify(altered) }).where('id', '=', target.id).execute();
+    });
+    let check = await call('GET', '/api/3/verifactuCadena?idempresa=1');
+    assert.deepEqual([check.body.valid, check.body.eventos.firstBroken], [false, { id: target.id, check: 'signature', reason: 'the signed record is not the record kept' }]);
+    assert.equal(await anomalyOf(), '02');
+    // A column that no longer says what the event does (summaries count by it): a chain anomaly (01).
+    await withoutGuards(t(), 'verifactu_eventos', async () => {
+      await db.updateTable('verifactu_eventos').set({ registro: JSON.stringify(original), tipo: '10' }).where('id', '=', target.id).execute();
+    });
+    check = await call('GET', '/api/3/verifactuCadena?idempresa=1');
+    assert.deepEqual([check.body.eventos.firstBroken?.id, check.body.eventos.firstBroken?.check, check.body.eventos.firstBroken?.reason], [target.id, 'chain', 'the columns are not the event kept']);
+    assert.equal(await anomalyOf(), '01');
+    await withoutGuards(t(), 'verifactu_eventos', async () => {
+      await db.updateTable('verifactu_eventos').set({ tipo: target.tipo }).where('id', '=', target.id).execute();
+    });
   });
 
   it('ends the operation in the event log when the company leaves NO VERI*FACTU', async () => {

@@ -77,3 +77,20 @@ export function assertValidEvent(xml: string, label: string): void {
   });
   assert.equal(run.status, 0, `${label}: ${run.stderr}\n${xml}`);
 }
+
+/**
+ * Runs `fn` with the append-only triggers of `table` dropped, and restores them: what only a
+ * database administrator could do behind the service's back.
+ */
+export async function withoutGuards(t: TestApp, table: string, fn: () => Promise<void>): Promise<void> {
+  const { database, registry } = t.app.ctx;
+  const { syncSchema } = await import('../../src/db/schema-sync.ts');
+  const { ModelRegistry } = await import('../../src/models/registry.ts');
+  // A sync without the append-only model drops its triggers (db/append-only.ts); the full sync restores them.
+  await syncSchema(database, new ModelRegistry(registry.models.map((model) => (model.table === table ? { ...model, appendOnly: undefined } : model))));
+  try {
+    await fn();
+  } finally {
+    await syncSchema(database, new ModelRegistry(registry.models));
+  }
+}

@@ -4,7 +4,7 @@ import { it } from 'node:test';
 import { classify, desglose, recordTotals, type Classification, type LineTax } from '../../src/modules/verifactu/desglose.ts';
 import { hashInput, huella } from '../../src/modules/verifactu/huella.ts';
 import { qrUrl } from '../../src/modules/verifactu/qr-url.ts';
-import { registrationTime, territoryOf } from '../../src/modules/verifactu/registration-time.ts';
+import { registrationTime, territoryOf, zonedStamp } from '../../src/modules/verifactu/registration-time.ts';
 import { spanishTaxId } from '../../src/modules/verifactu/spanish-tax-id.ts';
 import { xmlAmount, xmlText } from '../../src/modules/verifactu/xml-tree.ts';
 import { dec } from '../../src/models/round.ts';
@@ -42,6 +42,19 @@ it('writes the QR address with the four parameters in order, URL-encoded, by env
     'https://prewww2.aeat.es/wlpl/TIKE-CONT/ValidarQR?nif=89890001K&numserie=12345678%26G33&fecha=01-01-2024&importe=241.40');
   assert.equal(qrUrl({ ...invoice, numserie: 'A/7 B' }, { entorno: 'produccion', modo: 'noverifactu' }),
     'https://www2.agenciatributaria.gob.es/wlpl/TIKE-CONT/ValidarQRNoVerifactu?nif=89890001K&numserie=A%2F7%20B&fecha=01-01-2024&importe=241.40');
+});
+
+it('writes a wall-clock time with the offset its zone has then, on the days the clocks change too (table)', () => {
+  const cases: Array<[string, string, string]> = [
+    ['2027-01-15T00:00:00', 'Europe/Madrid', '2027-01-15T00:00:00+01:00'],
+    ['2027-03-28T00:00:00', 'Europe/Madrid', '2027-03-28T00:00:00+01:00'],
+    ['2027-03-28T23:59:59', 'Europe/Madrid', '2027-03-28T23:59:59+02:00'],
+    ['2027-10-31T00:00:00', 'Europe/Madrid', '2027-10-31T00:00:00+02:00'],
+    ['2027-10-31T23:59:59', 'Europe/Madrid', '2027-10-31T23:59:59+01:00'],
+    ['2027-03-28T00:00:00', 'Atlantic/Canary', '2027-03-28T00:00:00+00:00'],
+    ['2027-03-28T23:59:59', 'Atlantic/Canary', '2027-03-28T23:59:59+01:00'],
+  ];
+  for (const [local, zone, expected] of cases) assert.equal(zonedStamp(local, zone), expected, `${local} ${zone}`);
 });
 
 it('accepts Spanish tax ids by their check character only (table)', () => {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import type { pki } from 'node-forge';
 import type { AppContext } from '../../app-context.ts';
 import type { DbExecutor } from '../../db/database.ts';
@@ -77,13 +77,25 @@ function openCached(ctx: AppContext, pfx: Buffer, passphrase: string): Certifica
 
 /**
  * The certificate a company's records are sent or signed with: its own (set through
- * `verifactuempresa`), else the installation's (VERIFACTU_CERT_FILE, read at each use, so that a
- * renewed file is taken without a restart). Undefined when neither is set.
+ * `verifactuempresa`), else the installation's (VERIFACTU_CERT_FILE, read again whenever it changed,
+ * so that a renewed file is taken without a restart). Undefined when neither is set.
  */
 export async function certificateOf(ctx: AppContext, db: DbExecutor, idempresa: number): Promise<Certificate | undefined> {
   const row = await db.selectFrom('verifactu_empresas').select(['certificado', 'certificadoclave']).where('idempresa', '=', idempresa).executeTakeFirst();
   if (row?.certificado) return openCached(ctx, Buffer.from(String(row.certificado), 'base64'), String(row.certificadoclave ?? ''));
   const { certFile, certPassword } = ctx.config.verifactu;
   if (!certFile) return undefined;
-  return openCached(ctx, await readFile(certFile), certPassword);
+  return openCached(ctx, await fileBytes(ctx, certFile), certPassword);
+}
+
+const files = new WeakMap<AppContext, { path: string; mtimeMs: number; size: number; bytes: Buffer }>();
+
+/** A file's bytes, read again only when its size or modification time changed (a renewed certificate). */
+async function fileBytes(ctx: AppContext, path: string): Promise<Buffer> {
+  const { mtimeMs, size } = await stat(path);
+  const kept = files.get(ctx);
+  if (kept?.path === path && kept.mtimeMs === mtimeMs && kept.size === size) return kept.bytes;
+  const bytes = await readFile(path);
+  files.set(ctx, { path, mtimeMs, size, bytes });
+  return bytes;
 }

@@ -6,16 +6,17 @@ import { systemInfo } from './producer.ts';
 import { qrUrl, type RecordMode } from './qr-url.ts';
 import type { CompanySwitch } from './company-switch.ts';
 import { appendEvent } from './event-log/append-event.ts';
-import { EVENT_TYPES, upToText } from './event-log/event-content.ts';
+import { ANOMALY_TYPES, EVENT_TYPES, upToText } from './event-log/event-content.ts';
 import { xmlText } from './xml-tree.ts';
 import { hashFieldsOf, type ChainLink, type Generated, type InvoiceId } from './record-content.ts';
 import { chainHeadModel, registroVerifactuModel } from './record-models.ts';
+import { rowReader } from '../../db/row-codec.ts';
 import { lockedHead } from './chain-head.ts';
 import { huella } from './huella.ts';
 import { instantOf, registrationTime, type Territory } from './registration-time.ts';
 import type { XmlTree } from './xml-tree.ts';
 import { recordXml } from './xml-document.ts';
-import { signingKeyOf, signXml } from './signing/sign-record.ts';
+import { trySign } from './signing/sign-record.ts';
 
 /** A record to append: what it is about, and how to build it once its place in the chain is known. */
 export interface PendingRecord {
@@ -34,9 +35,6 @@ export interface PendingRecord {
 
 /** A record may be dated up to this far after now before its successor flags it (RD 1007/2023 art. 7.i). */
 const CLOCK_TOLERANCE_MS = 60_000;
-
-/** TipoAnomalia (list L4E) of each check: integrity of the hash, of the signature, a date after now. */
-const ANOMALY_TYPES: Record<FiscalAnomalyEvent['check'], string> = { chain: '01', signature: '02', time: '13' };
 
 /**
  * An anomaly found while generating a record: logged, published (`verifactu.anomaly`), and in NO
@@ -120,19 +118,19 @@ export async function appendRecord(ctx: AppContext, db: DbExecutor, company: Com
  * for it (RD 1007/2023 art. 7), and the chain check counts it.
  */
 async function signed(ctx: AppContext, db: DbExecutor, idempresa: number, tipo: 'alta' | 'anulacion', content: XmlTree, instant: number): Promise<string | null> {
-  try {
-    const signer = await signingKeyOf(ctx, db, idempresa);
-    if (signer) return await signXml(recordXml({ tipo, content }), signer, new Date(instant));
-    await alert(ctx, db, { idempresa, check: 'signature', idregistro: null, detail: 'no certificate: the record is kept unsigned' }, 'noverifactu');
-  } catch (error) {
-    await alert(ctx, db, { idempresa, check: 'signature', idregistro: null, detail: `the certificate does not sign: ${(error as Error).message}` }, 'noverifactu');
-  }
+  const outcome = await trySign(ctx, db, idempresa, recordXml({ tipo, content }), new Date(instant));
+  if ('signed' in outcome) return outcome.signed;
+  await alert(ctx, db, { idempresa, check: 'signature', idregistro: null, detail: `${outcome.unsigned}: the record is kept unsigned` }, 'noverifactu');
   return null;
 }
 
+const HASHED = ['tipo', 'huella', 'registro'];
+const readRecord = rowReader(registroVerifactuModel, HASHED);
+
 /** The previous record's own hash recomputed, and the head's copy of it compared. */
 async function checkPrevious(ctx: AppContext, db: DbExecutor, idempresa: number, id: number, expected: string): Promise<void> {
-  const record = await ctx.store.get(registroVerifactuModel, id, db, 'all');
+  // What the hash is computed from, not the signed copy beside it.
+  const record = await db.selectFrom(registroVerifactuModel.table).select(HASHED).where('id', '=', id).executeTakeFirst().then((row) => row && readRecord(row));
   const recomputed = record ? huella(hashFieldsOf(record.tipo as 'alta' | 'anulacion', record.registro as XmlTree)) : undefined;
   if (!record || recomputed !== record.huella || record.huella !== expected) {
     await alert(ctx, db, { idempresa, check: 'chain', idregistro: id, detail: record ? `stored ${String(record.huella)}, computed ${recomputed}, chained ${expected}` : 'previous record missing' }, 'noverifactu');

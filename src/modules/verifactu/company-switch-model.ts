@@ -13,7 +13,7 @@ export const MODES = ['off', 'verifactu', 'noverifactu'] as const;
 export const ENVIRONMENTS = ['pruebas', 'produccion'] as const;
 export type SwitchMode = (typeof MODES)[number];
 /** A personal (or representative's) certificate, or a seal certificate: the AEAT serves each on its own host. */
-export const CERTIFICATE_KINDS = ['personal', 'sello'] as const;
+const CERTIFICATE_KINDS = ['personal', 'sello'] as const;
 
 /**
  * A certificate sent through the API (base64 of the PKCS#12 file, with its password) is opened

@@ -116,12 +116,8 @@ const CLOSING = new Set(['Encadenamiento', 'SistemaInformatico', 'FechaHoraHusoG
  * with the corrections, `Subsanacion=S` and its `RechazoPrevio`, chained and hashed as a new record.
  */
 export function subsanacionRecord(content: XmlTree, corrections: AltaCorrections, rejection: PreviousRejection, previous: ChainLink | undefined, system: XmlTree, timestamp: string): Generated {
-  const id = content.IDFactura as Record<string, string>;
-  const hashed: AltaHashFields = {
-    IDEmisorFactura: id.IDEmisorFactura!, NumSerieFactura: id.NumSerieFactura!, FechaExpedicionFactura: id.FechaExpedicionFactura!,
-    TipoFactura: String(content.TipoFactura), CuotaTotal: String(content.CuotaTotal), ImporteTotal: String(content.ImporteTotal),
-    Huella: previous?.Huella ?? '', FechaHoraHusoGenRegistro: timestamp,
-  };
+  // The corrected record's own fields, chained after `previous` and dated now.
+  const hashed: AltaHashFields = { ...(hashFieldsOf('alta', content) as AltaHashFields), Huella: previous?.Huella ?? '', FechaHoraHusoGenRegistro: timestamp };
   const hash = huella(hashed);
   const corrected: XmlTree = {};
   for (const [name, value] of Object.entries(content)) {

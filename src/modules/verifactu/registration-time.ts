@@ -30,6 +30,16 @@ export function utcOffset(ms: number, zone: string): string {
   return match ? `${match[1]}:${match[2] ?? '00'}` : '+00:00';
 }
 
+/**
+ * A wall-clock time of `zone` (`YYYY-MM-DDThh:mm:ss`) with the offset the zone has then, as
+ * `FechaHoraHuso` writes it: the offset at the instant itself, which differs from noon's on the days
+ * the clocks change.
+ */
+export function zonedStamp(local: string, zone: string): string {
+  const guess = utcOffset(Date.parse(`${local}Z`), zone);
+  return `${local}${utcOffset(Date.parse(`${local}${guess}`), zone)}`;
+}
+
 /** `YYYY-MM-DDThh:mm:ss±hh:mm` of instant `ms` in `zone`. */
 export function registrationTime(ms: number, zone: string): string {
   const instant = Math.floor(ms / 1000) * 1000;

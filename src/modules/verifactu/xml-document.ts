@@ -9,7 +9,7 @@ type XmlNode = ReturnType<typeof create>;
 
 const BASE = 'https://www2.agenciatributaria.gob.es/static_files/common/internet/dep/aplicaciones/es/aeat/tike/cont/ws';
 /** SuministroLR.xsd (the message) and SuministroInformacion.xsd (its types), exactly as the schemas name them. */
-export const NAMESPACES = { sum: `${BASE}/SuministroLR.xsd`, sum1: `${BASE}/SuministroInformacion.xsd`, sfe: `${BASE}/EventosSIF.xsd` } as const;
+const NAMESPACES = { sum: `${BASE}/SuministroLR.xsd`, sum1: `${BASE}/SuministroInformacion.xsd`, sfe: `${BASE}/EventosSIF.xsd` } as const;
 
 function append(parent: XmlNode, tree: XmlTree, prefix = 'sum1'): void {
   for (const [name, value] of Object.entries(tree)) {
@@ -85,7 +85,7 @@ export function suministroEnvelope(message: MessageHeader, records: StoredRecord
   return withSigned(doc.end(), records, token);
 }
 
-export const SOAP_ENVELOPE = 'http://schemas.xmlsoap.org/soap/envelope/';
+const SOAP_ENVELOPE = 'http://schemas.xmlsoap.org/soap/envelope/';
 
 /**
  * One record as its own XML document (`sum1:RegistroAlta` or `sum1:RegistroAnulacion` as root, on

@@ -6,7 +6,7 @@ import { lockedHead } from '../chain-head.ts';
 import { storedSwitchOf } from '../company-switch.ts';
 import { systemInfo } from '../producer.ts';
 import { instantOf, registrationTime, territoryOf } from '../registration-time.ts';
-import { signingKeyOf, signXml } from '../signing/sign-record.ts';
+import { trySign } from '../signing/sign-record.ts';
 import { spanishTaxId } from '../spanish-tax-id.ts';
 import { xmlText, type XmlTree } from '../xml-tree.ts';
 import { eventXml } from '../xml-document.ts';
@@ -38,14 +38,9 @@ export async function appendEvent(ctx: AppContext, db: DbExecutor, idempresa: nu
   const obligado = { NombreRazon: xmlText(company.nombre, 120), NIF: spanishTaxId(company.cifnif as string | null) ?? xmlText(company.cifnif, 9) };
   const detalle = otros ? xmlText(otros, 100) : undefined;
   const { content, huella } = eventRecord({ tipo, obligado, datos, otros: detalle }, previous, system, timestamp);
-  let firmado: string | null = null;
-  try {
-    const signer = await signingKeyOf(ctx, db, idempresa);
-    if (signer) firmado = await signXml(eventXml(content), signer, new Date(instant), 'Evento');
-  } catch (error) {
-    ctx.log.warn({ err: error, idempresa }, 'VERI*FACTU event kept unsigned: the certificate does not sign');
-  }
-  if (!firmado) ctx.log.warn({ idempresa, tipo }, 'VERI*FACTU event kept unsigned: no certificate');
+  const outcome = await trySign(ctx, db, idempresa, eventXml(content), new Date(instant), 'Evento');
+  const firmado = 'signed' in outcome ? outcome.signed : null;
+  if ('unsigned' in outcome) ctx.log.warn({ idempresa, tipo, reason: outcome.unsigned }, 'VERI*FACTU event kept unsigned');
   const [id] = await ctx.store.insertMany(eventoVerifactuModel, [{
     idempresa, tipo, fechahorahuso: timestamp, idanterior: previous ? Number(head.idultimoevento) : null, huellaanterior: previous?.HuellaEvento ?? null,
     huella, detalle: detalle ?? null, registro: content, firmado,

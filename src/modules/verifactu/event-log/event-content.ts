@@ -7,6 +7,9 @@ export const EVENT_TYPES = {
 } as const;
 export type EventType = (typeof EVENT_TYPES)[keyof typeof EVENT_TYPES];
 
+/** TipoAnomalia (list L4E) of each check: integrity of the hash or chain, of the signature, a date after now. */
+export const ANOMALY_TYPES = { chain: '01', signature: '02', time: '13' } as const;
+
 /** OtrosDatosEvento of a start (01) or a summary (10): the last record before it, where the next summary starts. */
 export const upToText = (id: number) => `registros hasta ${id}`;
 
@@ -17,7 +20,7 @@ export interface EventLink {
   HuellaEvento: string;
 }
 
-export interface EventFacts {
+interface EventFacts {
   tipo: EventType;
   obligado: { NombreRazon: string; NIF: string };
   /** DatosPropiosEvento: the one block its type carries (a scan's counts, an anomaly, an export, a summary). */
@@ -31,7 +34,7 @@ export interface EventFacts {
  * taxpayer's NIF, the event's type, the previous event's hash and the event's timestamp, as 64
  * upper-case hexadecimal characters.
  */
-export function eventHash(system: XmlTree, obligadoNif: string, tipo: string, previous: string, timestamp: string): string {
+function eventHash(system: XmlTree, obligadoNif: string, tipo: string, previous: string, timestamp: string): string {
   const pairs: Array<[string, string]> = [
     ['NIF', String(system.NIF ?? '')], ['ID', String((system.IDOtro as XmlTree | undefined)?.ID ?? '')],
     ['IdSistemaInformatico', String(system.IdSistemaInformatico)], ['Version', String(system.Version)], ['NumeroInstalacion', String(system.NumeroInstalacion)],

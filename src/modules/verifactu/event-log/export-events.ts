@@ -3,7 +3,8 @@ import { rowReader } from '../../../db/row-codec.ts';
 import { inTransaction } from '../../../db/transaction.ts';
 import { companyOf } from '../../company/index.ts';
 import { generatedIn } from '../period.ts';
-import { territoryOf, utcOffset } from '../registration-time.ts';
+import { storedSwitchOf } from '../company-switch.ts';
+import { territoryOf, zonedStamp } from '../registration-time.ts';
 import { eventXml } from '../xml-document.ts';
 import type { XmlTree } from '../xml-tree.ts';
 import { appendEvent } from './append-event.ts';
@@ -19,11 +20,10 @@ const readEvent = rowReader(eventoVerifactuModel);
 /** A period's bounds as the events write them: its first and last second, in the issuing territory's time. */
 async function bounds(ctx: AppContext, idempresa: number, desde: string, hasta: string): Promise<[string, string]> {
   const zone = territoryOf((await companyOf(ctx.database.kysely, idempresa)) ?? {});
-  return [`${desde}T00:00:00${utcOffset(Date.parse(`${desde}T12:00:00Z`), zone)}`, `${hasta}T23:59:59${utcOffset(Date.parse(`${hasta}T12:00:00Z`), zone)}`];
+  return [zonedStamp(`${desde}T00:00:00`, zone), zonedStamp(`${hasta}T23:59:59`, zone)];
 }
 
-const noVerifactu = async (ctx: AppContext, idempresa: number) =>
-  (await ctx.database.kysely.selectFrom('verifactu_empresas').select('modo').where('idempresa', '=', idempresa).executeTakeFirst())?.modo === 'noverifactu';
+const noVerifactu = async (ctx: AppContext, idempresa: number) => (await storedSwitchOf(ctx.database.kysely, idempresa))?.modo === 'noverifactu';
 
 /** NO VERI*FACTU: an export of a period's records is an event (08): the period, its first and last records, counts and sums. */
 export async function logRecordExport(ctx: AppContext, idempresa: number, desde: string, hasta: string, totals: RecordTotals): Promise<void> {

@@ -8,7 +8,7 @@ import { EVENT_TYPES, upToText } from './event-content.ts';
 import { recordReference, RecordTotals } from './record-totals.ts';
 
 /** A summary event (10) after every 6 hours of NO VERI*FACTU operation, and before the service stops. */
-export const SUMMARY_EVERY_MS = 6 * 3_600_000;
+const SUMMARY_EVERY_MS = 6 * 3_600_000;
 /** The record boundary a start or a summary covers up to (upToText), so that the next summary starts after it. */
 const UP_TO = /^registros hasta (\d+)$/;
 

@@ -1,9 +1,10 @@
 import type { AppContext } from '../../../app-context.ts';
 import { inTransaction } from '../../../db/transaction.ts';
+import { storedSwitchOf } from '../company-switch.ts';
 import { verifyChain, type ChainCheck } from '../verify-chain.ts';
 import type { XmlTree } from '../xml-tree.ts';
 import { appendEvent } from './append-event.ts';
-import { EVENT_TYPES } from './event-content.ts';
+import { ANOMALY_TYPES, EVENT_TYPES } from './event-content.ts';
 import { verifyEvents, type EventChainCheck } from './verify-events.ts';
 
 const cap = (count: number, digits: number) => String(Math.min(count, 10 ** digits - 1));
@@ -30,8 +31,7 @@ function launched(of: 'RegFacturacion' | 'RegEvento', hashes: number, signatures
 export async function scanCompany(ctx: AppContext, idempresa: number): Promise<ChainCheck & { eventos: EventChainCheck }> {
   const records = await verifyChain(ctx, idempresa);
   const events = await verifyEvents(ctx, idempresa);
-  const mode = await ctx.database.kysely.selectFrom('verifactu_empresas').select('modo').where('idempresa', '=', idempresa).executeTakeFirst();
-  if (mode?.modo === 'noverifactu') {
+  if ((await storedSwitchOf(ctx.database.kysely, idempresa))?.modo === 'noverifactu') {
     await inTransaction(ctx.database, async (db) => {
       await appendEvent(ctx, db, idempresa, EVENT_TYPES.recordScan, {
         LanzamientoProcesoDeteccionAnomaliasRegFacturacion: launched('RegFacturacion', records.records, records.signatures.signed + records.signatures.unsigned, 7),
@@ -41,7 +41,7 @@ export async function scanCompany(ctx: AppContext, idempresa: number): Promise<C
         const record = await db.selectFrom('registros_verifactu').select(['nifemisor', 'numserie', 'fechaexpedicion']).where('id', '=', broken).executeTakeFirstOrThrow();
         await appendEvent(ctx, db, idempresa, EVENT_TYPES.recordAnomaly, {
           DeteccionAnomaliasRegFacturacion: {
-            TipoAnomalia: records.firstBroken ? '01' : '02',
+            TipoAnomalia: ANOMALY_TYPES[records.firstBroken ? 'chain' : 'signature'],
             OtrosDatosAnomalia: `registro ${broken}${records.signatures.firstInvalid ? `: ${records.signatures.firstInvalid.reason}` : ''}`.slice(0, 100),
             RegistroFacturacionAnomalo: { IDEmisorFactura: String(record.nifemisor), NumSerieFactura: String(record.numserie), FechaExpedicionFactura: String(record.fechaexpedicion) },
           },
@@ -54,7 +54,7 @@ export async function scanCompany(ctx: AppContext, idempresa: number): Promise<C
         const event = await db.selectFrom('verifactu_eventos').select(['tipo', 'fechahorahuso', 'huella']).where('id', '=', events.firstBroken.id).executeTakeFirstOrThrow();
         await appendEvent(ctx, db, idempresa, EVENT_TYPES.eventAnomaly, {
           DeteccionAnomaliasRegEvento: {
-            TipoAnomalia: /signature/.test(events.firstBroken.reason) ? '02' : '01',
+            TipoAnomalia: ANOMALY_TYPES[events.firstBroken.check],
             OtrosDatosAnomalia: `evento ${events.firstBroken.id}: ${events.firstBroken.reason}`.slice(0, 100),
             RegEventoAnomalo: { TipoEvento: String(event.tipo), FechaHoraHusoEvento: String(event.fechahorahuso), HuellaEvento: String(event.huella) },
           },

@@ -9,8 +9,8 @@ import { eventoVerifactuModel } from './event-models.ts';
 export interface EventChainCheck {
   valid: boolean;
   events: number;
-  /** The first event whose hash, link or signature does not hold, and why. */
-  firstBroken: null | { id: number; reason: string };
+  /** The first event whose hash, link, columns or signature do not hold, which check failed, and why. */
+  firstBroken: null | { id: number; check: 'chain' | 'signature'; reason: string };
   signatures: { signed: number; unsigned: number };
 }
 
@@ -33,15 +33,17 @@ export async function verifyEvents(ctx: AppContext, idempresa: number): Promise<
       const content = event.registro as XmlTree;
       const evento = content.Evento as XmlTree;
       const link = (evento.Encadenamiento as { EventoAnterior?: { HuellaEvento: string } }).EventoAnterior?.HuellaEvento;
-      const broken = (reason: string) => ({ ...result, valid: false, firstBroken: { id: Number(event.id), reason } });
+      const broken = (reason: string, check: 'chain' | 'signature' = 'chain') => ({ ...result, valid: false, firstBroken: { id: Number(event.id), check, reason } });
       if (eventHashOf(content) !== event.huella || evento.HuellaEvento !== event.huella) return broken('the hash does not recompute');
+      // Summaries count by the type column and exports select by the time column: both must be the content's.
+      if (event.tipo !== evento.TipoEvento || event.fechahorahuso !== evento.FechaHoraHusoGenEvento) return broken('the columns are not the event kept');
       const linked = previous
         ? Number(event.idanterior) === Number(previous.id) && event.huellaanterior === previous.huella && link === previous.huella
         : (event.idanterior ?? null) === null && link === undefined;
       if (!linked) return broken('the link to the event before does not hold');
       if (event.firmado) {
         const reason = await checkSigned(String(event.firmado), eventXml(content));
-        if (reason) return broken(reason);
+        if (reason) return broken(reason, 'signature');
         result.signatures.signed++;
       } else {
         result.signatures.unsigned++;

@@ -2,7 +2,7 @@ import { defineModel } from '../../../models/define-model.ts';
 import { f, now } from '../../../models/fields.ts';
 
 /** How a message ended: still `enviando` when its sender died before it could store the answer. */
-export const MESSAGE_STATES = ['enviando', 'respondido', 'fallido'] as const;
+const MESSAGE_STATES = ['enviando', 'respondido', 'fallido'] as const;
 
 /**
  * The messages sent to the AEAT (resource `verifactuenvio`, read-only): one row per

@@ -20,8 +20,8 @@ import { postSoap, TransportError } from './soap-client.ts';
 import { storeAnswer, type SentRecord } from './store-answer.ts';
 
 /** Flow control (AEAT, web service v1.0.3): at most 1,000 records a message; 60 s before the first answer says how long to wait. */
-export const MAX_RECORDS = 1000;
-export const FIRST_WAIT_S = 60;
+const MAX_RECORDS = 1000;
+const FIRST_WAIT_S = 60;
 /** A failed message is retried after 1, 2, 4 ... minutes, never later than an hour (the rules: at least hourly). */
 const BACKOFF_CAP_S = 3600;
 /** Companies sent for at once by one instance (each its own connection to the AEAT). */
@@ -107,7 +107,7 @@ async function sendIfDue(ctx: AppContext, idempresa: number, pending: number, si
   }
 }
 
-export interface Outgoing {
+interface Outgoing {
   idempresa: number;
   header: MessageHeader;
   records: SentRecord[];
@@ -200,7 +200,7 @@ async function answerRequest(ctx: AppContext, idempresa: number, token: string, 
 }
 
 /** What came of a message: the AEAT's answer, or why there is none. */
-export interface Delivery {
+interface Delivery {
   idenvio: number;
   answer?: Answer;
   error?: string;
@@ -211,7 +211,7 @@ export interface Delivery {
  * sender that dies meanwhile leaves a trace that its records may have arrived), then completed with
  * the answer (stored on the records at once) or the failure. Answers the AEAT's answer, or the error.
  */
-export async function deliver(ctx: AppContext, message: Outgoing, settle: (db: DbExecutor, outcome: Delivery, now: number) => Promise<void>): Promise<Delivery> {
+async function deliver(ctx: AppContext, message: Outgoing, settle: (db: DbExecutor, outcome: Delivery, now: number) => Promise<void>): Promise<Delivery> {
   const db = ctx.database.kysely;
   const { records } = message;
   const [idenvio] = await ctx.store.insertMany(verifactuEnvioModel, [{

@@ -10,7 +10,7 @@ export class TransportError extends Error {
   override name = 'TransportError';
 }
 
-export interface SoapCall {
+interface SoapCall {
   url: string;
   body: string;
   certificate: Certificate;

@@ -16,7 +16,7 @@ export interface SentRecord {
 }
 
 /** The AEAT's code for a record it holds already (errores.properties). */
-export const DUPLICATE = 3000;
+const DUPLICATE = 3000;
 
 const STATES: Record<AnswerLine['EstadoRegistro'], string> = { Correcto: 'correcto', AceptadoConErrores: 'aceptadoconerrores', Incorrecto: 'incorrecto' };
 

@@ -1,4 +1,4 @@
-import { createHash, createPrivateKey, webcrypto, X509Certificate } from 'node:crypto';
+import { createPrivateKey, webcrypto, X509Certificate } from 'node:crypto';
 import type { AppContext } from '../../../app-context.ts';
 import type { DbExecutor } from '../../../db/database.ts';
 import { lazyLibrary } from '../../../lazy-library.ts';
@@ -15,7 +15,7 @@ const xpath = lazyLibrary<unknown>('xpath');
  * The AGE's signature policy v1.9 that the AEAT's signature specification (v0.1.5) names for NO
  * VERI*FACTU records: its OID, the SHA-1 digest of the policy document, and where it is published.
  */
-export const AGE_POLICY = {
+const AGE_POLICY = {
   identifier: 'urn:oid:2.16.724.1.3.1.1.2.1.9',
   digest: 'G7roucf600+f03r/o0bAOQ6WAs0=',
   url: 'https://sede.administracion.gob.es/politica_de_firma_anexo_1.pdf',
@@ -41,22 +41,34 @@ export interface SigningKey {
   certificate: string;
 }
 
-const keys = new WeakMap<AppContext, Map<string, Promise<SigningKey>>>();
+/** Keys by certificate: certificate.ts answers the same object for the same file and password. */
+const keys = new WeakMap<Certificate, Promise<SigningKey>>();
 
-/** The company's signing key, imported once per certificate (certificate.ts opens each file once) and kept by its digest. */
+/** The company's signing key, imported once per certificate. */
 export async function signingKeyOf(ctx: AppContext, db: DbExecutor, idempresa: number): Promise<SigningKey | undefined> {
   const certificate = await certificateOf(ctx, db, idempresa);
   if (!certificate) return undefined;
-  const byDigest = keys.get(ctx) ?? new Map<string, Promise<SigningKey>>();
-  keys.set(ctx, byDigest);
-  const digest = createHash('sha256').update(certificate.pfx).update('\0').update(certificate.passphrase).digest('hex');
-  let key = byDigest.get(digest);
+  let key = keys.get(certificate);
   if (!key) {
     key = importKey(certificate);
-    byDigest.set(digest, key);
-    key.catch(() => byDigest.delete(digest));
+    keys.set(certificate, key);
+    key.catch(() => keys.delete(certificate));
   }
   return key;
+}
+
+/**
+ * A NO VERI*FACTU record or event signed with the company's certificate, or why it could not be
+ * (no certificate, or one that does not sign): the caller keeps it unsigned and says so.
+ */
+export async function trySign(ctx: AppContext, db: DbExecutor, idempresa: number, xml: string, signingTime: Date, placeIn?: string): Promise<{ signed: string } | { unsigned: string }> {
+  try {
+    const signer = await signingKeyOf(ctx, db, idempresa);
+    if (!signer) return { unsigned: 'no certificate' };
+    return { signed: await signXml(xml, signer, signingTime, placeIn) };
+  } catch (error) {
+    return { unsigned: `the certificate does not sign: ${(error as Error).message}` };
+  }
 }
 
 async function importKey(certificate: Certificate): Promise<SigningKey> {
