@@ -57,6 +57,8 @@ forEachEngine('VERI*FACTU sending', (t) => {
     assert.equal(kept.status, 200, JSON.stringify(kept.body));
     assert.match(kept.body.certificadotitular, /CN=EJEMPLO SOLUCIONES SL/);
     assert.match(kept.body.certificadocaduca, /^\d{4}-\d{2}-\d{2}$/);
+    // Clearing the password is checked with no password (what would be kept), not the one kept before.
+    assert.equal((await call('PATCH', '/api/3/verifactuempresa/1', { certificadoclave: null })).body.fields?.certificado, 'invalid-certificate');
     const read = await call('GET', '/api/3/verifactuempresa/1');
     assert.equal(read.body.certificado, undefined);
     assert.equal(read.body.certificadoclave, undefined);
@@ -178,7 +180,7 @@ forEachEngine('VERI*FACTU sending', (t) => {
     shown = await status();
     assert.equal(shown.fallos, 2);
     assert.equal(shown.registros.pendiente, 1);
-    assert.equal(shown.ultimoenvio.estado, 'fallido');
+    assert.equal(shown.ultimoenvio.estado, 'sinrespuesta', 'sent, and no answer: its records may have arrived');
 
     await invoice();
     now += 120 * SECOND;
@@ -209,7 +211,9 @@ forEachEngine('VERI*FACTU sending', (t) => {
     assert.equal(standIn.messages.length, before);
     const shown = await status();
     assert.equal(shown.registros.pendiente, 1);
-    assert.ok(shown.ultimoerror, 'the TLS refusal is shown');
+    assert.equal(shown.fallos, 1);
+    assert.equal(shown.ultimoenvio.estado, 'sinrespuesta');
+    assert.ok(shown.ultimoerror && !/no certificate/.test(shown.ultimoerror), `the TLS refusal is shown: ${shown.ultimoerror}`);
     // The taxpayer's certificate again, as a legacy PKCS#12 that Node's own TLS would refuse to open.
     assert.equal((await call('PATCH', '/api/3/verifactuempresa/1', { certificado: certificates.legacyP12.toString('base64'), certificadoclave: certificates.password })).status, 200);
     now += 60 * SECOND;
@@ -217,6 +221,22 @@ forEachEngine('VERI*FACTU sending', (t) => {
     assert.equal((await status()).registros.pendiente, 0);
     assert.equal(standIn.messages.length, before + 1);
     assert.equal((await call('PATCH', '/api/3/verifactuempresa/1', { certificado: certificates.clientP12.toString('base64'), certificadoclave: certificates.password })).status, 200);
+  });
+
+  it('takes a 3000 as a record\'s own arrival only after a message that may have arrived, not after a fault', async () => {
+    // A fault: the AEAT refused the message whole, nothing of it was registered.
+    standIn.failures.push('fault-server');
+    const doc = await invoice();
+    now += 120 * SECOND;
+    await send();
+    assert.equal((await status()).ultimoenvio.estado, 'fallido');
+    // The invoice is at the AEAT all the same, from another system: that 3000 is a rejection.
+    const record = (await recordsOf(t())).find((row) => row.idfactura === doc.idfactura)!;
+    standIn.held.set(`${record.nifemisor}|${record.numserie}|${record.fechaexpedicion}`, { estado: 'Correcta', idpeticion: 'OTRO' });
+    now += 120 * SECOND;
+    await send();
+    const after = (await recordsOf(t())).find((row) => row.id === record.id)!;
+    assert.deepEqual([after.estado, after.codigoerror], ['incorrecto', 3000]);
   });
 }, { clock, config: { verifactu: { endpoint: standIn.url, caFile: certificates.caFile, certFile: undefined, certPassword: '', pollMs: 3_600_000, timeoutMs: 5000 } } });
 

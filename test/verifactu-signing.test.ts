@@ -106,6 +106,7 @@ forEachEngine('VERI*FACTU signing', (t) => {
     assert.equal(refused.status, 422);
     assert.equal(refused.body.fields.hasta, 'before-desde');
     assert.equal((await call('GET', '/api/3/verifactuExportar?idempresa=1')).body.fields.desde, 'required');
+    assert.equal((await call('GET', '/api/3/verifactuExportar?idempresa=1&desde=2027-02-30&hasta=2027-03-01')).body.fields.desde, 'invalid-date', 'a day that does not exist');
     const exported = await t().request({ method: 'GET', url: '/api/3/verifactuExportar?idempresa=1&desde=2027-02-01&hasta=2027-02-28' });
     assert.equal(exported.statusCode, 200, exported.body);
     assert.match(String(exported.headers['content-type']), /^application\/xml/);
@@ -169,6 +170,7 @@ forEachEngine('VERI*FACTU signing', (t) => {
     const refused = await call('POST', '/api/3/verifactuRequerimiento', { idempresa: 1, refrequerimiento: 'X'.repeat(19), desde: '2027-02-01' });
     assert.equal(refused.status, 422);
     assert.deepEqual(refused.body.fields, { refrequerimiento: 'invalid-value', hasta: 'required' });
+    assert.deepEqual((await call('POST', '/api/3/verifactuRequerimiento', { idempresa: 1, refrequerimiento: 'REQ', desde: '2027-02-29', hasta: '2027-02-28' })).body.fields, { desde: 'invalid-date' });
     const open = await call('POST', '/api/3/verifactuRequerimiento', { idempresa: 1, refrequerimiento: 'REQ2027000000', desde: '2027-02-01', hasta: '2027-03-02' });
     assert.deepEqual(open.body.fields, { hasta: 'period-not-closed' }, 'a request covers a closed period: today\'s records may still come');
     const created = await call('POST', '/api/3/verifactuRequerimiento', { idempresa: 1, refrequerimiento: 'REQ2027000001', desde: '2027-02-01', hasta: '2027-02-28' });

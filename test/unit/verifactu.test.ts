@@ -5,6 +5,8 @@ import { classify, desglose, recordTotals, type Classification, type LineTax } f
 import { hashInput, huella } from '../../src/modules/verifactu/huella.ts';
 import { qrUrl } from '../../src/modules/verifactu/qr-url.ts';
 import { registrationTime, territoryOf, zonedStamp } from '../../src/modules/verifactu/registration-time.ts';
+import { endpointOf } from '../../src/modules/verifactu/sending/endpoints.ts';
+import fs from 'node:fs';
 import { spanishTaxId } from '../../src/modules/verifactu/spanish-tax-id.ts';
 import { xmlAmount, xmlText } from '../../src/modules/verifactu/xml-tree.ts';
 import { dec } from '../../src/models/round.ts';
@@ -55,6 +57,16 @@ it('writes a wall-clock time with the offset its zone has then, on the days the 
     ['2027-03-28T23:59:59', 'Atlantic/Canary', '2027-03-28T23:59:59+01:00'],
   ];
   for (const [local, zone, expected] of cases) assert.equal(zonedStamp(local, zone), expected, `${local} ${zone}`);
+});
+
+it('sends to the addresses the AEAT\'s WSDL gives, by environment, kind of certificate and service', () => {
+  const wsdl = fs.readFileSync(new URL('../vendor/verifactu/SistemaFacturacion.wsdl', import.meta.url), 'utf8');
+  const ports = [...wsdl.matchAll(/<wsdl:port name="Sistema(Verifactu|Requerimiento)(Sello)?(Pruebas)?"[\s\S]*?location="([^"]+)"/g)];
+  assert.equal(ports.length, 8);
+  const config = { endpoint: undefined, pollMs: 0, timeoutMs: 0 } as never;
+  for (const [, service, sello, pruebas, location] of ports) {
+    assert.equal(endpointOf(config, pruebas ? 'pruebas' : 'produccion', sello ? 'sello' : 'personal', service === 'Verifactu' ? 'VerifactuSOAP' : 'RequerimientoSOAP'), location);
+  }
 });
 
 it('accepts Spanish tax ids by their check character only (table)', () => {

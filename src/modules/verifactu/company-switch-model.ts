@@ -30,7 +30,9 @@ function checkCertificate(values: Record<string, unknown>, existing: Record<stri
   const text = String(file).replace(/\s+/g, '');
   if (!/^[A-Za-z0-9+/]+={0,2}$/.test(text)) throw validationError({ certificado: 'invalid-base64' });
   try {
-    const certificate = readPkcs12(Buffer.from(text, 'base64'), String(values.certificadoclave ?? existing?.certificadoclave ?? ''));
+    // The password that will be kept: a given one (null clears it), else the one kept already.
+    const password = values.certificadoclave !== undefined ? values.certificadoclave : existing?.certificadoclave;
+    const certificate = readPkcs12(Buffer.from(text, 'base64'), String(password ?? ''));
     Object.assign(values, { certificado: text, certificadotitular: certificate.subject.slice(0, 255), certificadocaduca: certificate.notAfter.toISOString().slice(0, 10) });
   } catch (error) {
     if (error instanceof CertificateError) throw validationError({ certificado: 'invalid-certificate' });

@@ -1,4 +1,5 @@
 import type { DbExecutor } from '../../db/database.ts';
+import { parseDate } from '../../models/coerce.ts';
 
 /** The two fiscal logs a period is read from: records and events, each dated by its `fechahorahuso`. */
 type Log = 'registros_verifactu' | 'verifactu_eventos';
@@ -16,4 +17,21 @@ export function generatedIn(db: DbExecutor, table: Log, idempresa: number, desde
 export async function periodOf(db: DbExecutor, table: Log, idempresa: number, desde: string, hasta: string): Promise<{ count: number; last: number }> {
   const row = await generatedIn(db, table, idempresa, desde, hasta).select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.max<number>('id').as('last')]).executeTakeFirst();
   return { count: Number(row?.n ?? 0), last: Number(row?.last ?? 0) };
+}
+
+/**
+ * A period's `desde` and `hasta` as a request gives them (`YYYY-MM-DD`, both required, `hasta` not
+ * before `desde`): the days, with what is wrong with each put into `fields`.
+ */
+export function periodInput(input: Record<string, unknown>, fields: Record<string, string>): { desde: string; hasta: string } {
+  const day = (name: 'desde' | 'hasta') => {
+    const value = input[name];
+    if (value === undefined || value === '') fields[name] = 'required';
+    else if (typeof value !== 'string' || !/^\d{4}-/.test(value) || !parseDate(value)) fields[name] = 'invalid-date';
+    return String(value);
+  };
+  const desde = day('desde');
+  const hasta = day('hasta');
+  if (!fields.desde && !fields.hasta && desde > hasta) fields.hasta = 'before-desde';
+  return { desde, hasta };
 }

@@ -50,7 +50,8 @@ export const registroVerifactuModel = defineModel({
     firmado: f.text({ hidden: true }),
     creationdate: f.timestamp({ initial: now }),
   },
-  indexes: [['idempresa', 'id'], ['idfactura', 'id'], ['estado', 'idempresa', 'id']],
+  // The sender's queue (`estado = pendiente`, VERI*FACTU mode: NO VERI*FACTU records stay pending for good) by company.
+  indexes: [['idempresa', 'id'], ['idfactura', 'id'], ['estado', 'modo', 'idempresa', 'id']],
 });
 
 /**

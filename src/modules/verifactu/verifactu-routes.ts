@@ -18,7 +18,7 @@ import { registerRequest } from './sending/register-request.ts';
 import { requerimientoModel } from './sending/send-models.ts';
 import { exportRecords } from './signing/export-records.ts';
 import { exportEvents, logEventExport, logRecordExport } from './event-log/export-events.ts';
-import { periodOf } from './period.ts';
+import { periodInput, periodOf } from './period.ts';
 import { RecordTotals } from './event-log/record-totals.ts';
 import { scanCompany } from './event-log/scan.ts';
 import { suministroXml } from './xml-document.ts';
@@ -97,15 +97,7 @@ export function registerVerifactuRoutes(app: FastifyInstance, ctx: AppContext): 
           const idempresa = await companyParam(request.query);
           const query = request.query as Record<string, unknown>;
           const fields: Record<string, string> = {};
-          const day = (name: string) => {
-            const value = query[name];
-            if (value === undefined || value === '') fields[name] = 'required';
-            else if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(value) || Number.isNaN(Date.parse(value))) fields[name] = 'invalid-date';
-            return String(value);
-          };
-          const desde = day('desde');
-          const hasta = day('hasta');
-          if (!fields.desde && !fields.hasta && desde > hasta) fields.hasta = 'before-desde';
+          const { desde, hasta } = periodInput(query, fields);
           const what = query.tipo ?? 'registros';
           if (what !== 'registros' && what !== 'eventos') fields.tipo = 'invalid-value';
           if (Object.keys(fields).length) throw validationError(fields);
@@ -167,10 +159,8 @@ export function registerVerifactuRoutes(app: FastifyInstance, ctx: AppContext): 
     methods: {
       POST: {
         handler: async (request, reply) => {
-          const id = (request.params as { id?: string }).id;
-          if (!id) throw new AppError('record-not-specified');
-          if (!/^\d+$/.test(id)) throw new AppError('record-not-found');
-          const record = await correctRecord(ctx, Number(id), request.body);
+          if (!(request.params as { id?: string }).id) throw new AppError('record-not-specified');
+          const record = await correctRecord(ctx, Number(parseId(registroVerifactuModel, request)), request.body);
           reply.code(201);
           return record;
         },

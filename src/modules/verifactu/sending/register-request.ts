@@ -1,9 +1,9 @@
 import type { AppContext } from '../../../app-context.ts';
 import { inTransaction } from '../../../db/transaction.ts';
 import { validationError } from '../../../errors.ts';
+import { storedSwitchOf } from '../company-switch.ts';
+import { periodInput } from '../period.ts';
 import { requerimientoModel } from './send-models.ts';
-
-const DAY = /^\d{4}-\d{2}-\d{2}$/;
 
 /**
  * `verifactuRequerimiento`: registers a request of the AEAT to a NO VERI*FACTU company (its
@@ -18,21 +18,16 @@ export async function registerRequest(ctx: AppContext, body: unknown): Promise<R
   const ref = typeof input.refrequerimiento === 'string' ? input.refrequerimiento.trim() : '';
   if (!ref) fields.refrequerimiento = 'required';
   else if (ref.length > 18 || !/^[\x20-\x7E]+$/.test(ref)) fields.refrequerimiento = 'invalid-value';
-  for (const name of ['desde', 'hasta']) {
-    const value = input[name];
-    if (value === undefined || value === '') fields[name] = 'required';
-    else if (typeof value !== 'string' || !DAY.test(value) || Number.isNaN(Date.parse(value))) fields[name] = 'invalid-date';
-  }
-  if (!fields.desde && !fields.hasta && String(input.desde) > String(input.hasta)) fields.hasta = 'before-desde';
+  const { desde, hasta } = periodInput(input, fields);
   // A request covers records already made: a period still open would end the answer before its last records exist.
-  if (!fields.hasta && String(input.hasta) >= ctx.clock.today().date) fields.hasta = 'period-not-closed';
+  if (!fields.hasta && hasta >= ctx.clock.today().date) fields.hasta = 'period-not-closed';
   if (Object.keys(fields).length) throw validationError(fields);
   return inTransaction(ctx.database, async (db) => {
-    const company = await db.selectFrom('verifactu_empresas').select('modo').where('idempresa', '=', idempresa).executeTakeFirst();
+    const company = await storedSwitchOf(db, idempresa);
     const kept = await db.selectFrom('registros_verifactu').select('id').where('idempresa', '=', idempresa).where('modo', '=', 'noverifactu').limit(1).executeTakeFirst();
     // Only a NO VERI*FACTU system is asked: a VERI*FACTU one has sent its records already.
     if (company?.modo !== 'noverifactu' && !kept) throw validationError({ idempresa: 'not-noverifactu' });
-    const [id] = await ctx.store.insertMany(requerimientoModel, [{ idempresa, refrequerimiento: ref, desde: input.desde as string, hasta: input.hasta as string }], db);
+    const [id] = await ctx.store.insertMany(requerimientoModel, [{ idempresa, refrequerimiento: ref, desde, hasta }], db);
     return (await ctx.store.get(requerimientoModel, id!, db))!;
   });
 }

@@ -1,8 +1,12 @@
 import { defineModel } from '../../../models/define-model.ts';
 import { f, now } from '../../../models/fields.ts';
 
-/** How a message ended: still `enviando` when its sender died before it could store the answer. */
-const MESSAGE_STATES = ['enviando', 'respondido', 'fallido'] as const;
+/**
+ * How a message ended: `respondido`; `fallido` when it never left or the AEAT refused it whole (a
+ * SOAP fault); `sinrespuesta` when it left and no answer came back (its records may have arrived);
+ * still `enviando` when its sender died before it could store what came of it.
+ */
+const MESSAGE_STATES = ['enviando', 'respondido', 'fallido', 'sinrespuesta'] as const;
 
 /**
  * The messages sent to the AEAT (resource `verifactuenvio`, read-only): one row per

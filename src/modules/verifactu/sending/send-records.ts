@@ -9,6 +9,7 @@ import type { DbExecutor } from '../../../db/database.ts';
 import { companyOf } from '../../company/index.ts';
 import { certificateOf } from '../certificate.ts';
 import type { Environment } from '../qr-url.ts';
+import { generatedIn } from '../period.ts';
 import { instantOf } from '../registration-time.ts';
 import { registroVerifactuModel } from '../record-models.ts';
 import { xmlText } from '../xml-tree.ts';
@@ -16,7 +17,7 @@ import { suministroEnvelope, type MessageHeader } from '../xml-document.ts';
 import { parseAnswer, type Answer } from './answer.ts';
 import { endpointOf, type Service } from './endpoints.ts';
 import { verifactuEnvioModel } from './send-models.ts';
-import { postSoap, TransportError } from './soap-client.ts';
+import { postSoap } from './soap-client.ts';
 import { storeAnswer, type SentRecord } from './store-answer.ts';
 
 /** Flow control (AEAT, web service v1.0.3): at most 1,000 records a message; 60 s before the first answer says how long to wait. */
@@ -53,16 +54,18 @@ interface QueueRow {
  */
 export async function sendDueRecords(ctx: AppContext): Promise<void> {
   const db = ctx.database.kysely;
-  const waiting = new Map<number, { pending: number; since: number }>();
+  // `since` is read only for a company that has had no answer yet (the first message's 60 s run from it).
+  const waiting = new Map<number, { pending: number; since: () => Promise<number> }>();
   const records = await queued(db).select(['idempresa', sql<number>`count(*)`.as('pending'), sql<number>`min(id)`.as('first')]).groupBy('idempresa').execute();
   for (const row of records) {
-    const oldest = await db.selectFrom('registros_verifactu').select('fechahorahuso').where('id', '=', Number(row.first)).executeTakeFirstOrThrow();
-    waiting.set(Number(row.idempresa), { pending: Number(row.pending), since: instantOf(String(oldest.fechahorahuso)) });
+    const since = async () => instantOf(String((await db.selectFrom('registros_verifactu').select('fechahorahuso').where('id', '=', Number(row.first)).executeTakeFirstOrThrow()).fechahorahuso));
+    waiting.set(Number(row.idempresa), { pending: Number(row.pending), since });
   }
   const requests = await db.selectFrom('verifactu_requerimientos').select(['idempresa', sql<string>`min(fecha)`.as('fecha')])
     .where('estado', '=', 'pendiente').groupBy('idempresa').execute();
   for (const row of requests) {
-    if (!waiting.has(Number(row.idempresa))) waiting.set(Number(row.idempresa), { pending: 0, since: Date.parse(`${String(row.fecha).replace(' ', 'T').slice(0, 19)}Z`) });
+    const since = Date.parse(`${String(row.fecha).replace(' ', 'T').slice(0, 19)}Z`);
+    if (!waiting.has(Number(row.idempresa))) waiting.set(Number(row.idempresa), { pending: 0, since: async () => since });
   }
   const limit = pLimit(PARALLEL_COMPANIES);
   await Promise.all([...waiting].map(([idempresa, { pending, since }]) => limit(async () => {
@@ -75,19 +78,22 @@ export async function sendDueRecords(ctx: AppContext): Promise<void> {
 }
 
 /** When the company's next message may leave: the last answer's wait or back-off, else 60 s after the first thing waiting. */
-const dueAt = (queue: QueueRow, since: number) => (queue.siguiente !== null && queue.siguiente !== undefined ? Number(queue.siguiente) : since + FIRST_WAIT_S * 1000);
+const dueAt = async (queue: QueueRow, since: () => Promise<number>) => (queue.siguiente !== null && queue.siguiente !== undefined ? Number(queue.siguiente) : (await since()) + FIRST_WAIT_S * 1000);
 
 /** A full message may go before the wait is over, but not while failures hold the company back. */
 const isDue = (now: number, due: number, pending: number, queue: QueueRow) => now >= due || (pending >= MAX_RECORDS && Number(queue.fallos) === 0);
 
-async function sendIfDue(ctx: AppContext, idempresa: number, pending: number, since: number): Promise<void> {
+async function sendIfDue(ctx: AppContext, idempresa: number, pending: number, since: () => Promise<number>): Promise<void> {
   const db = ctx.database.kysely;
   const { dialect } = ctx.database;
   const queueRow = () => db.selectFrom('verifactu_colas').selectAll().where('idempresa', '=', idempresa).executeTakeFirst() as Promise<QueueRow | undefined>;
-  await dialect.insertIgnore(db.insertInto('verifactu_colas').values({ idempresa, fallos: 0 }), ['idempresa']).execute();
+  let seen = await queueRow();
+  if (!seen) {
+    await dialect.insertIgnore(db.insertInto('verifactu_colas').values({ idempresa, fallos: 0 }), ['idempresa']).execute();
+    seen = (await queueRow())!;
+  }
   const now = ctx.clock.now();
-  const seen = (await queueRow())!;
-  if (!isDue(now, dueAt(seen, since), pending, seen)) return;
+  if (!isDue(now, await dueAt(seen, since), pending, seen)) return;
   const token = randomUUID();
   const claimed = await db.updateTable('verifactu_colas')
     .set({ titular: token, reservahasta: now + 2 * ctx.config.verifactu.timeoutMs })
@@ -100,7 +106,7 @@ async function sendIfDue(ctx: AppContext, idempresa: number, pending: number, si
     // a failure) between the first read and the claim.
     const queue = (await queueRow())!;
     const waitingNow = await queued(db, idempresa).select(sql<number>`count(*)`.as('n')).executeTakeFirst();
-    if (!isDue(now, dueAt(queue, since), Number(waitingNow?.n ?? 0), queue)) return;
+    if (!isDue(now, await dueAt(queue, since), Number(waitingNow?.n ?? 0), queue)) return;
     await sendNext(ctx, idempresa, token, queue);
   } finally {
     await db.updateTable('verifactu_colas').set({ titular: null, reservahasta: null }).where('idempresa', '=', idempresa).where('titular', '=', token).execute();
@@ -113,7 +119,6 @@ interface Outgoing {
   records: SentRecord[];
   /** `remision` goes to VerifactuSOAP; `requerimiento` (an answer to the AEAT's request) to RequerimientoSOAP. */
   tipo: 'remision' | 'requerimiento';
-  refrequerimiento?: string;
 }
 
 const SERVICES: Record<Outgoing['tipo'], Service> = { remision: 'VerifactuSOAP', requerimiento: 'RequerimientoSOAP' };
@@ -167,10 +172,8 @@ async function answerRequest(ctx: AppContext, idempresa: number, token: string, 
   const db = ctx.database.kysely;
   const desde = String(request.desde).slice(0, 10);
   const hasta = String(request.hasta).slice(0, 10);
-  // Generation dates are the records' own (`FechaHoraHusoGenRegistro` begins with the territory's day).
-  const rows = await db.selectFrom('registros_verifactu').selectAll()
-    .where('idempresa', '=', idempresa).where('id', '>', Number(request.ultimoregistro)).where('modo', '=', 'noverifactu')
-    .where('fechahorahuso', '>=', desde).where('fechahorahuso', '<', `${hasta}U`)
+  const rows = await generatedIn(db, 'registros_verifactu', idempresa, desde, hasta).selectAll()
+    .where('id', '>', Number(request.ultimoregistro)).where('modo', '=', 'noverifactu')
     .orderBy('id').limit(MAX_RECORDS + 1).execute();
   if (!rows.length) {
     await db.updateTable('verifactu_requerimientos').set({ estado: Number(request.mensajes) ? 'enviado' : 'sinregistros' }).where('id', '=', Number(request.id)).execute();
@@ -181,7 +184,6 @@ async function answerRequest(ctx: AppContext, idempresa: number, token: string, 
   await deliver(ctx, {
     idempresa,
     tipo: 'requerimiento',
-    refrequerimiento: String(request.refrequerimiento),
     header: { taxpayer: { NombreRazon: name, NIF: records[0]!.nifemisor }, requerimiento: { ref: String(request.refrequerimiento), fin } },
     records,
   }, async (trx, outcome, now) => {
@@ -199,11 +201,24 @@ async function answerRequest(ctx: AppContext, idempresa: number, token: string, 
   });
 }
 
-/** What came of a message: the AEAT's answer, or why there is none. */
+/** What came of a message: the AEAT's answer, or why there is none, and whether it may have arrived all the same. */
 interface Delivery {
   idenvio: number;
   answer?: Answer;
   error?: string;
+  /** Sent, but no answer was read (a transport failure): a later 3000 for its records is their own arrival. */
+  unanswered?: boolean;
+}
+
+const authorities = new WeakMap<AppContext, { file: string; pem: Promise<string> }>();
+
+/** The extra authority VERIFACTU_CA_FILE names, read once. */
+function extraAuthority(ctx: AppContext): Promise<string> | undefined {
+  const { caFile } = ctx.config.verifactu;
+  if (!caFile) return undefined;
+  let kept = authorities.get(ctx);
+  if (kept?.file !== caFile) authorities.set(ctx, (kept = { file: caFile, pem: readFile(caFile, 'utf8') }));
+  return kept.pem;
 }
 
 /**
@@ -215,36 +230,33 @@ async function deliver(ctx: AppContext, message: Outgoing, settle: (db: DbExecut
   const db = ctx.database.kysely;
   const { records } = message;
   const [idenvio] = await ctx.store.insertMany(verifactuEnvioModel, [{
-    idempresa: message.idempresa, tipo: message.tipo, refrequerimiento: message.refrequerimiento ?? null, incidencia: Boolean(message.header.incidencia),
+    idempresa: message.idempresa, tipo: message.tipo, refrequerimiento: message.header.requerimiento?.ref ?? null, incidencia: Boolean(message.header.incidencia),
     registros: records.length, desde: records[0]!.id, hasta: records[records.length - 1]!.id, estado: 'enviando',
   }], db);
-  let result: Answer | { kind: 'fault'; faultcode: string; faultstring: string };
+  let outcome: Delivery;
+  let sent = false;
   try {
     const certificate = await certificateOf(ctx, db, message.idempresa);
-    if (!certificate) throw new TransportError('no certificate: set the company\'s (verifactuempresa.certificado) or VERIFACTU_CERT_FILE');
+    if (!certificate) throw new Error('no certificate: set the company\'s (verifactuempresa.certificado) or VERIFACTU_CERT_FILE');
     const switchRow = await db.selectFrom('verifactu_empresas').select(['entorno', 'tipocertificado']).where('idempresa', '=', message.idempresa).executeTakeFirstOrThrow();
-    const { caFile, timeoutMs } = ctx.config.verifactu;
-    const answer = await postSoap({
-      url: endpointOf(ctx.config.verifactu, switchRow.entorno as Environment, switchRow.tipocertificado === 'sello' ? 'sello' : 'personal', SERVICES[message.tipo]),
-      body: suministroEnvelope(message.header, records.map((record) => ({ tipo: record.tipo, content: record.registro, signed: record.firmado ?? undefined }))),
-      certificate,
-      extraCa: caFile ? await readFile(caFile, 'utf8') : undefined,
-      timeoutMs,
-    });
-    result = parseAnswer(answer.status, answer.body);
+    const body = suministroEnvelope(message.header, records.map((record) => ({ tipo: record.tipo, content: record.registro, signed: record.firmado ?? undefined })));
+    const url = endpointOf(ctx.config.verifactu, switchRow.entorno as Environment, switchRow.tipocertificado === 'sello' ? 'sello' : 'personal', SERVICES[message.tipo]);
+    const extraCa = await extraAuthority(ctx);
+    sent = true;
+    const answer = await postSoap({ url, body, certificate, extraCa, timeoutMs: ctx.config.verifactu.timeoutMs });
+    const parsed = parseAnswer(answer.status, answer.body);
+    // A SOAP fault is the AEAT refusing the whole message: nothing of it was registered.
+    outcome = parsed.kind === 'answer' ? { idenvio: idenvio!, answer: parsed } : { idenvio: idenvio!, error: `${parsed.faultcode}: ${parsed.faultstring}` };
   } catch (error) {
-    result = { kind: 'fault', faultcode: 'transport', faultstring: (error as Error).message };
+    outcome = { idenvio: idenvio!, error: (error as Error).message, unanswered: sent };
   }
   if (process.env.INVOICING_TEST_KILL_AFTER_SEND === '1') process.kill(process.pid, 'SIGKILL');
   const now = ctx.clock.now();
   const finished = ctx.clock.timestamp();
-  const outcome: Delivery = result.kind === 'answer'
-    ? { idenvio: idenvio!, answer: result }
-    : { idenvio: idenvio!, error: result.faultcode === 'transport' ? result.faultstring : `${result.faultcode}: ${result.faultstring}` };
   await inTransaction(ctx.database, async (trx) => {
     // A request's answer is the message's only: NO VERI*FACTU records are sent then, never corrected, and keep their state.
     if (outcome.answer) await storeAnswer(ctx, trx, message.idempresa, outcome.idenvio, message.tipo === 'remision' ? records : [], outcome.answer, finished);
-    else await trx.updateTable('verifactu_envios').set({ estado: 'fallido', error: outcome.error!.slice(0, 1500), fechafin: finished }).where('id', '=', outcome.idenvio).execute();
+    else await trx.updateTable('verifactu_envios').set({ estado: outcome.unanswered ? 'sinrespuesta' : 'fallido', error: outcome.error!.slice(0, 1500), fechafin: finished }).where('id', '=', outcome.idenvio).execute();
     await settle(trx, outcome, now);
   });
   if (outcome.error) ctx.log.warn({ idempresa: message.idempresa, idenvio: outcome.idenvio, error: outcome.error }, 'VERI*FACTU message not taken');

@@ -45,35 +45,34 @@ function outcomeOf(line: AnswerLine, maybeDelivered: boolean): { estado: string;
  */
 export async function storeAnswer(ctx: AppContext, db: DbExecutor, idempresa: number, idenvio: number, records: SentRecord[], answer: Answer, finished: string): Promise<void> {
   const lines = new Map(answer.lines.map((line) => [keyOf(line.TipoOperacion, line.IDEmisorFactura, line.NumSerieFactura, line.FechaExpedicionFactura), line]));
-  {
-    const unanswered = records.length ? await db.selectFrom('verifactu_envios').select(['desde', 'hasta'])
-      .where('idempresa', '=', idempresa).where('id', '<', idenvio).where('estado', '!=', 'respondido').where('hasta', '>=', records[0]!.id).execute() : [];
-    const maybeDelivered = (id: number) => unanswered.some((row) => Number(row.desde) <= id && id <= Number(row.hasta));
-    const correct: number[] = [];
-    for (const record of records) {
-      const line = lines.get(keyOf(record.tipo === 'alta' ? 'Alta' : 'Anulacion', record.nifemisor, record.numserie, record.fechaexpedicion));
-      if (!line) continue;
-      const outcome = outcomeOf(line, maybeDelivered(record.id));
-      if (outcome.estado === 'correcto' && outcome.codigoerror === null && outcome.descripcionerror === null) {
-        correct.push(record.id);
-        continue;
-      }
-      await db.updateTable('registros_verifactu').set({ ...outcome, idenvio, csv: answer.CSV ?? null }).where('id', '=', record.id).execute();
-      if (outcome.estado === 'incorrecto') ctx.log.warn({ idregistro: record.id, codigo: outcome.codigoerror, error: outcome.descripcionerror }, 'VERI*FACTU record rejected');
+  // Earlier messages that may have arrived without their answer being stored: a sender that died, or no answer read.
+  const unanswered = records.length ? await db.selectFrom('verifactu_envios').select(['desde', 'hasta'])
+    .where('idempresa', '=', idempresa).where('id', '<', idenvio).where('estado', 'in', ['enviando', 'sinrespuesta']).where('hasta', '>=', records[0]!.id).execute() : [];
+  const maybeDelivered = (id: number) => unanswered.some((row) => Number(row.desde) <= id && id <= Number(row.hasta));
+  const correct: number[] = [];
+  for (const record of records) {
+    const line = lines.get(keyOf(record.tipo === 'alta' ? 'Alta' : 'Anulacion', record.nifemisor, record.numserie, record.fechaexpedicion));
+    if (!line) continue;
+    const outcome = outcomeOf(line, maybeDelivered(record.id));
+    if (outcome.estado === 'correcto' && outcome.codigoerror === null && outcome.descripcionerror === null) {
+      correct.push(record.id);
+      continue;
     }
-    for (let start = 0; start < correct.length; start += 500) {
-      await db.updateTable('registros_verifactu').set({ estado: 'correcto', idenvio, csv: answer.CSV ?? null })
-        .where('id', 'in', correct.slice(start, start + 500)).execute();
-    }
-    await db.updateTable('verifactu_envios').set({
-      estado: 'respondido',
-      csv: answer.CSV ?? null,
-      estadoenvio: answer.EstadoEnvio,
-      idpeticion: answer.DatosPresentacion?.IdPeticion ?? null,
-      timestamppresentacion: answer.DatosPresentacion?.TimestampPresentacion ?? null,
-      nifpresentador: answer.DatosPresentacion?.NIFPresentador ?? null,
-      tiempoespera: answer.TiempoEsperaEnvio,
-      fechafin: finished,
-    }).where('id', '=', idenvio).execute();
+    await db.updateTable('registros_verifactu').set({ ...outcome, idenvio, csv: answer.CSV ?? null }).where('id', '=', record.id).execute();
+    if (outcome.estado === 'incorrecto') ctx.log.warn({ idregistro: record.id, codigo: outcome.codigoerror, error: outcome.descripcionerror }, 'VERI*FACTU record rejected');
   }
+  for (let start = 0; start < correct.length; start += 500) {
+    await db.updateTable('registros_verifactu').set({ estado: 'correcto', idenvio, csv: answer.CSV ?? null })
+      .where('id', 'in', correct.slice(start, start + 500)).execute();
+  }
+  await db.updateTable('verifactu_envios').set({
+    estado: 'respondido',
+    csv: answer.CSV ?? null,
+    estadoenvio: answer.EstadoEnvio,
+    idpeticion: answer.DatosPresentacion?.IdPeticion ?? null,
+    timestamppresentacion: answer.DatosPresentacion?.TimestampPresentacion ?? null,
+    nifpresentador: answer.DatosPresentacion?.NIFPresentador ?? null,
+    tiempoespera: answer.TiempoEsperaEnvio,
+    fechafin: finished,
+  }).where('id', '=', idenvio).execute();
 }
