@@ -239,8 +239,13 @@ forEachEngine('VERI*FACTU signing', (t) => {
 
   it('ends the operation in the event log when the company leaves NO VERI*FACTU', async () => {
     assert.equal((await call('PATCH', '/api/3/verifactuempresa/1', { modo: 'off' })).status, 200);
-    const log = await events();
+    let log = await events();
     assert.equal(log[log.length - 1]!.tipo, '02');
+    // An invoice cancelled since goes on in NO VERI*FACTU: its anulación opens an operation, and ends it.
+    const [, second] = await recordsOf(t());
+    assert.equal((await call('POST', `/api/3/anularFacturaCliente/${second!.idfactura}`)).status, 200);
+    log = await events();
+    assert.deepEqual(log.slice(-3).map((event) => event.tipo), ['02', '01', '02']);
     const refused = await call('DELETE', `/api/3/eventoverifactu/${log[0]!.id}`);
     assert.equal(refused.status, 405);
   });

@@ -4,6 +4,8 @@ import { AppError } from '../../errors.ts';
 import { companyOf, companyReference } from '../company/index.ts';
 import { documentIdOf, documentType, hasRefunds, headerOf, lockDocument, type Row } from '../documents/index.ts';
 import { appendRecord } from './chain.ts';
+import { appendEvent } from './event-log/append-event.ts';
+import { EVENT_TYPES } from './event-log/event-content.ts';
 import { storedSwitchOf } from './company-switch.ts';
 import type { RecordMode } from './qr-url.ts';
 import { anulacionRecord, type InvoiceId } from './record-content.ts';
@@ -46,6 +48,8 @@ export async function cancelInvoice(ctx: AppContext, idOrCode: string): Promise<
       severalTaxpayers: companies.companies.size > 1,
       build: (previous, system, timestamp) => anulacionRecord(identity, previous, system, timestamp),
     });
+    // A NO VERI*FACTU anulación after the company left the mode opened an operation (01) for itself: it ends with it.
+    if (stored.modo === 'off' && company.modo === 'noverifactu') await appendEvent(ctx, db, idempresa, EVENT_TYPES.end);
     const doc = Object.fromEntries(type.header.visibleFields.map((name) => [name, invoice[name]]));
     return { doc, registro: (await ctx.store.get(registroVerifactuModel, registro, db))! };
   });

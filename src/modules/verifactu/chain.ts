@@ -6,7 +6,7 @@ import { systemInfo } from './producer.ts';
 import { qrUrl, type RecordMode } from './qr-url.ts';
 import type { CompanySwitch } from './company-switch.ts';
 import { appendEvent } from './event-log/append-event.ts';
-import { ANOMALY_TYPES, EVENT_TYPES, upToText } from './event-log/event-content.ts';
+import { ANOMALY_TYPES, EVENT_TYPES, operationClosed, upToText } from './event-log/event-content.ts';
 import { xmlText } from './xml-tree.ts';
 import { hashFieldsOf, type ChainLink, type Generated, type InvoiceId } from './record-content.ts';
 import { chainHeadModel, registroVerifactuModel } from './record-models.ts';
@@ -57,7 +57,7 @@ async function alert(ctx: AppContext, db: DbExecutor, anomaly: FiscalAnomalyEven
 export async function appendRecord(ctx: AppContext, db: DbExecutor, company: CompanySwitch, pending: PendingRecord): Promise<number> {
   const head = await lockedHead(db, ctx, company.idempresa);
   // The first record of a NO VERI*FACTU operation (ever, or since it last ended) opens it in the event log (event 01).
-  if (company.modo === 'noverifactu' && (head.tipoevento === null || head.tipoevento === undefined || head.tipoevento === EVENT_TYPES.end)) {
+  if (company.modo === 'noverifactu' && operationClosed(head)) {
     await appendEvent(ctx, db, company.idempresa, EVENT_TYPES.start, undefined, upToText(Number(head.idultimo ?? 0)));
   }
   const previous: ChainLink | undefined = head.idultimo === null || head.idultimo === undefined ? undefined : {

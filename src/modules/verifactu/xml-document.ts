@@ -60,7 +60,7 @@ function appendMessage(parent: XmlNode, message: MessageHeader, records: StoredR
  */
 function withSigned(xml: string, records: StoredRecord[], token: string): string {
   return records.some((record) => record.signed)
-    ? xml.replace(new RegExp(`${token}-(\\d+)`, 'g'), (_, index: string) => records[Number(index)]!.signed!.replace(/^<\?xml[^>]*\?>\s*/, ''))
+    ? xml.replace(new RegExp(`${token}-(\\d+)`, 'g'), (_, index: string) => withoutDeclaration(records[Number(index)]!.signed!))
     : xml;
 }
 
@@ -103,4 +103,9 @@ export function eventXml(content: XmlTree): string {
   const doc = xmlbuilder2().create({ version: '1.0', encoding: 'UTF-8' });
   append(doc.ele('sfe:RegistroEvento', { 'xmlns:sfe': NAMESPACES.sfe }), content, 'sfe');
   return doc.end();
+}
+
+/** An XML document without its `<?xml ...?>` declaration: to be placed inside another document. */
+export function withoutDeclaration(xml: string): string {
+  return xml.replace(/^<\?xml[^>]*\?>\s*/, '');
 }

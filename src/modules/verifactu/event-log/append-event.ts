@@ -10,7 +10,7 @@ import { trySign } from '../signing/sign-record.ts';
 import { spanishTaxId } from '../spanish-tax-id.ts';
 import { xmlText, type XmlTree } from '../xml-tree.ts';
 import { eventXml } from '../xml-document.ts';
-import { EVENT_TYPES, eventRecord, upToText, type EventLink, type EventType } from './event-content.ts';
+import { EVENT_TYPES, eventRecord, operationClosed, upToText, type EventLink, type EventType } from './event-content.ts';
 import { eventoVerifactuModel } from './event-models.ts';
 
 /**
@@ -23,7 +23,7 @@ import { eventoVerifactuModel } from './event-models.ts';
 export async function appendEvent(ctx: AppContext, db: DbExecutor, idempresa: number, tipo: EventType, datos?: XmlTree, otros?: string): Promise<number> {
   let head = await lockedHead(db, ctx, idempresa);
   // Whatever is logged first (a check before the first record, say) comes after the operation's start.
-  if (tipo !== EVENT_TYPES.start && tipo !== EVENT_TYPES.end && (head.tipoevento === null || head.tipoevento === undefined || head.tipoevento === EVENT_TYPES.end)) {
+  if (tipo !== EVENT_TYPES.start && tipo !== EVENT_TYPES.end && operationClosed(head)) {
     await appendEvent(ctx, db, idempresa, EVENT_TYPES.start, undefined, upToText(Number(head.idultimo ?? 0)));
     head = await lockedHead(db, ctx, idempresa);
   }

@@ -10,6 +10,9 @@ export type EventType = (typeof EVENT_TYPES)[keyof typeof EVENT_TYPES];
 /** TipoAnomalia (list L4E) of each check: integrity of the hash or chain, of the signature, a date after now. */
 export const ANOMALY_TYPES = { chain: '01', signature: '02', time: '13' } as const;
 
+/** Whether a chain head's last event leaves no NO VERI*FACTU operation open (none yet, or an end, 02): the next record or event opens one (01). */
+export const operationClosed = (head: { tipoevento?: unknown }) => head.tipoevento === null || head.tipoevento === undefined || head.tipoevento === EVENT_TYPES.end;
+
 /** OtrosDatosEvento of a start (01) or a summary (10): the last record before it, where the next summary starts. */
 export const upToText = (id: number) => `registros hasta ${id}`;
 

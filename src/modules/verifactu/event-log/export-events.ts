@@ -5,7 +5,7 @@ import { companyOf } from '../../company/index.ts';
 import { generatedIn } from '../period.ts';
 import { storedSwitchOf } from '../company-switch.ts';
 import { territoryOf, zonedStamp } from '../registration-time.ts';
-import { eventXml } from '../xml-document.ts';
+import { eventXml, withoutDeclaration } from '../xml-document.ts';
 import type { XmlTree } from '../xml-tree.ts';
 import { appendEvent } from './append-event.ts';
 import { EVENT_TYPES } from './event-content.ts';
@@ -50,7 +50,7 @@ export async function* exportEvents(ctx: AppContext, idempresa: number, desde: s
     const page = (await generatedIn(db, 'verifactu_eventos', idempresa, desde, hasta).selectAll().where('id', '>', after).where('id', '<=', period.last).orderBy('id').limit(PAGE).execute()).map(readEvent);
     for (const event of page) {
       seen(event);
-      yield `${(event.firmado ? String(event.firmado) : eventXml(event.registro as XmlTree)).replace(/^<\?xml[^>]*\?>\s*/, '')}\n`;
+      yield `${withoutDeclaration(event.firmado ? String(event.firmado) : eventXml(event.registro as XmlTree))}\n`;
     }
     if (page.length < PAGE) break;
     after = Number(page[page.length - 1]!.id);

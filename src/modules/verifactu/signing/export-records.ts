@@ -3,7 +3,7 @@ import { rowReader } from '../../../db/row-codec.ts';
 import { generatedIn } from '../period.ts';
 import { registroVerifactuModel } from '../record-models.ts';
 import type { RecordRow } from '../record-reads.ts';
-import { suministroXml, type StoredRecord } from '../xml-document.ts';
+import { suministroXml, withoutDeclaration, type StoredRecord } from '../xml-document.ts';
 import type { XmlTree } from '../xml-tree.ts';
 
 const PAGE = 1000;
@@ -25,7 +25,7 @@ export async function* exportRecords(ctx: AppContext, idempresa: number, desde: 
       page.forEach(seen);
       const first = page.find((record) => record.tipo === 'alta')?.registro as XmlTree | undefined;
       const records: StoredRecord[] = page.map((record) => ({ tipo: record.tipo as 'alta' | 'anulacion', content: record.registro as XmlTree, signed: record.firmado ? String(record.firmado) : undefined }));
-      yield `${suministroXml({ NombreRazon: String(first?.NombreRazonEmisor ?? ''), NIF: String(page[0]!.nifemisor) }, records).replace(/^<\?xml[^>]*\?>\s*/, '')}\n`;
+      yield `${withoutDeclaration(suministroXml({ NombreRazon: String(first?.NombreRazonEmisor ?? ''), NIF: String(page[0]!.nifemisor) }, records))}\n`;
     }
     if (page.length < PAGE) break;
     after = Number(page[page.length - 1]!.id);

@@ -3,6 +3,7 @@ import type { AppContext } from '../../../app-context.ts';
 import type { DbExecutor } from '../../../db/database.ts';
 import { lazyLibrary } from '../../../lazy-library.ts';
 import { certificateOf, type Certificate } from '../certificate.ts';
+import { withoutDeclaration } from '../xml-document.ts';
 
 type Xades = typeof import('xadesjs');
 type XmlDsig = typeof import('xmldsigjs');
@@ -125,8 +126,7 @@ export async function checkSigned(signed: string, expected: string): Promise<str
     if (verified !== true) return `the signature does not verify${verified instanceof Error ? `: ${verified.message}` : ''}`.slice(0, 500);
     element.parentNode!.removeChild(element);
     const unsigned = new (xmldom().XMLSerializer)().serializeToString(doc as never);
-    const normal = (text: string) => text.replace(/^<\?xml[^>]*\?>/, '');
-    if (normal(unsigned) !== normal(expected)) return 'the signed record is not the record kept';
+    if (withoutDeclaration(unsigned) !== withoutDeclaration(expected)) return 'the signed record is not the record kept';
     return undefined;
   } catch (error) {
     return `unreadable signature: ${(error as Error).message}`;
