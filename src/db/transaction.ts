@@ -2,6 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Database, DbExecutor } from './database.ts';
 import { isRetryable } from './translate-error.ts';
 import { currentGate, outsideGate, type CommitGate } from './commit-gate.ts';
+import { inGroup, type Attempt } from './group-commit.ts';
 
 /**
  * Transactions and the work that must wait for their commit.
@@ -45,6 +46,13 @@ export class NestedConnectionError extends Error {
 
 export interface TransactionOptions {
   attempts?: number;
+  /**
+   * Share the transaction, and its commit, with other operations that ask for one at the same
+   * time (group-commit.ts), each in its own savepoint: for frequent writes whose commit costs more
+   * than their statements (document creation). A request whose answer is kept with its write
+   * (an idempotency key's commit gate) runs in a transaction of its own.
+   */
+  shared?: boolean;
 }
 
 export async function inTransaction<T>(database: Database, fn: (trx: DbExecutor) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
@@ -52,6 +60,7 @@ export async function inTransaction<T>(database: Database, fn: (trx: DbExecutor)
   const gate = currentGate();
   if (gate?.takes()) return heldTransaction(database, gate, fn, options);
   const attempts = options.attempts ?? 8;
+  if (options.shared && !gate) return inGroup(database, () => memberAttempt(database, fn), attempts);
   for (let attempt = 1; ; attempt++) {
     const state: TransactionState = { beforeCommit: [], afterCommit: [], afterRollback: [], warnings: [] };
     try {
@@ -72,6 +81,23 @@ export async function inTransaction<T>(database: Database, fn: (trx: DbExecutor)
       await new Promise((resolve) => setTimeout(resolve, Math.min(200, 5 * 2 ** attempt) * (0.5 + Math.random())));
     }
   }
+}
+
+/** One run of a group member (group-commit.ts): its own state, as a transaction of its own would have. */
+function memberAttempt<T>(database: Database, fn: (trx: DbExecutor) => Promise<T>): Attempt<T> {
+  const state: TransactionState = { beforeCommit: [], afterCommit: [], afterRollback: [], warnings: [] };
+  return {
+    run: (trx) => {
+      states.set(trx, state);
+      return scope.run(state, async () => {
+        const value = await fn(trx);
+        for (let i = 0; i < state.beforeCommit.length; i++) await state.beforeCommit[i]!();
+        return value;
+      });
+    },
+    committed: () => runAll(database, state.afterCommit),
+    rolledBack: () => undoAll(database, state.afterRollback),
+  };
 }
 
 /** Thrown inside a held transaction to roll it back (its request's answer is not kept). */

@@ -36,8 +36,9 @@ export async function conversionRate(db: DbExecutor, ref: DocumentReference, typ
 
 /**
  * Creates a business document with its lines (the `crear<Doc>` endpoints): header defaults from
- * the settings, the customer/supplier and the warehouse, then `insertDocument`. One transaction:
- * everything or nothing, and a rolled back creation consumes no number.
+ * the settings, the customer/supplier and the warehouse, then `insertDocument`. Everything or
+ * nothing, and a rolled back creation consumes no number. Concurrent creations share a commit
+ * (group-commit.ts), each in its own savepoint: a refused one is undone alone.
  */
 export async function createDocument(ctx: AppContext, type: DocumentType, input: DocumentInput): Promise<DocumentResult> {
   const ref = await loadReference(ctx);
@@ -75,5 +76,5 @@ export async function createDocument(ctx: AppContext, type: DocumentType, input:
       documentEvent(type, 'document.created', id, { type: type.name, doc: result.doc, lines: result.lines }),
       ...paymentEvents(type, id, paid, true, payments));
     return result;
-  });
+  }, { shared: true });
 }
