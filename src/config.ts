@@ -22,6 +22,11 @@ export interface Config {
    */
   stateRefreshMs: number;
   /**
+   * Whether concurrent document creations share a transaction and its commit, each in its own
+   * savepoint (decision 0013): `auto` (on for SQLite only), `on` or `off`.
+   */
+  groupCommit: 'auto' | 'on' | 'off';
+  /**
    * The installation's time zone for business dates (document dates, due dates, fiscal years,
    * overdue), overriding the `timezone` setting. Unset: the setting decides.
    */
@@ -141,6 +146,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const apiKey = env.API_KEY === undefined || env.API_KEY === '' ? undefined : env.API_KEY;
   const timeZone = env.TIME_ZONE || undefined;
   if (timeZone !== undefined && !isTimeZone(timeZone)) throw new ConfigError(`TIME_ZONE must be a time zone name such as Europe/Madrid or UTC, got "${timeZone}"`);
+  const groupCommit = (env.GROUP_COMMIT || 'auto').toLowerCase();
+  if (groupCommit !== 'auto' && groupCommit !== 'on' && groupCommit !== 'off') throw new ConfigError(`GROUP_COMMIT must be auto, on or off, got "${env.GROUP_COMMIT}"`);
   const filesStorage = (env.FILES_STORAGE || 'local').toLowerCase();
   if (filesStorage !== 'local' && filesStorage !== 'database') throw new ConfigError(`FILES_STORAGE must be local or database, got "${env.FILES_STORAGE}"`);
   if (apiKey !== undefined && apiKey.length < 16) {
@@ -166,6 +173,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     stateRefreshMs: intVar(env, 'STATE_REFRESH_MS', 1000, 10, 60_000),
     timeZone,
     filesStorage,
+    groupCommit,
     uploadMaxFileBytes: intVar(env, 'UPLOAD_MAX_FILE_BYTES', 10 * 1_048_576, 1, 4 * 1_073_741_824),
     uploadMaxFiles: intVar(env, 'UPLOAD_MAX_FILES', 20, 1, 1000),
     uploadMaxRequestBytes: intVar(env, 'UPLOAD_MAX_REQUEST_BYTES', 100 * 1_048_576, 1024, 16 * 1_073_741_824),

@@ -49,7 +49,10 @@ export interface Core {
 export async function createCore(options: CoreOptions): Promise<Core> {
   const { config, modules } = options;
   const ownsDatabase = !options.database;
-  const database = options.database ?? createDatabase(config.databaseUrl, { readUrls: config.databaseReadUrls, replicaMaxLagMs: config.readReplicaMaxLagMs, replicaCheckMs: config.readReplicaCheckMs });
+  const database = options.database ?? createDatabase(config.databaseUrl, {
+    readUrls: config.databaseReadUrls, replicaMaxLagMs: config.readReplicaMaxLagMs, replicaCheckMs: config.readReplicaCheckMs,
+    groupCommit: config.groupCommit === 'auto' ? undefined : config.groupCommit === 'on',
+  });
   database.reportError = (error, what) => options.log.error({ err: error }, what);
   const stopped: Module[] = [];
   try {

@@ -41,7 +41,7 @@ function dayBefore(date: string): string {
 forEachEngine('group commit', (t) => {
   it('two instances share commits; a document refused in the middle of one consumes no number', async () => {
     const url = (t() as { scratch?: { url: string } }).scratch!.url;
-    const other = await startTestApp(t().engine, { url });
+    const other = await startTestApp(t().engine, { url, config: { groupCommit: 'on' } });
     const instances: TestApp[] = [t(), other];
     try {
       assert.equal((await t().call('POST', '/api/3/cliente', { codcliente: 'GROUP', nombre: 'Group commit' })).status, 201);
@@ -129,5 +129,22 @@ forEachEngine('group commit', (t) => {
     } finally {
       await sql`DROP TABLE group_probe`.execute(database.kysely);
     }
+  });
+}, { config: { groupCommit: 'on' } });
+
+forEachEngine('group commit by default', (t) => {
+  it('is on for SQLite only: on PostgreSQL and MariaDB concurrent creations keep transactions of their own', async () => {
+    const { database } = t().app.ctx;
+    assert.equal(database.groupCommit, t().engine === 'sqlite');
+    assert.equal((await t().call('POST', '/api/3/cliente', { codcliente: 'OWN', nombre: 'Own transactions' })).status, 201);
+    const tokens = trace(database);
+    const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => t().call('POST', '/api/3/crearFacturaCliente', {
+      codcliente: 'OWN', lineas: [{ descripcion: `Line ${i}`, cantidad: 1, pvpunitario: 1 + i }],
+    })));
+    database.counter.observer = undefined;
+    for (const answer of answers) assert.equal(answer.status, 200, JSON.stringify(answer.body));
+    const shape = tokens.join('');
+    if (database.groupCommit) assert.match(shape, /B(SR)+C/, shape);
+    else assert.deepEqual([...shape].sort().join(''), 'BBBBBBCCCCCC', shape);
   });
 });

@@ -38,6 +38,13 @@ export interface Database {
   maintain(): Promise<void>;
   /** Where failures nobody awaits go (a dropped idle connection, an after-commit callback); the core sets the app's logger. */
   reportError: (error: unknown, what: string) => void;
+  /**
+   * Whether concurrent creations share a transaction and its commit (group-commit.ts, decision
+   * 0013): by default on SQLite only, where one connection runs everything one after another
+   * anyway; on PostgreSQL and MariaDB separate transactions overlap one's work with another's
+   * round trips, which measured faster there unless a commit is slow (`GROUP_COMMIT=on`).
+   */
+  readonly groupCommit: boolean;
   /** Statements run so far (all connections). */
   readonly counter: StatementCounter;
   /** The generation of each table this instance writes (derived caches check it). */
@@ -75,11 +82,13 @@ export interface DatabaseOptions {
   readUrls?: string[];
   replicaMaxLagMs?: number;
   replicaCheckMs?: number;
+  /** Group commit (see `Database.groupCommit`); unset: on for SQLite only. */
+  groupCommit?: boolean;
 }
 
 const consoleReport = (error: unknown, what: string) => console.error(what, error);
 
-function open(engine: Engine, dialect: Dialect, replicas?: ReplicaSet): Database {
+function open(engine: Engine, dialect: Dialect, groupCommit: boolean | undefined, replicas?: ReplicaSet): Database {
   const counter: StatementCounter = { statements: 0 };
   const read = dialect instanceof QueuedSqliteDialect ? guardedRead((query) => dialect.read(query), counter) : undefined;
   const writes = new WriteTracker();
@@ -89,6 +98,7 @@ function open(engine: Engine, dialect: Dialect, replicas?: ReplicaSet): Database
   };
   return {
     engine, dialect: dialectFor(engine), kysely, counter, writes, replicas, read, reportError: consoleReport, maintain,
+    groupCommit: groupCommit ?? engine === 'sqlite',
     async close() {
       // SQLite: the statistics of what this process used go with it (a failure here loses nothing).
       await maintain().catch(() => {});
@@ -110,7 +120,7 @@ export function createDatabase(url: string, options: DatabaseOptions = {}): Data
     raw.pragma('busy_timeout = 5000');
     // Statistics for every table that needs them, bounded (SQLite's advice for a connection that lives long).
     raw.pragma('optimize = 0x10002');
-    return open(engine, new QueuedSqliteDialect({ database: cachedStatements(raw) }));
+    return open(engine, new QueuedSqliteDialect({ database: cachedStatements(raw) }), options.groupCommit);
   }
   // Pool events report through the database's reporter, which the core sets after this returns.
   let database: Database | undefined;
@@ -122,7 +132,7 @@ export function createDatabase(url: string, options: DatabaseOptions = {}): Data
         { engine, maxLagMs: options.replicaMaxLagMs ?? 2000, checkMs: options.replicaCheckMs ?? 1000, report },
       )
     : undefined;
-  database = open(engine, serverDialect(engine, url, poolSize, report, 10_000), replicas);
+  database = open(engine, serverDialect(engine, url, poolSize, report, 10_000), options.groupCommit, replicas);
   return database;
 }
 

@@ -1,7 +1,16 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { sql } from 'kysely';
-import type { Database, DbExecutor } from './database.ts';
+import { sql, type Kysely } from 'kysely';
 import { isRetryable } from './translate-error.ts';
+
+// Tables are declared at run time (database.ts's DbExecutor; not imported: database.ts reaches
+// this file through the driver guard and transaction.ts).
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type DbExecutor = Kysely<any>;
+
+/** What a group needs of a database: its root executor, whose transactions the group shares. */
+export interface GroupDatabase {
+  kysely: DbExecutor;
+}
 
 /**
  * Group commit: concurrent business operations of one kind share a transaction and its commit,
@@ -45,22 +54,22 @@ export const MAX_MEMBERS = 16;
 // The leader runs in the context this module was loaded in: no request's.
 const neutral = AsyncLocalStorage.snapshot();
 
-const groups = new WeakMap<Database, CommitGroup>();
+const groups = new WeakMap<GroupDatabase, CommitGroup>();
 
 /** Runs a member in `database`'s commit group; resolves with its value once its work committed. */
-export function inGroup<T>(database: Database, attempt: () => Attempt<T>, attempts: number): Promise<T> {
+export function inGroup<T>(database: GroupDatabase, attempt: () => Attempt<T>, attempts: number): Promise<T> {
   let group = groups.get(database);
   if (!group) groups.set(database, (group = new CommitGroup(database, attempts)));
   return group.join(attempt);
 }
 
 class CommitGroup {
-  readonly #database: Database;
+  readonly #database: GroupDatabase;
   readonly #attempts: number;
   readonly #queue: Member[] = [];
   #leading = false;
 
-  constructor(database: Database, attempts: number) {
+  constructor(database: GroupDatabase, attempts: number) {
     this.#database = database;
     this.#attempts = attempts;
   }

@@ -48,9 +48,9 @@ export interface TransactionOptions {
   attempts?: number;
   /**
    * Share the transaction, and its commit, with other operations that ask for one at the same
-   * time (group-commit.ts), each in its own savepoint: for frequent writes whose commit costs more
-   * than their statements (document creation). A request whose answer is kept with its write
-   * (an idempotency key's commit gate) runs in a transaction of its own.
+   * time (group-commit.ts), each in its own savepoint, where the database does
+   * (`Database.groupCommit`): for frequent writes (document creation). A request whose answer is
+   * kept with its write (an idempotency key's commit gate) runs in a transaction of its own.
    */
   shared?: boolean;
 }
@@ -60,7 +60,7 @@ export async function inTransaction<T>(database: Database, fn: (trx: DbExecutor)
   const gate = currentGate();
   if (gate?.takes()) return heldTransaction(database, gate, fn, options);
   const attempts = options.attempts ?? 8;
-  if (options.shared && !gate) return inGroup(database, () => memberAttempt(database, fn), attempts);
+  if (options.shared && database.groupCommit && !gate) return inGroup(database, () => memberAttempt(database, fn), attempts);
   for (let attempt = 1; ; attempt++) {
     const state: TransactionState = { beforeCommit: [], afterCommit: [], afterRollback: [], warnings: [] };
     try {

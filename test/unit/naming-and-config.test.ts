@@ -21,6 +21,8 @@ it('validates configuration with clear messages', () => {
   assert.equal(config.trustProxy, false);
   assert.equal(loadConfig({ TRUST_PROXY: 'true' }).trustProxy, true);
   assert.equal(loadConfig({ TRUST_PROXY: '2' }).trustProxy, 2);
+  assert.equal(config.groupCommit, 'auto');
+  assert.equal(loadConfig({ GROUP_COMMIT: 'ON' }).groupCommit, 'on');
   const bad: Array<[Record<string, string>, RegExp]> = [
     [{ PORT: 'abc' }, /PORT must be an integer/],
     [{ PORT: '70000' }, /PORT must be between/],
@@ -28,6 +30,7 @@ it('validates configuration with clear messages', () => {
     [{ LOG_LEVEL: 'loud' }, /LOG_LEVEL must be one of/],
     [{ API_KEY: 'short' }, /API_KEY must be at least 16/],
     [{ MAX_LIST_LIMIT: '0' }, /MAX_LIST_LIMIT must be between/],
+    [{ GROUP_COMMIT: 'yes' }, /GROUP_COMMIT must be auto, on or off/],
   ];
   for (const [env, message] of bad) assert.throws(() => loadConfig(env), (e: unknown) => e instanceof ConfigError && message.test(e.message));
 });
