@@ -126,6 +126,14 @@ forEachEngine('group commit', (t) => {
       // The deadlock rolled back 1 too, which had run with 3: both ran again; the refused ran once.
       assert.deepEqual(runs, [1, 2, 1, 2, 1]);
       assert.deepEqual(undone, [0, 2, 1, 3]);
+
+      // A member that keeps deadlocking runs as many times as its caller allows, then fails.
+      let tries = 0;
+      await assert.rejects(inTransaction(database, async () => {
+        tries += 1;
+        throw Object.assign(new Error('deadlock detected'), { code: '40P01' });
+      }, { shared: true, attempts: 2 }), /deadlock detected/);
+      assert.equal(tries, 2);
     } finally {
       await sql`DROP TABLE group_probe`.execute(database.kysely);
     }

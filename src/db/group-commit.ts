@@ -46,6 +46,8 @@ interface Member<T = unknown> {
   resume: <R>(fn: () => R) => R;
   resolve: (value: T) => void;
   reject: (error: unknown) => void;
+  /** How many times its caller lets it run (a deadlocked group runs again while all that ran allow it). */
+  attempts: number;
 }
 
 /** Enough to share a commit, few enough that a member never waits behind a long queue. */
@@ -59,24 +61,22 @@ const groups = new WeakMap<GroupDatabase, CommitGroup>();
 /** Runs a member in `database`'s commit group; resolves with its value once its work committed. */
 export function inGroup<T>(database: GroupDatabase, attempt: () => Attempt<T>, attempts: number): Promise<T> {
   let group = groups.get(database);
-  if (!group) groups.set(database, (group = new CommitGroup(database, attempts)));
-  return group.join(attempt);
+  if (!group) groups.set(database, (group = new CommitGroup(database)));
+  return group.join(attempt, attempts);
 }
 
 class CommitGroup {
   readonly #database: GroupDatabase;
-  readonly #attempts: number;
   readonly #queue: Member[] = [];
   #leading = false;
 
-  constructor(database: GroupDatabase, attempts: number) {
+  constructor(database: GroupDatabase) {
     this.#database = database;
-    this.#attempts = attempts;
   }
 
-  join<T>(attempt: () => Attempt<T>): Promise<T> {
+  join<T>(attempt: () => Attempt<T>, attempts: number): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.#queue.push({ attempt, resume: AsyncLocalStorage.snapshot(), resolve, reject } as Member);
+      this.#queue.push({ attempt, resume: AsyncLocalStorage.snapshot(), resolve, reject, attempts } as Member);
       if (!this.#leading) {
         this.#leading = true;
         neutral(() => void this.#lead());
@@ -134,7 +134,8 @@ class CommitGroup {
           if (!waiting.length) return;
           continue;
         }
-        if (attempt++ < this.#attempts && isRetryable(error)) {
+        if (isRetryable(error) && [...ran.map(({ member }) => member), ...waiting].every((member) => attempt < member.attempts)) {
+          attempt++;
           waiting = [...ran.map(({ member }) => member), ...waiting];
           await new Promise((resolve) => setTimeout(resolve, Math.min(200, 5 * 2 ** attempt) * (0.5 + Math.random())));
           continue;
