@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { sql, type Kysely } from 'kysely';
-import { isRetryable } from './translate-error.ts';
+import { isRetryable, retryPause } from './translate-error.ts';
 
 // Tables are declared at run time (database.ts's DbExecutor; not imported: database.ts reaches
 // this file through the driver guard and transaction.ts).
@@ -134,10 +134,10 @@ class CommitGroup {
           if (!waiting.length) return;
           continue;
         }
-        if (isRetryable(error) && [...ran.map(({ member }) => member), ...waiting].every((member) => attempt < member.attempts)) {
-          attempt++;
-          waiting = [...ran.map(({ member }) => member), ...waiting];
-          await new Promise((resolve) => setTimeout(resolve, Math.min(200, 5 * 2 ** attempt) * (0.5 + Math.random())));
+        const again = [...ran.map(({ member }) => member), ...waiting];
+        if (isRetryable(error) && again.every((member) => attempt < member.attempts)) {
+          waiting = again;
+          await retryPause(++attempt);
           continue;
         }
         // Those that ran share the failure; those that had not run yet try again in the next one,

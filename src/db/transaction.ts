@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Database, DbExecutor } from './database.ts';
-import { isRetryable } from './translate-error.ts';
+import { isRetryable, retryPause } from './translate-error.ts';
 import { currentGate, outsideGate, type CommitGate } from './commit-gate.ts';
 import { inGroup, type Attempt } from './group-commit.ts';
 
@@ -62,39 +62,37 @@ export async function inTransaction<T>(database: Database, fn: (trx: DbExecutor)
   const attempts = options.attempts ?? 8;
   if (options.shared && database.groupCommit && !gate) return inGroup(database, () => memberAttempt(database, fn), attempts);
   for (let attempt = 1; ; attempt++) {
-    const state: TransactionState = { beforeCommit: [], afterCommit: [], afterRollback: [], warnings: [] };
+    const state = newState();
     try {
-      const result = await database.kysely.transaction().execute((trx) => {
-        states.set(trx, state);
-        return scope.run(state, async () => {
-          const value = await fn(trx);
-          // Callbacks may register more callbacks: run until none is left.
-          for (let i = 0; i < state.beforeCommit.length; i++) await state.beforeCommit[i]!();
-          return value;
-        });
-      });
+      const result = await database.kysely.transaction().execute((trx) => runInState(trx, state, fn));
       runAll(database, state.afterCommit);
       return result;
     } catch (error) {
       await undoAll(database, state.afterRollback);
       if (attempt >= attempts || !isRetryable(error)) throw error;
-      await new Promise((resolve) => setTimeout(resolve, Math.min(200, 5 * 2 ** attempt) * (0.5 + Math.random())));
+      await retryPause(attempt);
     }
   }
 }
 
+const newState = (): TransactionState => ({ beforeCommit: [], afterCommit: [], afterRollback: [], warnings: [] });
+
+/** Runs `fn` on `trx` with `state` as its transaction's, then the before-commit work it registered. */
+function runInState<T>(trx: DbExecutor, state: TransactionState, fn: (trx: DbExecutor) => Promise<T>): Promise<T> {
+  states.set(trx, state);
+  return scope.run(state, async () => {
+    const value = await fn(trx);
+    // Callbacks may register more callbacks: run until none is left.
+    for (let i = 0; i < state.beforeCommit.length; i++) await state.beforeCommit[i]!();
+    return value;
+  });
+}
+
 /** One run of a group member (group-commit.ts): its own state, as a transaction of its own would have. */
 function memberAttempt<T>(database: Database, fn: (trx: DbExecutor) => Promise<T>): Attempt<T> {
-  const state: TransactionState = { beforeCommit: [], afterCommit: [], afterRollback: [], warnings: [] };
+  const state = newState();
   return {
-    run: (trx) => {
-      states.set(trx, state);
-      return scope.run(state, async () => {
-        const value = await fn(trx);
-        for (let i = 0; i < state.beforeCommit.length; i++) await state.beforeCommit[i]!();
-        return value;
-      });
-    },
+    run: (trx) => runInState(trx, state, fn),
     committed: () => runAll(database, state.afterCommit),
     rolledBack: () => undoAll(database, state.afterRollback),
   };
@@ -112,7 +110,7 @@ const ROLLBACK = Symbol('rollback');
 async function heldTransaction<T>(database: Database, gate: CommitGate, fn: (trx: DbExecutor) => Promise<T>, options: TransactionOptions): Promise<T> {
   const attempts = options.attempts ?? 8;
   for (let attempt = 1; ; attempt++) {
-    const state: TransactionState = { beforeCommit: [], afterCommit: [], afterRollback: [], warnings: [] };
+    const state = newState();
     let handOver!: (value: T) => void;
     const handed = new Promise<T>((resolve) => {
       handOver = resolve;
@@ -153,7 +151,7 @@ async function heldTransaction<T>(database: Database, gate: CommitGate, fn: (trx
       gate.untake();
       throw error;
     }
-    await new Promise((resolve) => setTimeout(resolve, Math.min(200, 5 * 2 ** attempt) * (0.5 + Math.random())));
+    await retryPause(attempt);
   }
 }
 

@@ -87,6 +87,11 @@ export function isRetryable(error: unknown): boolean {
   return kindOf(error) === 'retry';
 }
 
+/** The pause before running a retryable failure's transaction again: short, growing, jittered (attempt 1, 2 ...). */
+export function retryPause(attempt: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, Math.min(200, 5 * 2 ** attempt) * (0.5 + Math.random())));
+}
+
 /** True when the server or the connection to it is gone (the statement did not complete). */
 export function isUnavailable(error: unknown): boolean {
   return kindOf(error) === 'unavailable';
