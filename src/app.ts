@@ -126,7 +126,13 @@ export async function createApp(options: CreateAppOptions): Promise<App> {
         drain.start();
         // Still accepting for a moment (answering 503): connections a client opened just before
         // would otherwise be reset in the listen queue when it closes. /ready says 503 meanwhile.
-        if (server.server.listening) await new Promise((resolve) => setTimeout(resolve, DRAIN_GRACE_MS));
+        // The listener closes from a check-phase callback, so that a poll phase (which accepts every
+        // connection waiting in the queue) has run after the grace: a process starved of CPU for
+        // longer than the grace would otherwise close straight after its timer, queue unread.
+        if (server.server.listening) {
+          await new Promise((resolve) => setTimeout(resolve, DRAIN_GRACE_MS));
+          await new Promise((resolve) => setImmediate(resolve));
+        }
         await server.close();
         await running.stop();
         await started.close();

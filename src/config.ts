@@ -74,7 +74,7 @@ export interface VerifactuConfig {
   /** The installation's PKCS#12 certificate (a company's own, set through the API, wins) and its password. */
   certFile: string | undefined;
   certPassword: string;
-  /** Scheme, host and port that replace the AEAT's (a local stand-in of the service, in tests). */
+  /** An origin (`https://host:port`) or a service's full URL replacing the AEAT's hosts (a local stand-in, a proxy). */
   endpoint: string | undefined;
   /** A PEM authority trusted besides the system's (the stand-in's). */
   caFile: string | undefined;
@@ -119,15 +119,33 @@ export function parseDatabaseUrl(url: string, variable = 'DATABASE_URL'): { engi
   throw new ConfigError(`${variable} must start with sqlite:, postgres:// or mysql://, got "${redactUrl(url)}"`);
 }
 
-function verifactuConfig(env: NodeJS.ProcessEnv): VerifactuConfig {
-  const endpoint = env.VERIFACTU_ENDPOINT || undefined;
-  if (endpoint !== undefined && !/^https:\/\/[^/?#]+$/i.test(endpoint.replace(/\/$/, ''))) {
-    throw new ConfigError(`VERIFACTU_ENDPOINT must be https://host[:port], got "${endpoint}"`);
+/**
+ * VERIFACTU_ENDPOINT: a bare origin (`https://host[:port]`, the AEAT's service path is added) or
+ * a service's full URL as the AEAT's WSDL publishes it (`https://host[:port]/.../VerifactuSOAP` or
+ * `.../RequerimientoSOAP`), used as given; sending/endpoints.ts derives the other service beside it.
+ */
+function verifactuEndpoint(value: string | undefined): string | undefined {
+  if (!value) return undefined;
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {
+    url = undefined;
   }
+  const path = url?.pathname.replace(/\/$/, '') ?? '';
+  const shaped = url && url.protocol === 'https:' && !url.username && !url.password && !/[?#]/.test(value) && (path === '' || /\/(VerifactuSOAP|RequerimientoSOAP)$/.test(path));
+  if (!shaped) {
+    throw new ConfigError(`VERIFACTU_ENDPOINT must be https://host[:port] or a service's full URL (https://host[:port]/wlpl/TIKE-CONT/ws/SistemaFacturacion/VerifactuSOAP), got "${value}"`);
+  }
+  return `${url!.origin}${path}`;
+}
+
+function verifactuConfig(env: NodeJS.ProcessEnv): VerifactuConfig {
+  const endpoint = verifactuEndpoint(env.VERIFACTU_ENDPOINT);
   return {
     certFile: env.VERIFACTU_CERT_FILE ? path.resolve(env.VERIFACTU_CERT_FILE) : undefined,
     certPassword: env.VERIFACTU_CERT_PASSWORD ?? '',
-    endpoint: endpoint?.replace(/\/$/, ''),
+    endpoint,
     caFile: env.VERIFACTU_CA_FILE ? path.resolve(env.VERIFACTU_CA_FILE) : undefined,
     pollMs: intVar(env, 'VERIFACTU_POLL_MS', 5000, 10, 3_600_000),
     timeoutMs: intVar(env, 'VERIFACTU_TIMEOUT_MS', 60_000, 100, 600_000),

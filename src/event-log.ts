@@ -13,8 +13,8 @@ import { f } from './models/fields.ts';
  *   in the transaction `db` (so an event is never lost, nor logged for a change that rolled back),
  *   and the in-process listeners of the EventBus are called once that transaction has committed.
  *   Inside a transaction the rows of all its events are inserted together, by one statement, just
- *   before the commit: ids are taken as late as possible, and a transaction that fails midway
- *   takes none.
+ *   before the commit (a commit group's member: before its savepoint is released, group-commit.ts):
+ *   ids are taken as late as possible, and a transaction that fails midway takes none.
  * - `readEventLog` reads the log in id order for the change feed (and anything else that follows
  *   the log), never past an id that may still commit (see `readEventLog`).
  * - `pruneEventLog` drops events older than the retention.
@@ -190,10 +190,10 @@ export interface EventLogPage {
  * Ids are taken at insert time but transactions commit in any order (PostgreSQL, MariaDB): an id
  * missing from the log may be an event whose transaction has not committed yet, which a reader
  * that moved past it would never see. Ids are never reused, and a transaction writes its events
- * just before it commits, so a hole stays open only for the moment of a commit, or for ever
- * when that transaction rolled back. A page therefore stops before the first hole that is
- * followed by an event younger than `gapMs`; a hole followed by an older event is a rollback and
- * is passed. (SQLite has one writer at a time: holes never appear there.)
+ * as its last work, so a hole stays open only until it commits (moments: the rest of a shared
+ * commit group, or a held request's answer, may come first), or for ever when that transaction
+ * rolled back. A page therefore stops before the first hole that is followed by an event younger
+ * than `gapMs`; a hole followed by an older event is a rollback and is passed. (SQLite has one writer at a time: holes never appear there.)
  */
 export async function readEventLog(db: DbExecutor, query: EventLogQuery): Promise<EventLogPage> {
   const { after, types, limit } = query;

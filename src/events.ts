@@ -50,14 +50,15 @@ export interface FiscalAnomalyEvent {
 
 /**
  * A document or payment saved without its accounting entry: the chart lacks what it needs (a
- * sub-account, a retention ...), the year is closed, or the entry would not balance.
+ * sub-account, a retention ...), or the year is closed or its date in a locked VAT settlement (an
+ * entry that would not balance refuses the operation instead).
  */
 export interface NotPostedEvent {
   /** `facturacliente`, `facturaproveedor`, `pagocliente` or `pagoproveedor`. */
   resource: string;
   id: number;
   codejercicio: string | null;
-  /** The reason (`customer-account-not-found`, `unbalanced-accounting-entry` ...). */
+  /** The reason (`customer-account-not-found`, `closed-exercise` ...). */
   code: string;
   detail: Record<string, unknown>;
 }

@@ -8,6 +8,7 @@ import { createInterface } from 'node:readline';
 import { after, before, describe, it } from 'node:test';
 import { AxeBuilder } from '@axe-core/playwright';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { eventually } from './helpers/eventually.ts';
 
 /**
  * The admin console (docs/admin.md) in a real headless Chromium, against the real service started
@@ -99,6 +100,13 @@ describe('admin console in Chromium', { skip: present ? false : `no Chromium at 
     assert.deepEqual(violations, [], `axe on ${name}`);
     await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage });
   };
+  /**
+   * Waits until what `read` takes from the page equals `expected`. For reads that do not wait
+   * themselves (allInnerTexts, getAttribute, count, content): the page may render twice (a form
+   * from the stored values, then again once the OpenAPI schema has come).
+   */
+  const settles = (read: () => Promise<unknown>, expected: unknown, message?: string) =>
+    eventually(async () => assert.deepEqual(await read(), expected, message ?? 'the page settled'), 10_000);
   const signIn = async (token: string) => {
     await page.goto(service.consoleUrl);
     await page.getByLabel('API key').fill(token);
@@ -199,6 +207,7 @@ describe('admin console in Chromium', { skip: present ? false : `no Chromium at 
     restricted = { id, token };
     await check('keys-new-token');
     await page.getByRole('button', { name: 'I have stored it' }).click();
+    await page.getByLabel('Token').waitFor({ state: 'detached' });
     assert.ok(!(await page.content()).includes(token), 'the token is gone from the page');
     await page.reload();
     await page.getByRole('cell', { name: 'Console reader' }).waitFor();
@@ -233,9 +242,11 @@ describe('admin console in Chromium', { skip: present ? false : `no Chromium at 
     const readsBefore = openapiReads;
     await open('settings', 'Settings');
     // The form follows the settings' schema: a fixed list is a select of its values, a number has its bounds.
+    // The form is drawn from the stored values first and again once the schema has come: wait for it.
     const method = page.getByLabel(/Tax calculation method/);
-    assert.deepEqual(await method.locator('option').allInnerTexts(), ['classic', 'price-adjusted']);
-    assert.deepEqual([await page.getByLabel(/Decimals of amounts/).getAttribute('min'), await page.getByLabel(/Decimals of amounts/).getAttribute('max')], ['0', '6']);
+    await settles(() => method.locator('option').allInnerTexts(), ['classic', 'price-adjusted']);
+    const decimals = page.getByLabel(/Decimals of amounts/);
+    await settles(async () => [await decimals.getAttribute('min'), await decimals.getAttribute('max')], ['0', '6']);
     await page.getByLabel(/Decimals of amounts/).fill('9');
     await page.getByRole('button', { name: 'Save', exact: true }).click();
     const error = page.locator('#setting-decimals-error');
@@ -396,23 +407,37 @@ describe('admin console in Chromium', { skip: present ? false : `no Chromium at 
     await signIn(restricted.token);
     const customers = String((await fetch(`${service.api}/cliente?limit=1`, { headers: { 'X-Auth-Token': restricted.token } })).headers.get('x-total-count'));
     await page.locator('[data-fact="customers"]').filter({ hasText: new RegExp(`^${customers}$`) }).waitFor();
-    const menus = await page.getByRole('navigation', { name: 'Main menu' }).getByRole('link').allInnerTexts();
-    assert.deepEqual(menus, ['Overview']);
+    await settles(() => page.getByRole('navigation', { name: 'Main menu' }).getByRole('link').allInnerTexts(), ['Overview']);
     await check('overview-restricted');
     // A page it may not read says so instead of failing.
     await open('keys', 'API keys');
     await page.getByRole('alert').filter({ hasText: 'may not do that' }).waitFor();
   });
 
-  it('tells a key of the facturascripts profile that the console needs the spec profile', async () => {
+  it('refuses a key of the facturascripts profile at sign-in, saying why and which key to use', async () => {
     const legacy = await call('POST', 'apikey', { description: 'Legacy client', fullaccess: true, profile: 'facturascripts' });
     assert.equal(legacy.status, 201);
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByLabel('API key').fill(legacy.body.apikey);
     await page.getByRole('button', { name: 'Sign in' }).click();
+    const refusal = page.getByRole('alert').filter({ hasText: 'facturascripts response profile' });
+    await refusal.waitFor();
+    assert.match(await refusal.innerText(), /key of the spec profile/);
+    // Still the sign-in form: nothing kept, no signed-in screen left loading.
+    await page.getByLabel('API key').waitFor();
+    assert.equal(await page.evaluate("sessionStorage.getItem('invoicing.admin.key')"), null);
+    assert.equal(await page.getByRole('button', { name: 'Sign out' }).count(), 0);
+    assert.equal(await page.getByRole('navigation', { name: 'Main menu' }).count(), 0);
+
+    // A key kept by the tab whose profile changes since is signed out with the same reason.
+    const changing = await call('POST', 'apikey', { description: 'Changes profile', fullaccess: true });
+    assert.equal(changing.status, 201);
+    await signIn(changing.body.apikey);
+    assert.equal((await call('PATCH', `apikey/${changing.body.id}`, { profile: 'facturascripts' })).status, 200);
+    await page.reload();
     await page.getByRole('alert').filter({ hasText: 'facturascripts response profile' }).waitFor();
-    assert.equal(await page.getByRole('navigation', { name: 'Main menu' }).getByRole('link').count(), 0);
-    await page.getByRole('button', { name: 'Sign out' }).waitFor();
+    await page.getByLabel('API key').waitFor();
+    assert.equal(await page.evaluate("sessionStorage.getItem('invoicing.admin.key')"), null);
   });
 
   it('logged no script error and no CSP violation on any page', () => {

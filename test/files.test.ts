@@ -7,6 +7,7 @@ import v8 from 'node:v8';
 import vm from 'node:vm';
 import { downloadLinks } from '../src/modules/files/download-links.ts';
 import { enabledEngines } from './helpers/engines.ts';
+import { eventually } from './helpers/eventually.ts';
 import { handmadePng } from './helpers/png.ts';
 import { forEachEngine, multipart, startTestApp, type TestApp } from './helpers/test-app.ts';
 
@@ -88,8 +89,7 @@ for (const filesStorage of ['local', 'database'] as const) {
       assert.equal(await count(), records);
       assert.deepEqual(await storedPaths(), stored);
       // Spooled bytes go once the writes that were cut stop.
-      for (let i = 0; i < 50 && spooled().length; i++) await new Promise((resolve) => setTimeout(resolve, 10));
-      assert.deepEqual(spooled(), []);
+      await eventually(async () => assert.deepEqual(spooled(), []), 10_000);
     });
 
     it('never lets a client name leave its folder: traversal, absolute, encoded and NUL names are reduced', async () => {
@@ -172,8 +172,7 @@ for (const filesStorage of ['local', 'database'] as const) {
       assert.equal(removed.status, 200);
       assert.equal((await download(now.download)).statusCode, 404);
       assert.equal((await download(now['download-permanent'])).statusCode, 404);
-      for (let i = 0; i < 50 && (await storedPaths()).includes(now.path); i++) await new Promise((resolve) => setTimeout(resolve, 10));
-      assert.ok(!(await storedPaths()).includes(now.path), 'the bytes went with the record');
+      await eventually(async () => assert.ok(!(await storedPaths()).includes(now.path), 'the bytes went with the record'), 10_000);
       assert.equal((await t().call('GET', `/api/3/attachedfiles/${file.idfile}`)).status, 404);
     });
 

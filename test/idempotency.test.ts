@@ -159,7 +159,8 @@ for (const engine of enabledEngines()) {
         env: { ...process.env, DATABASE_URL: url, DATA_DIR: dataDir, API_KEY: KEY, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'silent', INVOICING_TEST_KILL_AFTER_COMMIT: kill ? '1' : '' },
         stdio: 'ignore',
       });
-      for (let attempt = 0; attempt < 300; attempt++) {
+      // A deadline, not a count of tries: a loaded machine can take long to start the process.
+      for (const deadline = Date.now() + 60_000; Date.now() < deadline;) {
         if (child.exitCode !== null) throw new Error(`the service exited with ${child.exitCode}`);
         const up = await fetch(`http://127.0.0.1:${port}/api/3/`, { headers: { 'x-auth-token': KEY } }).then((r) => r.status === 200, () => false);
         if (up) return { child, port };

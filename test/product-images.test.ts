@@ -5,6 +5,7 @@ import path from 'node:path';
 import { after, it } from 'node:test';
 import sharp from 'sharp';
 import { enabledEngines } from './helpers/engines.ts';
+import { eventually } from './helpers/eventually.ts';
 import { handmadePng } from './helpers/png.ts';
 import { forEachEngine, multipart } from './helpers/test-app.ts';
 
@@ -54,13 +55,7 @@ for (const filesStorage of ['local', 'database'] as const) {
       const download = (link: string) => t().request({ method: 'GET', url: `/${link}`, key: null });
       /** Bytes removed at a commit are unlinked just after it (local storage): allow that moment. */
       async function gone(link: string): Promise<void> {
-        let status = 0;
-        for (let attempt = 0; attempt < 50; attempt++) {
-          status = (await download(link)).statusCode;
-          if (status === 404) return;
-          await new Promise((resolve) => setTimeout(resolve, 20));
-        }
-        assert.equal(status, 404, `${link} still served`);
+        await eventually(async () => assert.equal((await download(link)).statusCode, 404, `${link} still served`), 10_000);
       }
       async function storedThumbnails(): Promise<string[]> {
         if (filesStorage === 'database') {

@@ -55,7 +55,7 @@ for (const engine of enabledEngines().filter((candidate) => candidate !== 'sqlit
       // The stand-in replica: the same schema and default data, made by an instance of its own.
       const made = await startTestApp(engine, { url: replica.url });
       await made.app.close();
-      t = await startTestApp(engine, { config: { databaseReadUrls: [replica.url], readYourWritesMs: 400, readReplicaCheckMs: 50 } });
+      t = await startTestApp(engine, { config: { databaseReadUrls: [replica.url], readYourWritesMs: 3000, readReplicaCheckMs: 50 } });
       writer = await createKey(t, 'writer');
       reader = await createKey(t, 'reader');
     });
@@ -77,7 +77,7 @@ for (const engine of enabledEngines().filter((candidate) => candidate !== 'sqlit
       const list = await t.call('GET', '/api/3/cliente?filter[codcliente]=REPL1', undefined, reader);
       assert.deepEqual([list.status, list.body, list.headers['x-total-count']], [200, [], '0']);
       // Once the window has passed, the writer's reads go to the replica too.
-      await new Promise((resolve) => setTimeout(resolve, 450));
+      await new Promise((resolve) => setTimeout(resolve, 3100));
       assert.equal((await t.call('GET', '/api/3/cliente/REPL1', undefined, writer)).status, 404);
       // An invoice for the customer only the primary has: every read of the operation stays on the primary.
       const invoice = await t.call('POST', '/api/3/crearFacturaCliente', { codcliente: 'REPL1', lineas: [{ descripcion: 'x', cantidad: 1, pvpunitario: 10 }] }, reader);

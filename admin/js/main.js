@@ -27,13 +27,22 @@ const MENU = [
   { id: 'events', needs: ['events'] },
 ];
 
+/**
+ * The root listing's resources, refusing a key of the facturascripts profile: it is answered with
+ * the established system's plural names and shapes (docs/compatibility.md), and the console speaks
+ * the spec profile only. Called at sign-in (the key is never kept) and on every access check (a
+ * kept key whose profile changed since signs out with the same message).
+ */
+function specResources(data) {
+  const listed = new Set(data.resources);
+  if (!listed.has('cliente') && listed.has('clientes')) throw Object.assign(new Error('legacy-profile'), { code: 'legacy-profile' });
+  return listed;
+}
+
 /** What the key may read, from the root listing (what exists now) and one probe per resource. */
 async function readAccess() {
   const { data } = await api('GET', '/api/3');
-  const listed = new Set(data.resources);
-  // A key with the facturascripts profile is answered with the established system's plural names
-  // and shapes (docs/compatibility.md): the console speaks the spec profile only.
-  if (!listed.has('cliente') && listed.has('clientes')) throw Object.assign(new Error('legacy-profile'), { code: 'legacy-profile' });
+  const listed = specResources(data);
   const wanted = [...new Set([...MENU.flatMap((entry) => entry.needs), 'cliente', 'openapi'])].filter((resource) => listed.has(resource));
   const answers = await Promise.all(wanted.map((resource) => canRead(resource)));
   return { listed, readable: new Set(wanted.filter((_, index) => answers[index])) };
@@ -41,16 +50,16 @@ async function readAccess() {
 
 const routeOf = () => (location.hash.replace(/^#\/?/, '') || 'overview').split('/').map(decodeURIComponent);
 
-function SignIn({ onSignedIn }) {
+function SignIn({ onSignedIn, refused }) {
   const [key, setKey] = useState('');
-  const [error, setError] = useState(null);
+  const [error, setError] = useState(refused);
   const [busy, setBusy] = useState(false);
   const submit = async (event) => {
     event.preventDefault();
     setBusy(true);
     setError(null);
     try {
-      await api('GET', '/api/3', undefined, key.trim());
+      specResources((await api('GET', '/api/3', undefined, key.trim())).data);
       session.signIn(key.trim());
       onSignedIn();
     } catch (failure) {
@@ -109,6 +118,8 @@ function App() {
   const [signedIn, setSignedIn] = useState(Boolean(session.key));
   const [access, setAccess] = useState(null);
   const [error, setError] = useState(null);
+  /** Why a kept key was signed out (its profile changed): shown on the sign-in form. */
+  const [refused, setRefused] = useState(null);
   const [route, setRoute] = useState(routeOf());
   const [, setLang] = useState(language());
 
@@ -122,7 +133,14 @@ function App() {
         setAccess(found);
         setError(null);
       },
-      (failure) => check === checks.current && setError(failure),
+      (failure) => {
+        if (check !== checks.current) return;
+        if (failure.code !== 'legacy-profile') return setError(failure);
+        session.signOut();
+        setAccess(null);
+        setRefused(failure);
+        setSignedIn(false);
+      },
     );
   };
 
@@ -152,7 +170,7 @@ function App() {
     if (signedIn) refreshAccess();
   }, [signedIn]);
 
-  if (!signedIn) return html`<${SignIn} onSignedIn=${() => setSignedIn(true)} />`;
+  if (!signedIn) return html`<${SignIn} refused=${refused} onSignedIn=${() => { setRefused(null); setSignedIn(true); }} />`;
   const signOut = () => {
     session.signOut();
     setAccess(null);

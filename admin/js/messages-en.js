@@ -237,7 +237,7 @@ export const en = {
   'reason.invalid-boolean': 'Must be yes or no',
   'reason.out-of-range': 'Out of range',
   'events.arrived': '{count} new events since the page opened.',
-  'error.legacy-profile': "This key uses the facturascripts response profile, which the console does not speak. Sign in with a key of the spec profile (or change this key's profile).",
+  'error.legacy-profile': "This key uses the facturascripts response profile (for clients of the established system), which the console does not speak, so it was not signed in. Sign in with a key of the spec profile, such as the key printed at first start, or set this key's profile to spec (npm run cli -- apikey profile <id> spec).",
   'error.duplicate-record': 'A record with that key exists already.',
   'error.record-in-use': 'Other records still use this one.',
   'error.invalid-limit': 'The page size is not allowed.',

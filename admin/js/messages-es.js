@@ -237,7 +237,7 @@ export const es = {
   'reason.invalid-boolean': 'Debe ser sí o no',
   'reason.out-of-range': 'Fuera de rango',
   'events.arrived': '{count} eventos nuevos desde que se abrió la página.',
-  'error.legacy-profile': 'Esta clave usa el perfil de respuesta facturascripts, que la consola no habla. Entre con una clave del perfil spec (o cambie el perfil de esta clave).',
+  'error.legacy-profile': 'Esta clave usa el perfil de respuesta facturascripts (para clientes del sistema establecido), que la consola no habla, así que no se ha iniciado la sesión. Entre con una clave del perfil spec, como la que se mostró en el primer arranque, o cambie el perfil de esta clave a spec (npm run cli -- apikey profile <id> spec).',
   'error.duplicate-record': 'Ya existe un registro con esa clave.',
   'error.record-in-use': 'Otros registros todavía usan este.',
   'error.invalid-limit': 'El tamaño de página no está permitido.',

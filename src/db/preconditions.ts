@@ -6,8 +6,8 @@ import type { DbExecutor } from './database.ts';
 /**
  * A request's precondition on the record it writes (`If-Match`, http/conditional.ts): checked where
  * the write locks that record, inside its transaction, so that no other write can come between
- * the check and this one. The store's update and delete, and the document engine's lock, are the
- * lock points; `check` throws to refuse (412).
+ * the check and this one. The store's update and delete, the document engine's lock and an attached
+ * file's replacement are the lock points; `check` throws to refuse (412).
  */
 export interface Precondition {
   model: Model;

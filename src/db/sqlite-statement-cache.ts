@@ -5,8 +5,9 @@ import type { SqliteDatabase, SqliteStatement } from 'kysely';
  * Kysely prepares a new statement for every query; better-sqlite3 frees statements only when the
  * garbage collector gets to them, and their native memory is invisible to it, so under load the
  * process grows without bound (architecture section 7). Reusing prepared statements by SQL text
- * keeps memory flat. Safe because Kysely's SQLite driver runs one query at a time on the
- * connection. The cache is a bounded LRU: ad-hoc SQL cannot grow it forever.
+ * keeps memory flat. Safe because one query at a time runs on the connection: Kysely's driver and
+ * the direct reads take turns on one lock (sqlite-queued-dialect.ts). The cache is a bounded LRU:
+ * ad-hoc SQL cannot grow it forever.
  */
 export function cachedStatements(db: BetterSqlite3.Database, capacity = 500): SqliteDatabase & { cacheSize(): number } {
   const cache = new Map<string, BetterSqlite3.Statement>();

@@ -16,11 +16,18 @@ export function requestIdOf(request: IncomingMessage): string {
   return typeof given === 'string' && SANE_ID.test(given) ? given : randomUUID();
 }
 
+/** A URL without its query string (filters may hold values of hidden fields). */
+const pathOf = (url: string) => {
+  const query = url.indexOf('?');
+  return query < 0 ? url : url.slice(0, query);
+};
+
 /**
  * Every answer carries `X-Request-Id`, and every request gives one structured log line at info
  * level: id, method, path (never the query string: filters may hold values of hidden fields),
- * status, duration and the key's id from `context` (never a token or a body). LOG_LEVEL=warn and
- * above silences them; errors are logged with their stack by the error handler.
+ * status, duration and the key's id from `context` (never a token or a body); at debug, one more
+ * as it is read. LOG_LEVEL=warn and above silences them; errors are logged with their stack by the
+ * error handler.
  */
 export function registerRequestLog(app: FastifyInstance, context: (request: FastifyRequest) => Record<string, unknown> | undefined): void {
   app.addHook('onRequest', (request, reply, done) => {
@@ -28,12 +35,19 @@ export function registerRequestLog(app: FastifyInstance, context: (request: Fast
     done();
   });
   if (!INFO_OR_MORE.has(app.log.level)) return;
+  // At debug, a line as each request is read too: a request that got no answer (a connection cut,
+  // a process killed) shows as read and never answered.
+  if (app.log.level === 'debug' || app.log.level === 'trace') {
+    app.addHook('onRequest', (request, _reply, done) => {
+      app.log.debug({ reqId: request.id, method: request.method, path: pathOf(request.url) }, 'request received');
+      done();
+    });
+  }
   app.addHook('onResponse', async (request, reply) => {
-    const query = request.url.indexOf('?');
     app.log.info({
       reqId: request.id,
       method: request.method,
-      path: query < 0 ? request.url : request.url.slice(0, query),
+      path: pathOf(request.url),
       status: reply.statusCode,
       ms: Math.round(reply.elapsedTime * 10) / 10,
       ...context(request),

@@ -32,7 +32,7 @@ declare module 'fastify' {
     public?: boolean;
     /** Health and readiness: outside the API, answered even with the API switched off. */
     operational?: boolean;
-    /** The 405 answer of the methods a resource path does not support. */
+    /** A 405 route: methods a parameter sibling would take (`shadowedBy`); other unsupported methods have no route (other-methods.ts). */
     notAllowed?: boolean;
     /** The admin console's files: not part of the API, so not in its OpenAPI description. */
     console?: boolean;

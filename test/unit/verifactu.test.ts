@@ -6,6 +6,7 @@ import { hashInput, huella } from '../../src/modules/verifactu/huella.ts';
 import { qrUrl } from '../../src/modules/verifactu/qr-url.ts';
 import { registrationTime, territoryOf, zonedStamp } from '../../src/modules/verifactu/registration-time.ts';
 import { endpointOf } from '../../src/modules/verifactu/sending/endpoints.ts';
+import { ConfigError, loadConfig } from '../../src/config.ts';
 import fs from 'node:fs';
 import { spanishTaxId } from '../../src/modules/verifactu/spanish-tax-id.ts';
 import { xmlAmount, xmlText } from '../../src/modules/verifactu/xml-tree.ts';
@@ -66,6 +67,30 @@ it('sends to the addresses the AEAT\'s WSDL gives, by environment, kind of certi
   const config = { endpoint: undefined, pollMs: 0, timeoutMs: 0 } as never;
   for (const [, service, sello, pruebas, location] of ports) {
     assert.equal(endpointOf(config, pruebas ? 'pruebas' : 'produccion', sello ? 'sello' : 'personal', service === 'Verifactu' ? 'VerifactuSOAP' : 'RequerimientoSOAP'), location);
+  }
+});
+
+it('takes VERIFACTU_ENDPOINT as a bare origin or as a service\'s full URL, and refuses anything else (table)', () => {
+  const wsdl = fs.readFileSync(new URL('../vendor/verifactu/SistemaFacturacion.wsdl', import.meta.url), 'utf8');
+  const published = /location="([^"]+\/VerifactuSOAP)"/.exec(wsdl)![1]!;
+  const path = '/wlpl/TIKE-CONT/ws/SistemaFacturacion/';
+  // [VERIFACTU_ENDPOINT, where VerifactuSOAP goes, where RequerimientoSOAP goes]
+  const accepted: Array<[string, string, string]> = [
+    ['https://127.0.0.1:8443', `https://127.0.0.1:8443${path}VerifactuSOAP`, `https://127.0.0.1:8443${path}RequerimientoSOAP`],
+    ['https://stand-in.test/', `https://stand-in.test${path}VerifactuSOAP`, `https://stand-in.test${path}RequerimientoSOAP`],
+    [published, published, published.replace(/VerifactuSOAP$/, 'RequerimientoSOAP')],
+    ['https://prewww1.aeat.es:443/wlpl/TIKE-CONT/ws/SistemaFacturacion/RequerimientoSOAP', `https://prewww1.aeat.es${path}VerifactuSOAP`, `https://prewww1.aeat.es${path}RequerimientoSOAP`],
+    ['https://proxy.internal:9443/aeat/VerifactuSOAP/', 'https://proxy.internal:9443/aeat/VerifactuSOAP', 'https://proxy.internal:9443/aeat/RequerimientoSOAP'],
+  ];
+  for (const [endpoint, verifactu, requerimiento] of accepted) {
+    const config = loadConfig({ VERIFACTU_ENDPOINT: endpoint }).verifactu;
+    assert.equal(endpointOf(config, 'produccion', 'personal', 'VerifactuSOAP'), verifactu, endpoint);
+    assert.equal(endpointOf(config, 'pruebas', 'sello', 'RequerimientoSOAP'), requerimiento, endpoint);
+  }
+  const refused = ['http://127.0.0.1:8443', 'https://host/wlpl/TIKE-CONT/ws/SistemaFacturacion', 'https://host/other', 'https://host/x/VerifactuSOAP?wsdl',
+    'https://host#frag', 'https://user:secret@host', 'host:443', 'prewww1.aeat.es', 'ftp://host/VerifactuSOAP'];
+  for (const endpoint of refused) {
+    assert.throws(() => loadConfig({ VERIFACTU_ENDPOINT: endpoint }), (error: unknown) => error instanceof ConfigError && /VERIFACTU_ENDPOINT must be https:\/\/host\[:port\] or a service's full URL/.test(error.message), endpoint);
   }
 });
 

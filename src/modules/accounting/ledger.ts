@@ -4,8 +4,8 @@ import { AppError } from '../../errors.ts';
 import { exerciseOf, type ExerciseFacts } from '../fiscal/index.ts';
 
 /**
- * Reads and writes the accounting models share: the fiscal year a record belongs to (refused when
- * closed), sub-account lookups, sub-account balances and the locks of VAT settlements.
+ * Reads the accounting models share: the fiscal year a record belongs to (refused when closed),
+ * sub-account lookups and the locks of VAT settlements (balances are balances.ts's).
  */
 
 /** The fiscal year `codejercicio`; a closed one refuses every change to its accounting (`exercise-closed`). */

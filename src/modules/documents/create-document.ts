@@ -37,8 +37,10 @@ export async function conversionRate(db: DbExecutor, ref: DocumentReference, typ
 /**
  * Creates a business document with its lines (the `crear<Doc>` endpoints): header defaults from
  * the settings, the customer/supplier and the warehouse, then `insertDocument`. Everything or
- * nothing, and a rolled back creation consumes no number. Concurrent creations share a commit
- * (group-commit.ts), each in its own savepoint: a refused one is undone alone.
+ * nothing, and a rolled back creation consumes no number. Where the database groups commits
+ * (`Database.groupCommit`: SQLite by default) and no idempotency key holds the request's
+ * transaction, concurrent creations share a commit (group-commit.ts), each in its own savepoint:
+ * a refused one is undone alone.
  */
 export async function createDocument(ctx: AppContext, type: DocumentType, input: DocumentInput): Promise<DocumentResult> {
   const ref = await loadReference(ctx);

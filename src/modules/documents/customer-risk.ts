@@ -12,9 +12,9 @@ import { documentType, type DocumentType } from './document-types.ts';
  * Locking: every write of a sales document locks its customer's row first, before anything that
  * inserts a row referencing the customer (the databases guard such an insert with a shared lock on
  * the customer's row, which a later exclusive lock would deadlock against). A creation reads the
- * customer locked; a change locks it before the document (customer.ts -> document order
- * everywhere). So one customer's documents take turns, and each risk is computed from what the
- * others committed.
+ * customer locked; a change locks it before the document (customer -> document order everywhere,
+ * `lockDocument`). So one customer's documents take turns, and each risk is computed from what
+ * the others committed.
  */
 
 /** A locked customer and its risk as it was before the write. */

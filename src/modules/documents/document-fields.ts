@@ -81,7 +81,8 @@ export function invoiceFields(table: string): Fields {
   return {
     codigorect: f.string(20, { readOnly: true }),
     fechadevengo: f.date(),
-    // The reference's FK to asientos is left out: accounting is not part of this project.
+    // The invoice's accounting entry, written by the posting module (docs/accounting.md); no foreign
+    // key: an entry deleted through its own resource clears it (posting module).
     idasiento: f.integer(),
     idfactura: f.serial(),
     idfacturarect: f.integer({ readOnly: true, references: f.ref(table, 'idfactura', 'RESTRICT') }),

@@ -8,8 +8,8 @@ import type { DocumentType } from './document-types.ts';
 import { sameValue } from './same-value.ts';
 
 /**
- * The document engine's hook points (src/hooks.ts): how modules listed after `documents` (VERI*FACTU
- * records) take part in its flow without an `if` for them in here.
+ * The document engine's hook points (src/hooks.ts): how modules listed after `documents` (posting's
+ * accounting entries, VERI*FACTU records) take part in its flow without an `if` for them in here.
  */
 
 /** A document just written, in its creation's transaction. */

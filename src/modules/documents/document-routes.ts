@@ -13,7 +13,8 @@ import { readRefundRequest, refundInvoice } from './refund-invoice.ts';
 
 /**
  * The document endpoints of the reference (facturascripts-api.md 3-7): `crear<Doc>` for the eight
- * documents, `editar<Doc>/{id}`, `pagarFactura<Cliente|Proveedor>/{id}`. Each name is a resource of its own for access rules and is listed at the API root.
+ * documents, `editar<Doc>/{id}`, `pagarFactura<Cliente|Proveedor>/{id}` and
+ * `crearFacturaRectificativaCliente`. Each name is a resource of its own for access rules and is listed at the API root.
  */
 export function registerDocumentRoutes(app: FastifyInstance, ctx: AppContext): void {
   const refund: Handler = async (request) => {

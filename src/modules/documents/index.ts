@@ -25,7 +25,7 @@ export { SELF_ASSESSED } from './calculation/apply-taxes.ts';
 /**
  * The business documents: quotes, orders, delivery notes and invoices of both sides, their lines
  * and the links between them; the `crear`/`editar`/`pagar` endpoints; generic writes through the
- * document rules; the overdue refresh.
+ * document rules; the overdue refresh and the customer-risk check (jobs).
  */
 export function documentsModule(): Module {
   return {

@@ -7,11 +7,12 @@ import { lockCustomer, reachedRisk, settleCustomerRisk } from './customer-risk.t
 const BATCH = 500;
 
 /**
- * The check behind the risk kept by creations (customer-risk.ts): each run counts the risk of the
- * next `BATCH` customers again over all their documents, in one read, and a customer whose stored
- * `riesgoalcanzado` differs is counted again under its lock and stored, with a warning (a write
- * that changed its documents without keeping its risk, a value written through the API, or books
- * imported around the service). The whole customer list is gone through in turn, then again.
+ * The check behind the risk kept by difference (creations and invoice payments, customer-risk.ts):
+ * each run counts the risk of the next `BATCH` customers again over all their documents, in one
+ * read, and a customer whose stored `riesgoalcanzado` differs is counted again under its lock and
+ * stored, with a warning (a write that changed its documents without keeping its risk, a value
+ * written through the API, or books imported around the service). The whole customer list is gone
+ * through in turn, then again.
  */
 export function customerRiskJob(): Job {
   let after = '';

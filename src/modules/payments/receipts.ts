@@ -16,8 +16,9 @@ import { customerReceiptModel, supplierReceiptModel } from './receipt-models.ts'
 /**
  * Receipts of invoices and the payments recorded against them (ReceiptGenerator and the payment
  * models of the reference). The documents module calls these inside its transactions with what
- * they need to know of an invoice; the receipts and payments tables are this module's alone. Each
- * call answers the invoice's payment state (`pagada`, `vencida`) for the caller to store.
+ * they need to know of an invoice; the receipts and payments tables are this module's, but for a
+ * payment's `idasiento`, which the posting module writes (through `paymentRecorded`). Each call
+ * answers the invoice's payment state (`pagada`, `vencida`) for the caller to store.
  */
 export type InvoiceSide = 'sales' | 'purchase';
 

@@ -5,8 +5,9 @@ import { publish } from '../../event-log.ts';
 
 /**
  * Why a document or payment could not be posted (the reference's warning keys: `closed-exercise`,
- * `customer-account-not-found`, `unbalanced-accounting-entry` ...). Thrown before anything of the
- * entry is written, so the record is still saved, without its entry.
+ * `customer-account-not-found`, `irpf-record-not-found` ...). Thrown before anything of the entry
+ * is written, so the record is still saved, without its entry. An entry that would not balance is
+ * no `NotPosted`: it refuses the whole operation (accounting's `unbalanced`).
  */
 export class NotPosted extends Error {
   readonly code: string;

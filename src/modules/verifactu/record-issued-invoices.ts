@@ -12,7 +12,8 @@ import { RECORDED_TYPE } from './recorded-invoices.ts';
  * transaction that writes it (RD 1007/2023 art. 8: no invoice without its record, no record
  * without its invoice): created, generated from a delivery note, or a refund. What the record
  * says is read and checked at once (a 422 refuses the invoice); its place in the chain is taken
- * last, just before the commit, so that the chain's lock is held as briefly as possible.
+ * last, in the transaction's before-commit work (db/transaction.ts), so that the chain's lock is
+ * held as briefly as possible.
  */
 export function recordIssuedInvoices(ctx: AppContext): void {
   ctx.hooks.on(documentCreated, async ({ db, ref, type, id, header, lines }) => {

@@ -26,8 +26,9 @@ import type { XmlTree } from './xml-tree.ts';
 
 /**
  * The module's endpoints, each a resource of its own for access rules (the XML of a record is part of
- * `registroverifactu`): cancelling an invoice, a record as the AEAT's message, the chain check, and
- * the producer's declaration.
+ * `registroverifactu`): cancelling an invoice, a record as the AEAT's message, the chain check, a
+ * period's records or events exported, the sending status, an AEAT request registered, a record
+ * corrected (subsanación), and the producer's declaration.
  */
 export function registerVerifactuRoutes(app: FastifyInstance, ctx: AppContext): void {
   const invoice = documentType(RECORDED_TYPE);

@@ -10,7 +10,17 @@ const HOSTS: Record<Environment, Record<'personal' | 'sello', string>> = {
 /** `VerifactuSOAP` takes VERI*FACTU records; `RequerimientoSOAP` the records the AEAT asked a NO VERI*FACTU system for. */
 export type Service = 'VerifactuSOAP' | 'RequerimientoSOAP';
 
-/** Where a company's messages go; VERIFACTU_ENDPOINT replaces scheme, host and port (a local stand-in). */
+/** The services' path under the AEAT's hosts. */
+const SERVICE_PATH = '/wlpl/TIKE-CONT/ws/SistemaFacturacion/';
+const SERVICE_AT_END = /(VerifactuSOAP|RequerimientoSOAP)$/;
+
+/**
+ * Where a company's messages go. VERIFACTU_ENDPOINT (checked by config.ts) replaces the AEAT's
+ * host: an origin gets the AEAT's path; a service's full URL is used as given for that service,
+ * and the other service is its sibling (the last segment swapped), as the WSDL places them.
+ */
 export function endpointOf(config: VerifactuConfig, entorno: Environment, certificate: 'personal' | 'sello', service: Service): string {
-  return `${config.endpoint ?? HOSTS[entorno][certificate]}/wlpl/TIKE-CONT/ws/SistemaFacturacion/${service}`;
+  const given = config.endpoint;
+  if (given && SERVICE_AT_END.test(given)) return given.replace(SERVICE_AT_END, service);
+  return `${given ?? HOSTS[entorno][certificate]}${SERVICE_PATH}${service}`;
 }
