@@ -89,7 +89,7 @@ export interface DatabaseOptions {
 const consoleReport = (error: unknown, what: string) => console.error(what, error);
 
 function open(engine: Engine, dialect: Dialect, groupCommit: boolean | undefined, replicas?: ReplicaSet): Database {
-  const counter: StatementCounter = { statements: 0 };
+  const counter: StatementCounter = { statements: 0, roundTrips: 0 };
   const read = dialect instanceof QueuedSqliteDialect ? guardedRead((query) => dialect.read(query), counter) : undefined;
   const writes = new WriteTracker();
   const kysely = new Kysely({ dialect: guardedDialect(replicas ? routingDialect(dialect, replicas) : dialect, counter, writes) });
@@ -145,6 +145,9 @@ function serverDialect(engine: 'postgres' | 'mysql', url: string, poolSize: numb
       max: poolSize,
       types: pgTypes,
       connectionTimeoutMillis: connectTimeoutMs,
+      // Statements a client is given together are written before the first answer is read: a
+      // document's batches (statement-batch.ts) take one round trip. Sequential use is unchanged.
+      pipeline: true,
       // The server's default, stated in the startup message (no statement that could fail on a new
       // connection): numbering and code counters rely on it (see MariaDB below).
       options: '-c default_transaction_isolation=read\\ committed',
@@ -166,6 +169,9 @@ function serverDialect(engine: 'postgres' | 'mysql', url: string, poolSize: numb
     supportBigNumbers: true,
     timezone: 'Z',
     charset: 'utf8mb4',
+    // A document's batches (statement-batch.ts) travel as one multi-statement query. Parameters
+    // are still bound by the driver, never spliced into the SQL by our code.
+    multipleStatements: true,
   });
   // READ COMMITTED as on PostgreSQL: a transaction that waited for a row lock then sees what the
   // holder committed (numbering, code counters), and InnoDB takes no gap locks, which were the

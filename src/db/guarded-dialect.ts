@@ -1,13 +1,16 @@
 import type { CompiledQuery, DatabaseConnection, Dialect, Driver } from 'kysely';
 import { currentGate } from './commit-gate.ts';
+import { batchParts, pipelinedFollowers } from './statement-batch.ts';
 import { assertNoTransaction } from './transaction.ts';
 import type { WriteTracker } from './write-tracker.ts';
 
 /** How many statements the database has run: cheap enough to keep on, read by tests and benches. */
 export interface StatementCounter {
   statements: number;
-  /** Sees every statement before it runs, when set (tests that check what a use case runs). */
-  observer?: (query: CompiledQuery) => void;
+  /** Round trips to the database: the statements of a batch (statement-batch.ts) travel in one. */
+  roundTrips: number;
+  /** Sees every statement before it runs, with the number of the round trip it travels in, when set (tests that check what a use case runs). */
+  observer?: (query: CompiledQuery, roundTrip: number) => void;
 }
 
 /**
@@ -37,9 +40,13 @@ async function admitConnectionUse(): Promise<void> {
   await currentGate()?.release();
 }
 
+/** Counts a query sent to the database: one round trip (unless it follows another in a pipeline), and each statement it holds. */
 function countStatement(counter: StatementCounter, query: CompiledQuery): void {
-  counter.statements++;
-  counter.observer?.(query);
+  if (!pipelinedFollowers.has(query)) counter.roundTrips++;
+  for (const part of batchParts.get(query) ?? [query]) {
+    counter.statements++;
+    counter.observer?.(part, counter.roundTrips);
+  }
 }
 
 function guardedDriver(driver: Driver, counter: StatementCounter, writes: WriteTracker): Driver {

@@ -1,0 +1,136 @@
+import { CompiledQuery, type Compilable, type QueryResult } from 'kysely';
+import type { DbExecutor, Engine } from './database.ts';
+
+/**
+ * Statements of one transaction sent to the database together, in one round trip where the engine
+ * allows it, and run in the order they were added (so locks are taken in that order):
+ * - PostgreSQL: pipelined (the pool's clients run in pipeline mode): every statement is written
+ *   before the first answer is read. A failed statement aborts the transaction, so those after it
+ *   fail too; the first failure is the batch's.
+ * - MariaDB/MySQL: one multi-statement query (the pool allows them); the server stops at the
+ *   first failure. Parameters are bound as in any other query (the driver escapes them).
+ * - SQLite: one after another on the one connection; there is no round trip to save.
+ *
+ * `add` answers a promise of the statement's result, settled by the next `flush`. A statement
+ * that depends on another's result belongs to a later flush; within one, later statements may
+ * read what earlier ones wrote (the same transaction).
+ */
+export class StatementBatch {
+  readonly #db: DbExecutor;
+  readonly #engine: Engine;
+  #queued: Array<{ query: CompiledQuery; resolve: (result: QueryResult<Row>) => void; reject: (error: unknown) => void }> = [];
+
+  constructor(db: DbExecutor, engine: Engine) {
+    this.#db = db;
+    this.#engine = engine;
+  }
+
+  /** Queues a statement for the next flush. */
+  add<R = Row>(query: Compilable<R> | CompiledQuery<R>): Promise<QueryResult<R>> {
+    const compiled = 'compile' in query ? query.compile() : query;
+    const result = new Promise<QueryResult<R>>((resolve, reject) => {
+      this.#queued.push({ query: compiled as CompiledQuery, resolve: resolve as (result: QueryResult<Row>) => void, reject });
+    });
+    // `flush` throws the first failure itself: a statement's promise nobody awaits must not end the
+    // process as an unhandled rejection (one that is awaited still rejects).
+    result.catch(() => {});
+    return result;
+  }
+
+  /** How many statements wait for the next flush. */
+  get size(): number {
+    return this.#queued.length;
+  }
+
+  /** Sends the queued statements and settles their promises; throws the first failure. */
+  async flush(): Promise<void> {
+    const queued = this.#queued;
+    this.#queued = [];
+    if (!queued.length) return;
+    let results: Array<QueryResult<Row> | Failure>;
+    if (queued.length === 1 || this.#engine === 'sqlite') results = await sequential(this.#db, queued.map((entry) => entry.query));
+    else if (this.#engine === 'postgres') results = await pipelined(this.#db, queued.map((entry) => entry.query));
+    else results = await multiStatement(this.#db, queued.map((entry) => entry.query));
+    let first: unknown;
+    results.forEach((result, index) => {
+      if (result instanceof Failure) {
+        first ??= result.error;
+        queued[index]!.reject(result.error);
+      } else {
+        queued[index]!.resolve(result);
+      }
+    });
+    if (first !== undefined) throw first;
+  }
+}
+
+type Row = Record<string, unknown>;
+
+/** A statement that failed, or did not run because one before it failed. */
+class Failure {
+  readonly error: unknown;
+  constructor(error: unknown) {
+    this.error = error;
+  }
+}
+
+const notRun = (error: unknown) => new Failure(Object.assign(new Error('not run: an earlier statement of its batch failed'), { cause: error }));
+
+async function sequential(db: DbExecutor, queries: CompiledQuery[]): Promise<Array<QueryResult<Row> | Failure>> {
+  const results: Array<QueryResult<Row> | Failure> = [];
+  for (const query of queries) {
+    const failed = results.find((result) => result instanceof Failure);
+    if (failed) {
+      results.push(notRun(failed.error));
+      continue;
+    }
+    try {
+      results.push(await db.executeQuery<Row>(query));
+    } catch (error) {
+      results.push(new Failure(error));
+    }
+  }
+  return results;
+}
+
+/** Statements after the first of a pipelined batch: they travel in its round trip (guarded-dialect.ts counts them so). */
+export const pipelinedFollowers = new WeakSet<CompiledQuery>();
+
+async function pipelined(db: DbExecutor, queries: CompiledQuery[]): Promise<Array<QueryResult<Row> | Failure>> {
+  return db.getExecutor().provideConnection(async (connection) => {
+    queries.slice(1).forEach((query) => pipelinedFollowers.add(query));
+    const settled = await Promise.allSettled(queries.map((query) => connection.executeQuery<Row>(query)));
+    return settled.map((outcome) => (outcome.status === 'fulfilled' ? outcome.value : new Failure(outcome.reason)));
+  });
+}
+
+/** A multi-statement query's parts (guarded-dialect.ts counts and shows each). */
+export const batchParts = new WeakMap<CompiledQuery, readonly CompiledQuery[]>();
+
+interface ResultHeader {
+  affectedRows?: number;
+  insertId?: number | bigint;
+}
+
+async function multiStatement(db: DbExecutor, queries: CompiledQuery[]): Promise<Array<QueryResult<Row> | Failure>> {
+  const combined = CompiledQuery.raw(queries.map((query) => query.sql).join(';\n'), queries.flatMap((query) => [...query.parameters]));
+  batchParts.set(combined, queries);
+  let answers: unknown[];
+  try {
+    answers = (await db.executeQuery(combined)).rows as unknown[];
+  } catch (error) {
+    // The server ran the statements before the failing one and none after: which one failed is not
+    // said, so every one shares the failure (the transaction rolls back anyway).
+    return queries.map(() => new Failure(error));
+  }
+  return queries.map((_, index) => {
+    const answer = answers[index];
+    if (Array.isArray(answer)) return { rows: answer as Row[] };
+    const header = (answer ?? {}) as ResultHeader;
+    return {
+      rows: [],
+      numAffectedRows: header.affectedRows === undefined ? undefined : BigInt(header.affectedRows),
+      insertId: header.insertId === undefined || String(header.insertId) === '0' ? undefined : BigInt(header.insertId),
+    };
+  });
+}
