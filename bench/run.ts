@@ -21,13 +21,14 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { BENCH_KEY } from './bench-key.ts';
 import { CONSOLE_JS_LIMIT_BYTES, consoleWeight } from './console-weight.ts';
 import { checkInvoiceNumbers } from './invoice-numbers.ts';
 import { SMALL_BOOKS } from './sample-data.ts';
-import { GROWTH_SCENARIOS, GROWTH_TARGET, IDLE_RSS_LIMIT_MIB, LARGE_TARGET, RSS_LIMIT_MIB, SCENARIOS, type Scenario } from './scenarios.ts';
+import { BASELINE_REF, GROWTH_SCENARIOS, GROWTH_TARGET, IDLE_RSS_LIMIT_MIB, LARGE_TARGET, RSS_LIMIT_MIB, SCENARIOS, type Scenario } from './scenarios.ts';
 import { peakRssMib, pinning, rssMib, startServer, type Server } from './start-server.ts';
 
 const { values: args } = parseArgs({ options: { large: { type: 'boolean', default: false }, customers: { type: 'string' }, invoices: { type: 'string' } } });
@@ -53,11 +54,15 @@ interface Figure {
 }
 
 async function measure(server: Server, scenario: Scenario, path = scenario.path, duration = seconds): Promise<Figure> {
+  const { bodies } = scenario;
+  let sent = 0;
   const result = await autocannon({
     url: `http://127.0.0.1:${server.port}${path}`,
     method: scenario.method ?? 'GET',
     body: scenario.body,
     headers: { 'x-auth-token': scenario.restricted ? server.restrictedKey! : BENCH_KEY, 'content-type': 'application/json' },
+    // Bodies in turn, one per request.
+    ...(bodies ? { requests: [{ method: scenario.method ?? 'GET', setupRequest: (request: autocannon.Request) => ({ ...request, body: bodies[sent++ % bodies.length] }) }] } : {}),
     connections,
     duration,
   });
@@ -108,11 +113,37 @@ const print = (line = '') => {
 const ratio = (value: number) => value.toFixed(3);
 
 const servers: Server[] = [];
-const serve = async (args: string[]) => {
-  const server = await startServer(args);
+const serve = async (args: string[], root?: string) => {
+  const server = await startServer(args, root);
   servers.push(server);
   return server;
 };
+
+/**
+ * A worktree of the baseline commit (BASELINE_REF) beside this checkout, sharing its installed
+ * packages (the commits must have the same dependencies), or why there is none.
+ */
+function baselineWorktree(): { root: string; remove(): void } | { missing: string } {
+  const repository = new URL('..', import.meta.url).pathname;
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'invoicing-baseline-'));
+  fs.rmSync(root, { recursive: true, force: true });
+  const added = spawnSync('git', ['-C', repository, 'worktree', 'add', '--detach', root, BASELINE_REF], { encoding: 'utf8' });
+  if (added.status !== 0) return { missing: `no worktree of ${BASELINE_REF}: ${added.stderr.trim()}` };
+  fs.symlinkSync(path.join(repository, 'node_modules'), path.join(root, 'node_modules'));
+  return { root, remove: () => void spawnSync('git', ['-C', repository, 'worktree', 'remove', '--force', root]) };
+}
+
+/** The scenario on two servers, one round on each in turn, best of ROUNDS each. */
+async function alternately(current: Server, baseline: Server, scenario: Scenario): Promise<[Figure, Figure]> {
+  let tops: [Figure | undefined, Figure | undefined] = [undefined, undefined];
+  for (let round = 0; round < ROUNDS; round++) {
+    const keep = (top: Figure | undefined, figure: Figure) => (!top || figure.rps > top.rps ? { ...figure, errors: figure.errors + (top?.errors ?? 0) } : { ...top, errors: top.errors + figure.errors });
+    const x = await run(current, scenario);
+    const y = await run(baseline, scenario);
+    tops = [keep(tops[0], x), keep(tops[1], y)];
+  }
+  return [tops[0]!, tops[1]!];
+}
 
 interface GrowthRun {
   engine: string;
@@ -226,6 +257,11 @@ try {
     // database the first one made) and at its peak through the read and creation scenarios.
     const table = new Map<string, Map<string, Figure>>();
     const memory: Array<{ engine: string; idle: number; peak: number; pdf: number }> = [];
+    // SQLite's creation against the baseline commit's, measured alternately.
+    const versus = new Map<string, { current: Figure; baseline: Figure }>();
+    const compared = selected(SCENARIOS).filter((scenario) => scenario.baselineTarget !== undefined);
+    const worktree = engines.includes('sqlite') && compared.length ? baselineWorktree() : undefined;
+    if (worktree && 'missing' in worktree) failures.push(`baseline: ${worktree.missing}`);
     for (const engine of engines) {
       const server = await serve(['app', engine]);
       const opened = await serve(['open', server.databaseUrl!]);
@@ -234,9 +270,18 @@ try {
       const idle = rssMib(opened);
       opened.child.kill('SIGTERM');
       let peak = 0;
+      const baseline = engine === 'sqlite' && worktree && 'root' in worktree ? await serve(['app', 'sqlite'], worktree.root) : undefined;
       for (const scenario of selected(SCENARIOS)) {
         if (scenario.pdf) peak = peakRssMib(server);
-        const figure = await best(server, scenario);
+        let figure: Figure;
+        if (baseline && scenario.baselineTarget !== undefined) {
+          const [current, before] = await alternately(server, baseline, scenario);
+          versus.set(scenario.name, { current, baseline: before });
+          figure = current;
+        } else {
+          figure = await best(server, scenario);
+        }
+        if (scenario.p99Limit !== undefined && figure.p99 > scenario.p99Limit) failures.push(`${scenario.name} [${engine}]: p99 ${figure.p99} ms > ${scenario.p99Limit} ms`);
         if (!table.has(scenario.name)) table.set(scenario.name, new Map());
         table.get(scenario.name)!.set(engine, figure);
         if (figure.errors) failures.push(`${scenario.name} [${engine}]: ${figure.errors} failed requests`);
@@ -247,15 +292,18 @@ try {
       }
       memory.push({ engine, idle, peak: peak || peakRssMib(server), pdf: peakRssMib(server) });
       server.child.kill('SIGTERM');
+      baseline?.child.kill('SIGTERM');
     }
+    if (worktree && 'root' in worktree) worktree.remove();
     const growthRun = growth && engines.includes('sqlite') ? await runGrowth('sqlite') : undefined;
 
     print('# Benchmarks');
     print();
     header('npm run bench');
     print(`Each figure is the best of ${ROUNDS} rounds, in requests/s; ${pinning.note}. A SQLite figure's ratio is to the stack's own ceiling in the same run:`);
-    print('Fastify with one better-sqlite3 prepared statement answering the same request (bench/stack-ceiling.ts; a write is set against the GET one ceiling).');
-    print('PostgreSQL and MariaDB figures are ratios to SQLite\'s in the same run.');
+    print('Fastify with one better-sqlite3 prepared statement answering the same request (bench/stack-ceiling.ts); SQLite\'s invoice creation is set against the same');
+    print(`scenario on commit ${BASELINE_REF} (built in a temporary worktree), the two servers measured in turn. PostgreSQL and MariaDB figures are ratios to SQLite's in the same run;`);
+    print('every creation scenario\'s p99 is limited on every engine.');
     print();
     const others = engines.filter((engine) => engine !== 'sqlite');
     print(`| scenario | sqlite target | sqlite ratio | req/s | p99 ms | ceiling req/s |${others.map((engine) => ` ${engine} target | ratio to sqlite | req/s | p99 ms |`).join('')}`);
@@ -265,7 +313,14 @@ try {
       const sqlite = figures.get('sqlite');
       const top = ceiling.get(scenario.ceilingPath ?? scenario.path);
       let sqliteCells = '- | - | - | - | -';
-      if (sqlite) {
+      const against = versus.get(scenario.name);
+      if (sqlite && scenario.baselineTarget !== undefined) {
+        // Against the baseline commit's figure for the same scenario, not the ceiling.
+        const share = against ? sqlite.rps / against.baseline.rps : undefined;
+        const missed = share === undefined || share < scenario.baselineTarget;
+        failures.push(...(missed ? [`${scenario.name} [sqlite]: ${share === undefined ? 'no baseline figure' : ratio(share)} < ${scenario.baselineTarget} x ${BASELINE_REF}`] : []));
+        sqliteCells = `>= ${scenario.baselineTarget} x ${BASELINE_REF}${missed ? ' (**missed**)' : ' (met)'} | ${share === undefined ? '-' : ratio(share)} | ${sqlite.rps.toFixed(0)} | ${sqlite.p99} | ${against ? `${BASELINE_REF}: ${against.baseline.rps.toFixed(0)}` : '-'}`;
+      } else if (sqlite) {
         const share = top ? sqlite.rps / top.rps : undefined;
         const missed = scenario.target !== undefined && share !== undefined && share < scenario.target;
         if (missed) failures.push(`${scenario.name} [sqlite]: ${ratio(share!)} < ${scenario.target} of the ceiling`);

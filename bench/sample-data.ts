@@ -1,5 +1,5 @@
 /**
- * The benchmark's data: 1,000 customers "Customer N", five products sold without stock limits,
+ * The benchmark's data: 1,000 customers "Customer N", twenty products sold without stock limits,
  * a 20-line invoice (number 1, the export scenario's), a key restricted to reading customers,
  * and then books of the given size written in bulk (bench/large-data.ts): 1,000 customers and
  * 1,000 invoices on the small database, 100,000 or 1,000,000 of each on the growth ones.
@@ -19,7 +19,7 @@ export async function addSampleData(app: App, books = SMALL_BOOKS): Promise<stri
     for (let i = 1; i <= SMALL_CUSTOMERS; i++) {
       await store.create(registry.get('cliente')!, { codcliente: String(i), nombre: `Customer ${i}`, cifnif: `B${String(i).padStart(8, '0')}` }, trx);
     }
-    for (let i = 1; i <= 5; i++) {
+    for (let i = 1; i <= 20; i++) {
       await store.create(registry.get('producto')!, { referencia: `BENCH${i}`, descripcion: `Bench product ${i}`, precio: 9.99 + i, ventasinstock: true, codimpuesto: 'IVA21' }, trx);
     }
   });

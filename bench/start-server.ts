@@ -40,11 +40,15 @@ export function startFlags(): string[] {
   return flags[1]!.split(' ').filter(Boolean);
 }
 
-/** Starts `node bench/servers.ts <args>` and resolves once it prints the port it listens on. */
-export async function startServer(args: string[]): Promise<Server> {
+/**
+ * Starts `node bench/servers.ts <args>` and resolves once it prints the port it listens on; from
+ * another checkout of the service when `root` is given (the baseline commit's worktree).
+ */
+export async function startServer(args: string[], root?: string): Promise<Server> {
   // With Node's compile cache (src/main.ts) and flags, as `npm start` runs.
   const env = { ...process.env, NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE ?? path.join(os.tmpdir(), 'node-compile-cache') };
-  const command = [...pinning.servers, process.execPath, ...startFlags(), new URL('./servers.ts', import.meta.url).pathname, ...args];
+  const script = root ? path.join(root, 'bench', 'servers.ts') : new URL('./servers.ts', import.meta.url).pathname;
+  const command = [...pinning.servers, process.execPath, ...startFlags(), script, ...args];
   const child = spawn(command[0]!, command.slice(1), { stdio: ['ignore', 'pipe', 'inherit'], env });
   const line = await new Promise<string>((resolve, reject) => {
     const lines = createInterface({ input: child.stdout! });

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Clock } from './clock.ts';
 import type { DbExecutor } from './db/database.ts';
+import type { Statement } from './db/statement-batch.ts';
 import { afterCommit, beforeCommit } from './db/transaction.ts';
 import type { AppEvents, EventBus } from './events.ts';
 import { defineModel } from './models/define-model.ts';
@@ -122,9 +123,27 @@ export async function publish(db: DbExecutor, via: Publisher, ...events: Publish
 async function write(db: DbExecutor, queue: Queue): Promise<void> {
   // Events published from here on (by later commit work) go to a queue of their own.
   queues.delete(db);
+  for (const statement of insertsOf(db, queue)) await statement.execute();
+}
+
+/**
+ * For a writer that sends its last statements together (statement-batch.ts): the events published
+ * in transaction `db` so far, their payloads resolved now, as inserts to add to its batch (they
+ * are then not written again before the commit; events published later still are). Returns
+ * whether there were any.
+ */
+export function queueEventsInto(db: DbExecutor, add: (statement: Statement<unknown>) => void): boolean {
+  const queue = queues.get(db);
+  if (!queue?.events.length) return false;
+  for (const statement of insertsOf(db, queue)) add(statement);
+  return true;
+}
+
+/** The inserts of a queue's events not written yet (taken off it; their resolved payloads kept for the announcement). */
+function insertsOf(db: DbExecutor, queue: Queue) {
   const created = queue.via.clock.now();
   const rows: Array<Record<string, unknown>> = [];
-  for (const event of queue.events) {
+  for (const event of queue.events.splice(0)) {
     const payload = typeof event.payload === 'function' ? event.payload() : event.payload;
     queue.resolved.push({ type: event.type, payload });
     if (event.log === false) continue;
@@ -136,9 +155,9 @@ async function write(db: DbExecutor, queue: Queue): Promise<void> {
       created,
     });
   }
-  for (let start = 0; start < rows.length; start += ROWS_PER_STATEMENT) {
-    await db.insertInto('event_log').values(rows.slice(start, start + ROWS_PER_STATEMENT)).execute();
-  }
+  const inserts = [];
+  for (let start = 0; start < rows.length; start += ROWS_PER_STATEMENT) inserts.push(db.insertInto('event_log').values(rows.slice(start, start + ROWS_PER_STATEMENT)));
+  return inserts;
 }
 
 function announce(queue: Queue): void {

@@ -69,7 +69,7 @@ function compilerDialect(engine: Engine): Dialect {
 }
 
 const compilers = (['sqlite', 'postgres', 'mysql'] as const).map((engine) => {
-  const database: Database = { engine, dialect: dialectFor(engine), kysely: new Kysely({ dialect: compilerDialect(engine) }), close: async () => {}, maintain: async () => {}, reportError: () => {}, counter: { statements: 0, roundTrips: 0 }, writes: new WriteTracker(), groupCommit: false };
+  const database: Database = { engine, dialect: dialectFor(engine), kysely: new Kysely({ dialect: compilerDialect(engine) }), close: async () => {}, maintain: async () => {}, reportError: () => {}, counter: { statements: 0, roundTrips: 0, retries: 0 }, writes: new WriteTracker(), groupCommit: false };
   return { engine, cache: new QueryCache(database) };
 });
 

@@ -69,3 +69,17 @@ export async function nextCode(db: DbExecutor, engine: Engine, target: CodeColum
   await db.updateTable('code_counters').set({ value: candidate }).where('name', '=', name).execute();
   return String(candidate);
 }
+
+/**
+ * Takes a named lock for the rest of the transaction (PostgreSQL, MariaDB; SQLite has one writer):
+ * the row `name` of this table, created when missing, locked by the upsert that touches it. For
+ * work that must be serialised where no row of its own exists yet (the first sequence of a serie),
+ * on a row no other table references (a foreign key's shared lock never waits for it).
+ */
+export async function namedLock(db: DbExecutor, engine: Engine, name: string): Promise<void> {
+  if (engine === 'sqlite') return;
+  const insert = db.insertInto(codeCounterModel.table).values({ name: `lock:${name}`.slice(0, 100), value: 0 });
+  await (engine === 'mysql'
+    ? insert.onDuplicateKeyUpdate({ value: sql`value` })
+    : insert.onConflict((oc) => oc.column('name').doUpdateSet({ value: sql`${sql.ref(codeCounterModel.table)}.value` }))).execute();
+}

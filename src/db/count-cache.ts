@@ -44,11 +44,14 @@ export class CountCache {
   readonly #flights = new Map<string, Flight>();
   readonly #upstream = new WeakMap<Model, string[]>();
   readonly #report: (error: unknown) => void;
+  readonly #elapsed: () => number;
 
   constructor(options: {
     writes: WriteTracker;
     byTable: (table: string) => Model | undefined;
     now: () => number;
+    /** A monotonic clock (ms) that times the counts (default `performance.now`). */
+    elapsed?: () => number;
     maxAgeMs: number;
     /** How many times `maxAgeMs` a count may be answered while its recount runs (default 30). */
     staleLimit?: number;
@@ -57,6 +60,7 @@ export class CountCache {
     report?: (error: unknown) => void;
   }) {
     this.#writes = options.writes;
+    this.#elapsed = options.elapsed ?? (() => performance.now());
     this.#byTable = options.byTable;
     this.#now = options.now;
     this.#maxAgeMs = options.maxAgeMs;
@@ -117,9 +121,9 @@ export class CountCache {
 
   #fly(model: Model, key: string, stamp: number, count: () => Promise<number>): Promise<number> {
     const at = this.#now();
-    const started = performance.now();
+    const started = this.#elapsed();
     const total = count().then((value) => {
-      this.#set(model, key, { total: value, stamp, at, cost: performance.now() - started });
+      this.#set(model, key, { total: value, stamp, at, cost: this.#elapsed() - started });
       return value;
     });
     const flight = { stamp, total };

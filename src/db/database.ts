@@ -89,7 +89,7 @@ export interface DatabaseOptions {
 const consoleReport = (error: unknown, what: string) => console.error(what, error);
 
 function open(engine: Engine, dialect: Dialect, groupCommit: boolean | undefined, replicas?: ReplicaSet): Database {
-  const counter: StatementCounter = { statements: 0, roundTrips: 0 };
+  const counter: StatementCounter = { statements: 0, roundTrips: 0, retries: 0 };
   const read = dialect instanceof QueuedSqliteDialect ? guardedRead((query) => dialect.read(query), counter) : undefined;
   const writes = new WriteTracker();
   const kysely = new Kysely({ dialect: guardedDialect(replicas ? routingDialect(dialect, replicas) : dialect, counter, writes) });

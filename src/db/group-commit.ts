@@ -10,6 +10,8 @@ type DbExecutor = Kysely<any>;
 /** What a group needs of a database: its root executor, whose transactions the group shares. */
 export interface GroupDatabase {
   kysely: DbExecutor;
+  /** Counts the group's runs again after a deadlock (the database's statement counter). */
+  counter?: { retries: number };
 }
 
 /**
@@ -136,6 +138,7 @@ class CommitGroup {
         }
         const again = [...ran.map(({ member }) => member), ...waiting];
         if (isRetryable(error) && again.every((member) => attempt < member.attempts)) {
+          if (this.#database.counter) this.#database.counter.retries++;
           waiting = again;
           await retryPause(++attempt);
           continue;

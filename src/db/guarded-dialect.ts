@@ -9,6 +9,8 @@ export interface StatementCounter {
   statements: number;
   /** Round trips to the database: the statements of a batch (statement-batch.ts) travel in one. */
   roundTrips: number;
+  /** Transactions run again after a deadlock or a serialisation failure (transaction.ts, group-commit.ts). */
+  retries: number;
   /** Sees every statement before it runs, with the number of the round trip it travels in, when set (tests that check what a use case runs). */
   observer?: (query: CompiledQuery, roundTrip: number) => void;
 }
@@ -57,12 +59,13 @@ function guardedDriver(driver: Driver, counter: StatementCounter, writes: WriteT
     const execute = connection.executeQuery.bind(connection);
     connection.executeQuery = async (query, options) => {
       countStatement(counter, query);
-      const done = writes.statement(connection, query.query);
-      if (!done) return execute(query, options);
+      // A multi-statement batch writes what each of its statements writes.
+      const done = (batchParts.get(query) ?? [query]).map((part) => writes.statement(connection, part.query)).filter((after) => after !== undefined);
+      if (!done.length) return execute(query, options);
       try {
         return await execute(query, options);
       } finally {
-        done();
+        for (const after of done) after();
       }
     };
     return connection;

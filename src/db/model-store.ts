@@ -1,4 +1,4 @@
-import { sql } from 'kysely';
+import { sql, type InsertQueryBuilder, type QueryResult } from 'kysely';
 import { AppError, validationError } from '../errors.ts';
 import type { EventBus } from '../events.ts';
 import type { BusinessClock } from '../clock.ts';
@@ -318,6 +318,57 @@ export class ModelStore {
     await this.#publish(db, model, 'model.save', saved.map((record) => this.#visible(model, record)), true);
     await this.#written(model, db);
     return ids;
+  }
+
+  /**
+   * For a writer that sends statements together (statement-batch.ts, a document's commit): new
+   * records of `model`, already through `prepareNew`, as one INSERT (one column list for every
+   * row, as `insertMany` aligns them), and how to read the serial ids it drew, in input order.
+   * Announce them with `announceInserted` once written. The caller keeps within the engines'
+   * limits on bound values (a document's lines do).
+   */
+  insertStatement(model: Model, records: Values[], db: DbExecutor): { statements: Array<InsertQueryBuilder<any, any, any>>; rows: Array<Record<string, unknown>>; ids(results: Array<QueryResult<Record<string, unknown>>>): number[] } {
+    const engine = this.database.engine;
+    const rows = records.map((values) => toDbValues(engine, model, values));
+    // Every column with a declared default is written (its default when a record leaves it out),
+    // so that the rows are the records as stored: their writer answers them without reading back.
+    const defaulted = Object.entries(model.fields).filter(([, field]) => field.default !== undefined && field.type !== 'serial').map(([name]) => name);
+    const columns = [...new Set([...rows.flatMap((row) => Object.keys(row)), ...defaulted])];
+    const fallback = (column: string) => toDbValue(engine, model.fields[column]!, model.fields[column]!.default ?? null);
+    const aligned = rows.map((row) => Object.fromEntries(columns.map((column) => [column, column in row ? row[column] : fallback(column)])));
+    const pk = model.primaryKey;
+    const serial = model.fields[pk]!.type === 'serial' && !columns.includes(pk);
+    // SQLite binds at most 32766 values per statement, PostgreSQL 65535: stay well below both.
+    const perStatement = Math.max(1, Math.floor(30_000 / columns.length));
+    const statements: Array<InsertQueryBuilder<any, any, any>> = [];
+    for (let start = 0; start < aligned.length; start += perStatement) {
+      const insert = db.insertInto(model.table).values(aligned.slice(start, start + perStatement));
+      statements.push(serial && engine !== 'mysql' ? insert.returning(pk) : insert);
+    }
+    return {
+      statements,
+      rows: aligned,
+      ids: (results) => {
+        if (!serial) return aligned.map((row) => Number(row[pk]));
+        return results.flatMap((result, index) => {
+          const count = Math.min(perStatement, aligned.length - index * perStatement);
+          // InnoDB gives a multi-row insert consecutive ids (auto-increment lock modes 0 and 1, the default).
+          if (engine === 'mysql') return Array.from({ length: count }, (_, offset) => Number(result.insertId) + offset);
+          return result.rows.map((row) => Number(row[pk])).sort((a, b) => a - b);
+        });
+      },
+    };
+  }
+
+  /**
+   * Announces new records a writer inserted itself (`insertStatement`): `model.save` is logged in
+   * the transaction and emitted once it commits, and the model's watchers are told, as `create`
+   * (`single`) or `insertMany` tell them.
+   */
+  async announceInserted(model: Model, records: StoredRecord[], db: DbExecutor, single: boolean): Promise<void> {
+    const visible = records.map((record) => this.#visible(model, record));
+    await this.#publish(db, model, 'model.save', visible, true);
+    await this.#written(model, db, single && visible.length === 1 ? { action: 'create', record: visible[0]! } : undefined);
   }
 
   /** Partial update of the given fields; the primary key cannot change. */

@@ -34,3 +34,9 @@ export async function checkPrecondition(db: DbExecutor, model: Model, id: unknow
   await precondition.check(db);
   precondition.checkedIn = db;
 }
+
+/** Whether the running request has a precondition on `model`'s record `id` (a writer that does not lock it first takes a path that does). */
+export function hasPrecondition(model: Model, id: unknown): boolean {
+  const precondition = preconditions.getStore();
+  return Boolean(precondition && precondition.model.table === model.table && String(precondition.id) === String(id));
+}

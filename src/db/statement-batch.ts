@@ -1,4 +1,4 @@
-import { CompiledQuery, type Compilable, type QueryResult } from 'kysely';
+import { CompiledQuery, type Compilable, type QueryResult, type RawBuilder } from 'kysely';
 import type { DbExecutor, Engine } from './database.ts';
 
 /**
@@ -15,6 +15,9 @@ import type { DbExecutor, Engine } from './database.ts';
  * that depends on another's result belongs to a later flush; within one, later statements may
  * read what earlier ones wrote (the same transaction).
  */
+/** What a batch takes: a query builder, raw SQL (`sql` template), or a compiled query. */
+export type Statement<R = Record<string, unknown>> = Compilable<R> | RawBuilder<R> | CompiledQuery<R>;
+
 export class StatementBatch {
   readonly #db: DbExecutor;
   readonly #engine: Engine;
@@ -26,8 +29,8 @@ export class StatementBatch {
   }
 
   /** Queues a statement for the next flush. */
-  add<R = Row>(query: Compilable<R> | CompiledQuery<R>): Promise<QueryResult<R>> {
-    const compiled = 'compile' in query ? query.compile() : query;
+  add<R = Row>(query: Statement<R>): Promise<QueryResult<R>> {
+    const compiled = 'isRawBuilder' in query ? query.compile(this.#db) : 'compile' in query ? (query as Compilable<R>).compile() : query;
     const result = new Promise<QueryResult<R>>((resolve, reject) => {
       this.#queued.push({ query: compiled as CompiledQuery, resolve: resolve as (result: QueryResult<Row>) => void, reject });
     });

@@ -70,6 +70,7 @@ export async function inTransaction<T>(database: Database, fn: (trx: DbExecutor)
     } catch (error) {
       await undoAll(database, state.afterRollback);
       if (attempt >= attempts || !isRetryable(error)) throw error;
+      database.counter.retries++;
       await retryPause(attempt);
     }
   }
@@ -151,6 +152,7 @@ async function heldTransaction<T>(database: Database, gate: CommitGate, fn: (trx
       gate.untake();
       throw error;
     }
+    database.counter.retries++;
     await retryPause(attempt);
   }
 }

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { DbExecutor } from '../../db/database.ts';
 import type { SqlDialect } from '../../db/dialect.ts';
 import { defineModel } from '../../models/define-model.ts';
@@ -36,6 +37,25 @@ export async function chartLock(db: DbExecutor, dialect: SqlDialect, codejercici
 
 /** The years whose lock each transaction holds (a transaction's executor lives as long as it does). */
 const locksHeld = new WeakMap<DbExecutor, Set<string>>();
+
+/**
+ * The statement that takes the year's counter lock, creating its row when missing (an upsert
+ * locks the row it meets): for a writer that sends statements together. Once it has run, tell
+ * `heldChartLock` so that later work of the transaction does not take it again.
+ */
+export function chartLockStatement(db: DbExecutor, dialect: SqlDialect, codejercicio: string) {
+  // SQLite has one writer: nothing to lock (`chartLock` adds the row when a sub-account needs it).
+  if (dialect.engine === 'sqlite') return undefined;
+  const insert = db.insertInto('asientos_contadores').values({ codejercicio });
+  return dialect.engine === 'mysql'
+    ? insert.onDuplicateKeyUpdate({ codejercicio: sql`codejercicio` })
+    : insert.onConflict((oc) => oc.column('codejercicio').doUpdateSet({ codejercicio: sql`excluded.codejercicio` }));
+}
+
+/** Notes that the transaction `db` holds the year's counter lock (taken by `chartLockStatement`). */
+export function heldChartLock(db: DbExecutor, codejercicio: string): void {
+  if (db.isTransaction) locksHeld.set(db, (locksHeld.get(db) ?? new Set()).add(codejercicio));
+}
 
 /**
  * The next entry number of a fiscal year (the highest + 1, as the reference numbers), under the

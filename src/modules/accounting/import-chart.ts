@@ -1,4 +1,5 @@
 import type { AppContext } from '../../app-context.ts';
+import { chartChanged } from './chart-reference.ts';
 import type { DbExecutor } from '../../db/database.ts';
 import { validationError } from '../../errors.ts';
 import { chartShape, countryChart, resizeCode, type ChartEntry } from './chart-files.ts';
@@ -102,6 +103,8 @@ export async function importChart(ctx: AppContext, db: DbExecutor, codejercicio:
     await ctx.store.update(taxModel, tax.codimpuesto, missing, db);
     counts.impuestos++;
   }
+  // Written around the store: postings' cached view of the chart is dropped at the commit.
+  await chartChanged(ctx, db);
   return counts;
 }
 

@@ -2,18 +2,21 @@ import type { Module } from '../../module.ts';
 import { registerAccountingRoutes } from './accounting-routes.ts';
 import { cuentaModel, subcuentaModel } from './account-models.ts';
 import { importChartIntoNewYears } from './automatic-chart.ts';
+import { declareChartReference } from './chart-reference.ts';
 import { entryCounterModel } from './entry-number.ts';
 import { asientoModel, partidaModel } from './entry-models.ts';
 import { conceptoPartidaModel, cuentaEspecialModel, diarioModel, regularizacionImpuestoModel } from './journal-models.ts';
 
 export { asientoModel, conceptoPartidaModel, cuentaEspecialModel, cuentaModel, diarioModel, partidaModel, regularizacionImpuestoModel, subcuentaModel };
 export { importChart, type ChartImport } from './import-chart.ts';
-export { moveBalances, type LineAmounts } from './balances.ts';
+export { accountTree, moveBalances, type AccountTree, type LineAmounts } from './balances.ts';
+export { entryLinesStatements, entryRefusalRead, numberedEntryId, numberedEntryStatement, removeEntryHeader } from './entry-statements.ts';
 export { nextEntryNumber } from './entry-number.ts';
 export { insideLockedSettlement, openExercise } from './ledger.ts';
 export { trialBalanceRequest } from './accounting-routes.ts';
 export { entryRefusal, isBalanced, removeEntries, unbalanced, writeEntry, type NewEntry, type NewEntryLine } from './write-entry.ts';
-export { chartLock } from './entry-number.ts';
+export { chartLock, chartLockStatement, heldChartLock } from './entry-number.ts';
+export { chartChanged, yearChart, type Subaccount, type YearChart } from './chart-reference.ts';
 export type { TrialBalance, TrialBalanceLine } from './trial-balance.ts';
 
 /**
@@ -30,7 +33,10 @@ export function accountingModule(): Module {
       diarioModel, cuentaEspecialModel, conceptoPartidaModel, cuentaModel, subcuentaModel, asientoModel, partidaModel,
       regularizacionImpuestoModel, entryCounterModel,
     ],
-    setup: importChartIntoNewYears,
+    setup(ctx) {
+      declareChartReference(ctx);
+      importChartIntoNewYears(ctx);
+    },
     register: registerAccountingRoutes,
   };
 }

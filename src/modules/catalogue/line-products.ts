@@ -14,6 +14,13 @@ export interface LineProduct {
   precio: number;
   /** The product's `tipo` (the Spain mod's margin schemes read it). */
   tipo: string | null;
+  /** No stock control; may be sold without stock (the stock service reads them). */
+  nostock: boolean;
+  ventasinstock: boolean;
+  /** Its family, and its own sales and purchases sub-accounts (the posting of an invoice reads them). */
+  codfamilia: string | null;
+  codsubcuentaven: string | null;
+  codsubcuentacom: string | null;
 }
 
 /** The variants and products of the given references or barcodes, in one query, by the code asked for. */
@@ -21,7 +28,8 @@ export async function productsForLines(db: DbExecutor, codes: string[]): Promise
   const found = new Map<string, LineProduct>();
   if (!codes.length) return found;
   const rows = await db.selectFrom('variantes as v').innerJoin('productos as p', 'p.idproducto', 'v.idproducto')
-    .select(['v.referencia', 'v.codbarras', 'v.coste', 'v.precio', 'p.idproducto', 'p.descripcion', 'p.excepcioniva', 'p.codimpuesto', 'p.tipo'])
+    .select(['v.referencia', 'v.codbarras', 'v.coste', 'v.precio', 'p.idproducto', 'p.descripcion', 'p.excepcioniva', 'p.codimpuesto', 'p.tipo',
+      'p.nostock', 'p.ventasinstock', 'p.codfamilia', 'p.codsubcuentaven', 'p.codsubcuentacom'])
     .where((eb) => eb.or([eb('v.referencia', 'in', codes), eb('v.codbarras', 'in', codes)]))
     .execute();
   for (const row of rows) {
@@ -34,6 +42,11 @@ export async function productsForLines(db: DbExecutor, codes: string[]): Promise
       coste: Number(row.coste ?? 0),
       precio: Number(row.precio ?? 0),
       tipo: (row.tipo as string | null) ?? null,
+      nostock: dbBoolean(row.nostock),
+      ventasinstock: dbBoolean(row.ventasinstock),
+      codfamilia: (row.codfamilia as string | null) || null,
+      codsubcuentaven: (row.codsubcuentaven as string | null) || null,
+      codsubcuentacom: (row.codsubcuentacom as string | null) || null,
     };
     // A reference wins over another variant's barcode (the reference's lookup order).
     if (row.codbarras && codes.includes(String(row.codbarras)) && !found.has(String(row.codbarras))) found.set(String(row.codbarras), product);

@@ -1,8 +1,9 @@
-import { sql } from 'kysely';
+import { sql, type Compilable, type RawBuilder } from 'kysely';
 import type { DbExecutor } from '../../db/database.ts';
 import type { SqlDialect } from '../../db/dialect.ts';
 import { dbBoolean } from '../../db/row-codec.ts';
 import { AppError } from '../../errors.ts';
+import { roundNumber } from '../../models/round.ts';
 
 /**
  * The one place stock changes (facturascripts-model.md 3.10): document lines move it, and writes
@@ -50,8 +51,34 @@ function deltas(effect: StockEffect): { cantidad: number; reservada: number; pte
  * selling below zero a product that may not be sold without stock is refused naming the line.
  */
 export async function moveStock(db: DbExecutor, dialect: SqlDialect, ...moves: StockMove[]): Promise<void> {
-  // The change per warehouse and reference (several lines may move one reference).
-  const changes = new Map<string, { codalmacen: string; referencia: string; cantidad: number; reservada: number; pterecibir: number; sells: string[] }>();
+  const pending = stockChanges(moves);
+  if (!pending.length) return;
+  const products = new Map((await db.selectFrom('variantes as v').innerJoin('productos as p', 'p.idproducto', 'v.idproducto')
+    .select(['v.referencia', 'v.idproducto', 'p.nostock', 'p.ventasinstock'])
+    .where('v.referencia', 'in', [...new Set(pending.map((c) => c.referencia))]).execute()).map((row) => [String(row.referencia), row]));
+  const moved = pending.filter((c) => products.has(c.referencia) && !dbBoolean(products.get(c.referencia)!.nostock));
+  for (const codalmacen of new Set(moved.map((c) => c.codalmacen))) {
+    const here = moved.filter((c) => c.codalmacen === codalmacen);
+    await applyChanges(db, dialect, codalmacen, here, products);
+  }
+  const references = [...new Set(moved.map((c) => c.referencia))];
+  await settleTotals(db, references, [...new Set(references.map((referencia) => Number(products.get(referencia)!.idproducto)))]);
+}
+
+/** What lines' moves add up to, per warehouse and reference (several lines may move one reference). */
+export interface StockChange {
+  codalmacen: string;
+  referencia: string;
+  cantidad: number;
+  reservada: number;
+  pterecibir: number;
+  /** The lines that sell it (named by a `not-enough-stock` refusal). */
+  sells: string[];
+}
+
+/** The changes that lines' moves make, those that change nothing left out, in reference order. */
+export function stockChanges(moves: readonly StockMove[]): StockChange[] {
+  const changes = new Map<string, StockChange>();
   for (const move of moves) {
     const from = move.before ?? NONE;
     const to = move.after ?? NONE;
@@ -65,18 +92,78 @@ export async function moveStock(db: DbExecutor, dialect: SqlDialect, ...moves: S
     if (to.mode === -1 && next.cantidad - old.cantidad < 0) change.sells.push(move.line);
     changes.set(key, change);
   }
-  const pending = [...changes.values()].filter((c) => c.cantidad || c.reservada || c.pterecibir);
-  if (!pending.length) return;
-  const products = new Map((await db.selectFrom('variantes as v').innerJoin('productos as p', 'p.idproducto', 'v.idproducto')
-    .select(['v.referencia', 'v.idproducto', 'p.nostock', 'p.ventasinstock'])
-    .where('v.referencia', 'in', [...new Set(pending.map((c) => c.referencia))]).execute()).map((row) => [String(row.referencia), row]));
-  const moved = pending.filter((c) => products.has(c.referencia) && !dbBoolean(products.get(c.referencia)!.nostock));
+  return [...changes.values()].filter((c) => c.cantidad || c.reservada || c.pterecibir).sort((a, b) => compareText(a.codalmacen, b.codalmacen) || compareText(a.referencia, b.referencia));
+}
+
+const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/** What the stock service needs to know of a product a change moves. */
+export interface StockProduct {
+  idproducto: number;
+  nostock: boolean;
+  ventasinstock: boolean;
+}
+
+/** Statements that apply stock changes known in advance, and the check to read after them. */
+export interface StockStatements {
+  statements: Compilable<unknown>[];
+  /**
+   * The first reference (of those that may not go below zero and that a line sold) left below zero,
+   * as an SQL expression to read after the statements, or undefined when nothing needs checking.
+   */
+  short?: RawBuilder<string | null>;
+  /** The line that took a reference below zero: the last of those selling it. */
+  lineOf(referencia: string): string;
+}
+
+/**
+ * The statements of `changes` for a writer that sends statements together (a document's commit,
+ * docs/performance.md): per warehouse one upsert that creates missing rows and adds the changes to
+ * existing ones (rows in reference order: the lock order of stock), then the variants' and the
+ * products' `stockfis`. `products` are the flags the caller read with its lines; changes of
+ * unknown references and of products without stock control are left out, as `moveStock` does.
+ */
+export function stockStatements(db: DbExecutor, dialect: SqlDialect, changes: readonly StockChange[], products: ReadonlyMap<string, StockProduct>): StockStatements {
+  const moved = changes.filter((c) => products.has(c.referencia) && !products.get(c.referencia)!.nostock);
+  const statements: Compilable<unknown>[] = [];
   for (const codalmacen of new Set(moved.map((c) => c.codalmacen))) {
-    const here = moved.filter((c) => c.codalmacen === codalmacen);
-    await applyChanges(db, dialect, codalmacen, here, products);
+    statements.push(upsertStock(db, dialect, moved.filter((c) => c.codalmacen === codalmacen), products));
   }
   const references = [...new Set(moved.map((c) => c.referencia))];
-  await settleTotals(db, references, [...new Set(references.map((referencia) => Number(products.get(referencia)!.idproducto)))]);
+  if (references.length) statements.push(...totalsStatements(db, references, [...new Set(references.map((referencia) => products.get(referencia)!.idproducto))].sort((a, b) => a - b)));
+  const checked = moved.filter((c) => c.sells.length && !products.get(c.referencia)!.ventasinstock);
+  const lines = new Map(checked.map((c) => [c.referencia, c.sells[c.sells.length - 1]!]));
+  const short = checked.length
+    ? sql<string | null>`(SELECT MIN(s.referencia) FROM stocks s WHERE s.cantidad < 0 AND (${sql.join(checked.map((c) => sql`(s.codalmacen = ${c.codalmacen} AND s.referencia = ${c.referencia})`), sql` OR `)}))`
+    : undefined;
+  return { statements, ...(short ? { short } : {}), lineOf: (referencia) => lines.get(referencia) ?? referencia };
+}
+
+/** One warehouse's changes as one upsert: a missing row is inserted holding the change, an existing one adds it. */
+function upsertStock(db: DbExecutor, dialect: SqlDialect, changes: readonly StockChange[], products: ReadonlyMap<string, StockProduct>): Compilable<unknown> {
+  const r3 = (value: number) => roundNumber(value, 3);
+  const rows = changes.map((c) => ({
+    codalmacen: c.codalmacen, referencia: c.referencia, idproducto: products.get(c.referencia)!.idproducto,
+    cantidad: r3(c.cantidad), reservada: r3(c.reservada), pterecibir: r3(c.pterecibir), disponible: Math.max(0, r3(r3(c.cantidad) - r3(c.reservada))),
+  }));
+  const insert = db.insertInto('stocks').values(rows);
+  if (dialect.engine === 'mysql') {
+    const added = (column: string) => round3(sql`${sql.ref(column)} + VALUES(${sql.ref(column)})`);
+    // MariaDB assigns left to right, each assignment seeing the ones before it: `disponible` first.
+    return insert.onDuplicateKeyUpdate({
+      disponible: round3(dialect.greatest(sql`0`, sql`${added('cantidad')} - ${added('reservada')}`)),
+      cantidad: added('cantidad'),
+      reservada: added('reservada'),
+      pterecibir: added('pterecibir'),
+    });
+  }
+  const added = (column: string) => round3(sql`${sql.ref(`stocks.${column}`)} + ${sql.ref(`excluded.${column}`)}`);
+  return insert.onConflict((oc) => oc.columns(['codalmacen', 'referencia']).doUpdateSet({
+    disponible: round3(dialect.greatest(sql`0`, sql`${added('cantidad')} - ${added('reservada')}`)),
+    cantidad: added('cantidad'),
+    reservada: added('reservada'),
+    pterecibir: added('pterecibir'),
+  }));
 }
 
 type ProductFlags = Record<string, unknown>;
@@ -112,12 +199,19 @@ async function applyChanges(db: DbExecutor, dialect: SqlDialect, codalmacen: str
 /** Variant and product `stockfis`: the sum of their stock rows over every warehouse. */
 async function settleTotals(db: DbExecutor, references: string[], productIds: number[]): Promise<void> {
   if (!references.length) return;
-  await db.updateTable('variantes')
-    .set({ stockfis: sql`(SELECT ${round3(sql`COALESCE(SUM(s.cantidad), 0)`)} FROM stocks s WHERE s.referencia = variantes.referencia)` })
-    .where('referencia', 'in', references).execute();
-  await db.updateTable('productos')
-    .set({ stockfis: sql`(SELECT ${round3(sql`COALESCE(SUM(s.cantidad), 0)`)} FROM stocks s WHERE s.idproducto = productos.idproducto)` })
-    .where('idproducto', 'in', productIds).execute();
+  for (const statement of totalsStatements(db, references, productIds)) await statement.execute();
+}
+
+/** The statements of `settleTotals`: variants by reference, then products by id (the lock order). */
+function totalsStatements(db: DbExecutor, references: string[], productIds: number[]) {
+  return [
+    db.updateTable('variantes')
+      .set({ stockfis: sql`(SELECT ${round3(sql`COALESCE(SUM(s.cantidad), 0)`)} FROM stocks s WHERE s.referencia = variantes.referencia)` })
+      .where('referencia', 'in', references),
+    db.updateTable('productos')
+      .set({ stockfis: sql`(SELECT ${round3(sql`COALESCE(SUM(s.cantidad), 0)`)} FROM stocks s WHERE s.idproducto = productos.idproducto)` })
+      .where('idproducto', 'in', productIds),
+  ];
 }
 
 /**

@@ -17,3 +17,30 @@ export async function contactOf(db: DbExecutor, idcontacto: number): Promise<Row
 export async function supplierOf(db: DbExecutor, codproveedor: string): Promise<Row | undefined> {
   return db.selectFrom('proveedores').selectAll().where('codproveedor', '=', codproveedor).executeTakeFirst();
 }
+
+/** The address fields a document copies from its subject's contact. */
+export const ADDRESS_FIELDS = ['codpais', 'provincia', 'ciudad', 'direccion', 'codpostal', 'apartado'] as const;
+
+/**
+ * A customer or supplier row (of its owner's `table`, by `key`) with the address of its contact
+ * `contactColumn` in the same read, or undefined: `{ subject, address }` (address undefined when
+ * it names no contact, or one that is gone).
+ */
+export async function subjectWithAddress(db: DbExecutor, table: string, key: string, code: string, contactColumn: string): Promise<{ subject: Row; address?: Row } | undefined> {
+  const row = await db.selectFrom(`${table} as s`).leftJoin('contactos as c', 'c.idcontacto', `s.${contactColumn}`)
+    .selectAll('s').select([...ADDRESS_FIELDS.map((field) => `c.${field} as address_${field}`), 'c.idcontacto as address_id'])
+    .where(`s.${key}`, '=', code).executeTakeFirst() as Row | undefined;
+  if (!row) return undefined;
+  const subject: Row = {};
+  const address: Row = {};
+  for (const [name, value] of Object.entries(row)) {
+    if (name.startsWith('address_')) address[name.slice('address_'.length)] = value;
+    else subject[name] = value;
+  }
+  return { subject, ...(address.id !== null && address.id !== undefined ? { address } : {}) };
+}
+
+/** A supplier with its contact's address (`idcontacto`), in one read. */
+export function supplierWithAddress(db: DbExecutor, codproveedor: string) {
+  return subjectWithAddress(db, 'proveedores', 'codproveedor', codproveedor, 'idcontacto');
+}

@@ -11,6 +11,6 @@ export function contactsModule(): Module {
     models: [grupoClientesModel, proveedorModel, cuentaBancoProveedorModel, contactoModel, agenteModel, agenciaTransporteModel],
   };
 }
-export { contactOf, groupRateOf, supplierOf } from './contact-reads.ts';
+export { ADDRESS_FIELDS, contactOf, groupRateOf, subjectWithAddress, supplierOf, supplierWithAddress } from './contact-reads.ts';
 export { addOwnerContact } from './owner-contact.ts';
 export { bankAccountModel, type BankAccountSpec } from './bank-account-model.ts';

@@ -1,4 +1,5 @@
 import type { DbExecutor } from '../../db/database.ts';
+import { subjectWithAddress } from '../contacts/index.ts';
 import { dbBoolean } from '../../db/row-codec.ts';
 import type { SqlDialect } from '../../db/dialect.ts';
 
@@ -22,4 +23,9 @@ export async function debitAccountOf(db: DbExecutor, codcliente: string): Promis
   const rows = await db.selectFrom('cuentasbcocli').select(['iban', 'swift', 'mandato', 'principal']).where('codcliente', '=', codcliente).orderBy('codcuenta', 'asc').execute();
   const main = rows.find((row) => dbBoolean(row.principal)) ?? rows[0];
   return main ? { iban: (main.iban as string | null) ?? null, swift: (main.swift as string | null) ?? null, mandato: (main.mandato as string | null) ?? null } : undefined;
+}
+
+/** A customer with its invoicing contact's address (`idcontactofact`), in one read. */
+export function customerWithAddress(db: DbExecutor, codcliente: string) {
+  return subjectWithAddress(db, 'clientes', 'codcliente', codcliente, 'idcontactofact');
 }

@@ -48,3 +48,18 @@ export async function storedAndCountedRisks(db: DbExecutor, after: string, limit
     .where('codcliente', '>', after).orderBy('codcliente').limit(limit).execute();
   return rows.map((row) => ({ codcliente: String(row.codcliente), stored: Number(row.riesgoalcanzado ?? 0), counted: Number(row.counted ?? 0) }));
 }
+
+/**
+ * The statement adding `delta` to the customer's reached risk (rounded to `decimals`), for a writer
+ * that sends statements together: the customer's row lock is taken by it.
+ */
+export function addToRiskStatement(db: DbExecutor, codcliente: string, delta: number, decimals: number) {
+  return db.updateTable('clientes')
+    .set({ riesgoalcanzado: sql`ROUND(CAST(COALESCE(riesgoalcanzado, 0) + ${delta} AS DECIMAL(20, 6)), ${sql.raw(String(Math.trunc(decimals)))})` })
+    .where('codcliente', '=', codcliente);
+}
+
+/** The customer's reached risk as stored, as an expression to read in a batch's last read. */
+export function reachedRiskRead(codcliente: string): RawBuilder<number> {
+  return sql<number>`(SELECT riesgoalcanzado FROM clientes WHERE codcliente = ${codcliente})`;
+}

@@ -8,5 +8,5 @@ export { cuentaBancoClienteModel, customerModel };
 export function customersModule(): Module {
   return { name: 'customers', models: [customerModel, cuentaBancoClienteModel] };
 }
-export { customerOf, debitAccountOf, paymentDaysOf } from './customer-reads.ts';
-export { lockCustomerRisk, reachedRiskOf, riskOf, storeCustomerRisk, storedAndCountedRisks, type CustomerRisk } from './customer-risk.ts';
+export { customerOf, customerWithAddress, debitAccountOf, paymentDaysOf } from './customer-reads.ts';
+export { addToRiskStatement, lockCustomerRisk, reachedRiskOf, reachedRiskRead, riskOf, storeCustomerRisk, storedAndCountedRisks, type CustomerRisk } from './customer-risk.ts';

@@ -19,7 +19,7 @@ import type { DocumentType } from './document-types.ts';
 import { exerciseFor } from './fiscal-year.ts';
 import { payInvoiceReceipts } from './invoice-receipts.ts';
 import { syncLines } from './line-changes.ts';
-import { assignNumber, checkInvoiceChronology, lockSerie, releaseNumber } from './numbering.ts';
+import { assignNumber, checkInvoiceChronology, lockNumbering, releaseNumber } from './numbering.ts';
 import { recalculate } from './recalculate.ts';
 
 /** What a locked (non-editable) document still accepts (TransformerDocument unlocked fields). */
@@ -97,9 +97,11 @@ async function changeDocument(ctx: AppContext, db: DbExecutor, ref: DocumentRefe
   // The number the document leaves, given back once it holds its new one.
   let released: Parameters<typeof releaseNumber>[3] | undefined;
   if (input.fecha !== undefined || input.hora !== undefined || values.codserie !== undefined) {
-    // Both series when the document moves: always in the same order, so two moves never deadlock.
-    for (const serie of [...new Set([codserie, String(doc.codserie)])].sort()) await lockSerie(db, dialect, serie);
     const codejercicio = await exerciseFor(ctx, db, Number(doc.idempresa), fecha);
+    // The numbering it leaves and the one it joins: always in the same order, so two moves never deadlock.
+    const scopes = [{ codserie: String(doc.codserie), codejercicio: String(doc.codejercicio) }, { codserie, codejercicio }]
+      .map((scope) => ({ ...scope, idempresa: Number(doc.idempresa) })).sort((a, b) => `${a.codserie}|${a.codejercicio}`.localeCompare(`${b.codserie}|${b.codejercicio}`));
+    for (const scope of scopes) await lockNumbering(db, dialect, type, scope);
     Object.assign(values, { fecha, hora });
     if (codejercicio !== doc.codejercicio || codserie !== doc.codserie) {
       released = { codserie: String(doc.codserie), idempresa: Number(doc.idempresa), codejercicio: String(doc.codejercicio), numero: Number(doc.numero) };

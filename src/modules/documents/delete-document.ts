@@ -5,7 +5,7 @@ import { inTransaction } from '../../db/transaction.ts';
 import { AppError } from '../../errors.ts';
 import { publish } from '../../event-log.ts';
 import { documentEvent } from './document-events.ts';
-import { lockSerie, releaseNumber } from './numbering.ts';
+import { lockNumbering, releaseNumber } from './numbering.ts';
 import type { FieldValue } from '../../models/fields.ts';
 import { moveStock } from '../catalogue/index.ts';
 import { deleteReceipts } from '../payments/index.ts';
@@ -60,7 +60,7 @@ async function removeDocument(ctx: AppContext, db: DbExecutor, ref: DocumentRefe
   await db.deleteFrom('doctransformations').where('model2', '=', type.name).where('iddoc2', '=', id as number).execute();
   await db.deleteFrom(type.header.table).where(type.key, '=', id as number).execute();
   // Its number goes back to the sequence (a gap to fill, where the sequence fills them).
-  await lockSerie(db, dialect, String(doc.codserie));
+  await lockNumbering(db, dialect, type, { codserie: String(doc.codserie), idempresa: Number(doc.idempresa), codejercicio: String(doc.codejercicio) });
   await releaseNumber(db, dialect, type, { codserie: String(doc.codserie), idempresa: Number(doc.idempresa), codejercicio: String(doc.codejercicio), numero: Number(doc.numero) });
   await ctx.store.deleted({ db, dialect, clock: ctx.clock, model: type.header, existing: doc });
   const parents = new Map<string, Set<number>>();

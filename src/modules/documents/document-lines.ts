@@ -6,7 +6,7 @@ import type { Values } from '../../models/define-model.ts';
 import type { FieldValue } from '../../models/fields.ts';
 import type { DocumentType } from './document-types.ts';
 import type { Settings } from '../../settings.ts';
-import { applyRate, productsForLines, rateOf, supplierPricesFor, type Rate, type SupplierPrice } from '../catalogue/index.ts';
+import { applyRate, productsForLines, rateOf, supplierPricesFor, type LineProduct, type Rate, type SupplierPrice } from '../catalogue/index.ts';
 import { groupRateOf } from '../contacts/index.ts';
 import type { TaxReference } from '../taxes/index.ts';
 
@@ -91,9 +91,12 @@ function taxValues(taxes: TaxReference, code: FieldValue | undefined, field = 'c
  * queries as the document needs: the variants and products at once, the customer's rate once, the
  * supplier's prices at once. A reference that names no variant has no product part.
  */
-export async function productParts(db: DbExecutor, taxes: TaxReference, type: DocumentType, codes: string[], defaults: LineDefaults, productTypes?: Map<number, string | null>): Promise<Map<string, Values>> {
+export async function productParts(
+  db: DbExecutor, taxes: TaxReference, type: DocumentType, codes: string[], defaults: LineDefaults, productTypes?: Map<number, string | null>, found?: Map<string, LineProduct>,
+): Promise<Map<string, Values>> {
   const parts = new Map<string, Values>();
   const products = await productsForLines(db, [...new Set(codes)]);
+  for (const [code, product] of products) found?.set(code, product);
   for (const product of products.values()) productTypes?.set(product.idproducto, product.tipo);
   if (!products.size) return parts;
   let rate: Rate | undefined;
@@ -131,14 +134,15 @@ export async function productParts(db: DbExecutor, taxes: TaxReference, type: Do
  * New lines from client input (getNewLine + getNewProductLine + the API's field assignment): status
  * stock mode, default tax, inherited IRPF, then the product's data when `referencia` is a known
  * variant or barcode, then the fields the client sent. An unknown reference stays as text. The
- * products' `tipo` comes along (the calculation reads it).
+ * products' `tipo` comes along (the calculation reads it), and the products read, by the code
+ * asked for, into `products` when given (a new document's commit reads their stock flags).
  */
 export async function buildLines(
-  db: DbExecutor, taxes: TaxReference, type: DocumentType, inputs: Values[], defaults: LineDefaults, indexes = inputs.map((_, index) => index),
+  db: DbExecutor, taxes: TaxReference, type: DocumentType, inputs: Values[], defaults: LineDefaults, indexes = inputs.map((_, index) => index), products?: Map<string, LineProduct>,
 ): Promise<{ lines: Values[]; productTypes: Map<number, string | null> }> {
   const codes = inputs.map((input) => input.referencia).filter((code): code is string => typeof code === 'string' && code !== '');
   const productTypes = new Map<number, string | null>();
-  const parts = await productParts(db, taxes, type, codes, defaults, productTypes);
+  const parts = await productParts(db, taxes, type, codes, defaults, productTypes, products);
   const lines = inputs.map((input, offset) => {
     const line: Values = {
       actualizastock: defaults.actualizastock,

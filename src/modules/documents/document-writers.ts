@@ -16,7 +16,7 @@ import { headerOf, visible, type Row } from './document-repository.ts';
 import { documentChanged } from './document-hooks.ts';
 import { DOCUMENT_TYPES, type DocumentType } from './document-types.ts';
 import { effectOf } from './insert-document.ts';
-import { editableDocumentOf, lineDefaultsOf, lineStockMoves, productPartIfChanged } from './line-changes.ts';
+import { editableDocumentOf, lineAfter, lineDefaultsOf, lineStockMoves, productPartIfChanged } from './line-changes.ts';
 import { recalculate } from './recalculate.ts';
 import { settleCustomerRisk, type LockedCustomer } from './customer-risk.ts';
 
@@ -61,8 +61,10 @@ function lineWriter(ctx: AppContext, type: DocumentType): RecordWriter {
         const { doc, customer } = await editableDocumentOf(ctx, trx, type, values[type.key]);
         const { [type.key]: docId, ...lineInput } = values;
         const { lines: [line] } = await buildLines(trx, ref.taxes, type, [lineInput], await lineDefaultsOf(trx, ref, type, doc));
-        const { record } = await ctx.store.create(type.line, { ...line, [type.key]: docId }, trx);
-        await moveStock(trx, dialect, { codalmacen: String(doc.codalmacen), referencia: (record.referencia as string | null) ?? null, before: undefined, after: effectOf(record), line: `idlinea ${record.idlinea}` });
+        // Stock before the line (lock order: its insert shares the product's row).
+        const prepared = await ctx.store.prepareNew(type.line, { ...line, [type.key]: docId }, trx);
+        await moveStock(trx, dialect, { codalmacen: String(doc.codalmacen), referencia: (prepared.referencia as string | null) ?? null, before: undefined, after: effectOf(prepared), line: 'linea' });
+        const { record } = await ctx.store.create(type.line, prepared, trx);
         await recalc(doc, customer);
         return (await ctx.store.get(type.line, record.idlinea as number, trx))!;
       });
@@ -78,8 +80,10 @@ function lineWriter(ctx: AppContext, type: DocumentType): RecordWriter {
         const before = await ctx.store.get(type.line, id, trx, 'all');
         if (!before) throw new AppError('record-not-found');
         const defaults = await lineDefaultsOf(trx, ref, type, doc);
-        const after = await ctx.store.update(type.line, id, { ...(await productPartIfChanged(trx, ref, type, before, values, defaults)), ...values }, trx);
-        await moveStock(trx, dialect, ...lineStockMoves(doc, before, after, `idlinea ${id}`));
+        const update = { ...(await productPartIfChanged(trx, ref, type, before, values, defaults)), ...values };
+        // Stock before the line (lock order: its update may share another product's row).
+        await moveStock(trx, dialect, ...lineStockMoves(doc, before, lineAfter(type, before, update), `idlinea ${id}`));
+        await ctx.store.update(type.line, id, update, trx);
         await recalc(doc, customer);
         return (await ctx.store.get(type.line, id, trx))!;
       });

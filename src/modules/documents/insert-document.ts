@@ -8,7 +8,7 @@ import type { Row } from './document-repository.ts';
 import type { DocumentType } from './document-types.ts';
 import { exerciseFor } from './fiscal-year.ts';
 import { syncInvoiceReceipts } from './invoice-receipts.ts';
-import { assignNumber, checkInvoiceChronology, lockSerie } from './numbering.ts';
+import { assignNumber, checkInvoiceChronology, lockNumbering } from './numbering.ts';
 import { calculate, productTypesOf, totalsOf } from './recalculate.ts';
 import { followSupplierPrices } from './supplier-prices.ts';
 
@@ -39,8 +39,8 @@ export const effectOf = (line: Row): StockEffect => ({ mode: Number(line.actuali
 export async function insertDocument(ctx: AppContext, db: DbExecutor, ref: DocumentReference, type: DocumentType, doc: NewDocument): Promise<{ id: number; payments: number }> {
   const { dialect } = ctx.database;
   const { header } = doc;
-  await lockSerie(db, dialect, String(header.codserie));
   const codejercicio = await exerciseFor(ctx, db, Number(header.idempresa), doc.fecha);
+  await lockNumbering(db, dialect, type, { codserie: String(header.codserie), idempresa: Number(header.idempresa), codejercicio });
   const assigned = await assignNumber(db, dialect, type, { codserie: String(header.codserie), idempresa: Number(header.idempresa), codejercicio, fecha: doc.fecha, hora: doc.hora });
   Object.assign(header, { fecha: assigned.fecha ?? doc.fecha, hora: assigned.hora ?? doc.hora, codejercicio, numero: String(assigned.numero), codigo: assigned.codigo });
   await checkInvoiceChronology(db, dialect, type, { idempresa: Number(header.idempresa), codserie: String(header.codserie), codejercicio, numero: assigned.numero, fecha: String(header.fecha), highest: assigned.highest });

@@ -47,6 +47,7 @@ export async function syncLines(ctx: AppContext, db: DbExecutor, ref: DocumentRe
   const kept = new Set<number>();
   const defaults = await lineDefaultsOf(db, ref, type, doc);
   const moves: StockMove[] = [];
+  const updates: Array<{ current: Row; update: Values }> = [];
   const added: Array<{ input: Values; index: number }> = [];
   for (const [index, input] of inputs.entries()) {
     const current = input.idlinea === undefined || input.idlinea === null ? undefined : existing.get(Number(input.idlinea));
@@ -57,21 +58,33 @@ export async function syncLines(ctx: AppContext, db: DbExecutor, ref: DocumentRe
     kept.add(Number(current.idlinea));
     const { idlinea: _id, ...changes } = input;
     const update = { ...(await productPartIfChanged(db, ref, type, current, changes, defaults)), ...changes };
-    const after = Object.keys(update).length ? await ctx.store.update(type.line, current.idlinea as number, update, db) : current;
-    moves.push(...lineStockMoves(doc, current, { ...current, ...after }, `lineas[${index}]`));
+    updates.push({ current, update });
+    moves.push(...lineStockMoves(doc, current, lineAfter(type, current, update), `lineas[${index}]`));
   }
-  if (added.length) {
-    const { lines: built } = await buildLines(db, ref.taxes, type, added.map(({ input }) => input), defaults, added.map(({ index }) => index));
-    const rows = built.map((line) => ({ ...line, [type.key]: doc[type.key] as number }));
-    await ctx.store.insertMany(type.line, rows, db);
-    for (const [offset, row] of rows.entries()) {
-      moves.push({ codalmacen: String(doc.codalmacen), referencia: (row.referencia as string | null) ?? null, before: undefined, after: effectOf(row), line: `lineas[${added[offset]!.index}]` });
-    }
+  const { lines: built } = added.length ? await buildLines(db, ref.taxes, type, added.map(({ input }) => input), defaults, added.map(({ index }) => index)) : { lines: [] };
+  const rows = built.map((line) => ({ ...line, [type.key]: doc[type.key] as number }));
+  for (const [offset, row] of rows.entries()) {
+    moves.push({ codalmacen: String(doc.codalmacen), referencia: (row.referencia as string | null) ?? null, before: undefined, after: effectOf(row), line: `lineas[${added[offset]!.index}]` });
   }
   const removed = [...existing].filter(([id]) => !kept.has(id));
   for (const [id, line] of removed) moves.push({ codalmacen: String(doc.codalmacen), referencia: (line.referencia as string | null) ?? null, before: effectOf(line), after: undefined, line: `idlinea ${id}` });
-  if (removed.length) await db.deleteFrom(type.line.table).where('idlinea', 'in', removed.map(([id]) => id)).execute();
+  // Stock first (its rows, then the variants' and products'): a line written before would share its
+  // product's row (the foreign key) ahead of the stock's locks, against the lock order.
   await moveStock(db, ctx.database.dialect, ...moves);
+  for (const { current, update } of updates) if (Object.keys(update).length) await ctx.store.update(type.line, current.idlinea as number, update, db);
+  if (rows.length) await ctx.store.insertMany(type.line, rows, db);
+  if (removed.length) await db.deleteFrom(type.line.table).where('idlinea', 'in', removed.map(([id]) => id)).execute();
+}
+
+/**
+ * A line as a change will leave it, for its stock move before it is written: its values and the
+ * change, with the line model's own rule on `servido` (an invoice line is never served; a negative
+ * served quantity of a non-negative line is none).
+ */
+export function lineAfter(type: DocumentType, current: Row, update: Values): Row {
+  const after: Row = { ...current, ...update };
+  if (type.invoice || (Number(after.servido ?? 0) < 0 && Number(after.cantidad ?? 0) >= 0)) after.servido = 0;
+  return after;
 }
 
 /**

@@ -5,6 +5,7 @@ import { AppError } from '../../errors.ts';
 import { expandPattern } from './code-patterns.ts';
 import type { DocumentType } from './document-types.ts';
 import { dbBoolean } from '../../db/row-codec.ts';
+import { namedLock } from '../../db/code-counter.ts';
 import { forgetGap, highestGap, lowerTop, recordGaps } from './number-gaps.ts';
 
 export interface NumberingInput {
@@ -25,18 +26,38 @@ export interface Assigned {
   hora?: string;
 }
 
-/**
- * Serialises numbering of one serie across transactions and instances: a row lock on the serie
- * (SQLite's single writer needs none). Taken first in the document's transaction, so that numbers
- * are read and written under it and a rollback gives the number back.
- */
-export async function lockSerie(db: DbExecutor, dialect: SqlDialect, codserie: string): Promise<void> {
-  const query = db.selectFrom('series').select('codserie').where('codserie', '=', codserie);
-  const row = await dialect.locking(query).executeTakeFirst();
-  if (!row) throw new AppError('validation-failed', { fields: { codserie: 'not-found' } });
+/** The sequence rows a document's number may come from: its exercise's own, or the serie's shared one. */
+export interface NumberingScope {
+  codserie: string;
+  idempresa: number;
+  codejercicio: string;
 }
 
-interface Sequence {
+/**
+ * Takes the numbering lock of a document type in a serie, company and exercise, for the rest of
+ * the transaction: the rows of the sequences its number may come from (its exercise's own, the
+ * shared one), in id order. When there is none yet (the first document: `assignNumber` creates
+ * one), a named lock serialises the creation, and the rows are locked once it is held (another
+ * transaction may have created one meanwhile). Never the serie's row: every document's insert
+ * shares it (its foreign key), so a writer holding a sequence row while inserting its document
+ * would wait for one that held the serie and waited for that sequence row. The fast claim of a new
+ * document (number-claim.ts) locks its own sequence row by updating it.
+ */
+export async function lockNumbering(db: DbExecutor, dialect: SqlDialect, type: DocumentType, scope: NumberingScope): Promise<void> {
+  const lockRows = () => dialect.locking(db.selectFrom('secuencias_documentos').select('idsecuencia')
+    .where('tipodoc', '=', type.name).where('codserie', '=', scope.codserie).where('idempresa', '=', scope.idempresa)
+    .where((eb) => eb.or([eb('codejercicio', '=', scope.codejercicio), eb('codejercicio', 'is', null), eb('codejercicio', '=', '')]))
+    .orderBy('idsecuencia')).execute();
+  if ((await lockRows()).length) return;
+  if (!(await db.selectFrom('series').select('codserie').where('codserie', '=', scope.codserie).executeTakeFirst())) {
+    throw new AppError('validation-failed', { fields: { codserie: 'not-found' } });
+  }
+  await namedLock(db, dialect.engine, `numbering:${type.name}:${scope.codserie}:${scope.idempresa}`);
+  await lockRows();
+}
+
+/** A numbering sequence as stored (`secuencias_documentos`), typed. */
+export interface Sequence {
   idsecuencia: number;
   codejercicio: string | null;
   inicio: number;
@@ -45,6 +66,20 @@ interface Sequence {
   patron: string;
   usarhuecos: boolean;
   mantenerfecha: boolean;
+}
+
+/** A sequence row as read, typed; `mantenerfecha` never holds for invoices. */
+export function sequenceOf(type: DocumentType, row: Record<string, unknown>): Sequence {
+  return {
+    idsecuencia: Number(row.idsecuencia),
+    codejercicio: row.codejercicio === null ? null : String(row.codejercicio),
+    inicio: Math.max(1, Number(row.inicio ?? 1)),
+    numero: Number(row.numero),
+    longnumero: Number(row.longnumero),
+    patron: String(row.patron),
+    usarhuecos: dbBoolean(row.usarhuecos),
+    mantenerfecha: dbBoolean(row.mantenerfecha) && !type.invoice,
+  };
 }
 
 async function sequenceFor(db: DbExecutor, type: DocumentType, input: NumberingInput): Promise<Sequence> {
@@ -56,16 +91,7 @@ async function sequenceFor(db: DbExecutor, type: DocumentType, input: NumberingI
     .where('idempresa', '=', input.idempresa)
     .orderBy('idsecuencia', 'asc')
     .execute();
-  const read = (row: Record<string, unknown>): Sequence => ({
-    idsecuencia: Number(row.idsecuencia),
-    codejercicio: row.codejercicio === null ? null : String(row.codejercicio),
-    inicio: Math.max(1, Number(row.inicio ?? 1)),
-    numero: Number(row.numero),
-    longnumero: Number(row.longnumero),
-    patron: String(row.patron),
-    usarhuecos: dbBoolean(row.usarhuecos),
-    mantenerfecha: dbBoolean(row.mantenerfecha) && !type.invoice,
-  });
+  const read = (row: Record<string, unknown>) => sequenceOf(type, row);
   const own = rows.find((row) => row.codejercicio === input.codejercicio) ?? rows.find((row) => row.codejercicio === null || row.codejercicio === '');
   if (own) return read(own);
   // A new per-exercise sequence, patterned on another exercise's (a literal year becomes {ANYO}).
@@ -107,7 +133,7 @@ function documentAt(scope: Scope, numero: number) {
 /**
  * `numero` and `codigo` for a new document (facturascripts-model.md 3.8, BusinessDocumentCode):
  * the next number of its sequence, or with gap filling (customer invoices) the highest free number
- * below it. Must run under `lockSerie`.
+ * below it. Must run under `lockNumbering`.
  *
  * In O(1): the sequence row says the next number and the recorded gaps (number-gaps.ts) the free
  * ones; a few indexed look-ups check that the sequence is right (the number is free and, when
@@ -211,7 +237,7 @@ async function fromScan(db: DbExecutor, dialect: SqlDialect, scope: Scope, seque
 /**
  * Gives back the number of a document that leaves its sequence (deleted, or moved to another
  * serie or exercise), where gaps are filled: the highest lowers the sequence, any other becomes a
- * recorded gap. Must run under `lockSerie` of the document's serie.
+ * recorded gap. Must run under `lockNumbering` of the document's numbering.
  */
 export async function releaseNumber(db: DbExecutor, dialect: SqlDialect, type: DocumentType, doc: { codserie: string; idempresa: number; codejercicio: string; numero: number }): Promise<void> {
   const rows = await db.selectFrom('secuencias_documentos').selectAll().where('tipodoc', '=', type.name)
@@ -229,7 +255,8 @@ export async function releaseNumber(db: DbExecutor, dialect: SqlDialect, type: D
   }
 }
 
-function codeOf(sequence: Sequence, input: NumberingInput, numero: number): string {
+/** A document's `codigo`: its sequence's pattern expanded; refused when longer than 20. */
+export function codeOf(sequence: Pick<Sequence, 'patron' | 'longnumero'>, input: NumberingInput, numero: number): string {
   const codigo = expandPattern(sequence.patron, { ...input, numero, longnumero: sequence.longnumero });
   if (codigo.length > 20) throw new AppError('validation-failed', { fields: { codigo: 'too-long' } });
   return codigo;

@@ -1,15 +1,22 @@
 import type { AppContext } from '../../app-context.ts';
+import { hasPrecondition } from '../../db/preconditions.ts';
+import { rowReader } from '../../db/row-codec.ts';
+import { StatementBatch } from '../../db/statement-batch.ts';
 import { inTransaction, warningsOf, type Warning } from '../../db/transaction.ts';
 import { AppError, validationError, fieldErrors } from '../../errors.ts';
-import { publish } from '../../event-log.ts';
+import { publish, queueEventsInto } from '../../event-log.ts';
+import type { Values } from '../../models/define-model.ts';
+import { dec, roundNumber } from '../../models/round.ts';
 import { paymentEvents } from './document-events.ts';
 import { coerceValue, parseDate, type InputSource } from '../../models/coerce.ts';
 import type { FieldValue } from '../../models/fields.ts';
 import type { DocumentType } from './document-types.ts';
 import { payInvoiceReceipts } from './invoice-receipts.ts';
+import { addToRiskStatement } from '../customers/index.ts';
 import { paymentMethodExists } from '../finance/index.ts';
-import { headerOf, lockDocument, visible } from './document-repository.ts';
-import { loadReference } from './document-reference.ts';
+import { invoiceWithReceipts, paymentModelOf, paymentPreparing, planReceiptPayments, receiptUpdates, type PaymentInWriting, type ReceiptChange } from '../payments/index.ts';
+import { headerOf, lockDocument, visible, type Row } from './document-repository.ts';
+import { loadReference, type DocumentReference } from './document-reference.ts';
 import { documentRisk, settleCustomerRisk } from './customer-risk.ts';
 
 export interface PaymentRequest {
@@ -17,6 +24,8 @@ export interface PaymentRequest {
   fechapago?: string;
   codpago?: string;
 }
+
+type PaymentAnswer = { ok: string; data: Record<string, unknown>; warnings?: Warning[] };
 
 /** `pagada` (required), `fechapago` (either date format), `codpago` of a payment request. */
 export function readPaymentRequest(type: DocumentType, body: unknown, source: InputSource): PaymentRequest {
@@ -35,13 +44,93 @@ export function readPaymentRequest(type: DocumentType, body: unknown, source: In
   return { pagada: pagada.ok && pagada.value === true, fechapago, codpago };
 }
 
+/** The invoice and its receipts changed while the request was prepared: it runs again locking first. */
+class Raced extends Error {}
+
+/** What an invoice adds to its customer's risk (customer-risk.ts): its total less its paid receipts, nothing once paid. */
+function invoiceRisk(total: number, pagada: boolean, receipts: readonly Row[], decimals: number): number {
+  if (pagada) return 0;
+  const paid = receipts.filter((receipt) => receipt.pagado === true).reduce((sum, receipt) => sum.plus(dec(Number(receipt.importe))), dec(0));
+  return roundNumber(dec(total).minus(paid), decimals);
+}
+
 /**
  * Marks every receipt of an invoice paid or unpaid (`pagarFactura<Cliente|Proveedor>/{id}`),
  * recording a payment movement per receipt that changes; the invoice's `pagada`/`vencida` follow.
  * Already in the requested state: no change.
+ *
+ * Prepared from one read with no lock (the invoice, its receipts, its customer), then written in
+ * two batches (docs/performance.md): under the customer's, the invoice's and the receipts' locks
+ * (each change only where the row is still as read) and the year's entry counter, the risk, the
+ * flags, the receipts and the entries' headers; then the entries' lines, the movements and the
+ * events. A row found changed, or a request with `If-Match`, takes the path that locks first.
  */
-export async function payInvoice(ctx: AppContext, type: DocumentType, id: FieldValue, request: PaymentRequest): Promise<{ ok: string; data: Record<string, unknown>; warnings?: Warning[] }> {
-  const { settings, today } = await loadReference(ctx);
+export async function payInvoice(ctx: AppContext, type: DocumentType, id: FieldValue, request: PaymentRequest): Promise<PaymentAnswer> {
+  const ref = await loadReference(ctx);
+  if (hasPrecondition(type.header, id)) return payInvoiceLocked(ctx, ref, type, id, request);
+  const db = ctx.database.kysely;
+  const found = await invoiceWithReceipts(db, type.side, { table: type.header.table, key: type.key, fields: type.header.fieldNames }, Number(id));
+  if (!found) throw new AppError('record-not-found');
+  const invoice = rowReader(type.header)(found.invoice);
+  if (Boolean(invoice.pagada) === request.pagada) return { ok: 'no-changes', data: visible(type.header, invoice) };
+  if (request.codpago && !ref.finance.paymentMethods.has(request.codpago) && !(await paymentMethodExists(db, request.codpago))) throw validationError({ codpago: 'not-found' });
+  const { settings, today } = ref;
+  const total = Number(invoice.total ?? 0);
+  const plan = planReceiptPayments(type.side, { total, nick: invoice.nick }, found.receipts, request.pagada, today, settings.decimals, request.fechapago ?? null, request.codpago ?? null);
+  if (!plan.changes.length) return payInvoiceLocked(ctx, ref, type, id, request);
+  const after = found.receipts.map((receipt) => ({ ...receipt, ...(plan.changes.find((change) => change.receipt.idrecibo === receipt.idrecibo)?.values ?? {}) }));
+  const riskDelta = type.side === 'sales'
+    ? roundNumber(dec(invoiceRisk(total, plan.state.pagada, after, settings.decimals)).minus(invoiceRisk(total, Boolean(invoice.pagada), found.receipts, settings.decimals)), settings.decimals)
+    : 0;
+  const makers = await Promise.all(plan.changes.map(async (change) => (await ctx.hooks.run(paymentPreparing, {
+    side: type.side, payment: change.payment, receipt: change.receipt, invoice, subject: found.subject, idempresa: Number(invoice.idempresa), decimals: settings.decimals,
+  }))[0]));
+  try {
+    return await inTransaction(ctx.database, async (trx) => {
+      const { dialect, engine } = ctx.database;
+      const batch = new StatementBatch(trx, engine);
+      const writing: PaymentInWriting = { db: trx, batch };
+      const parts = makers.map((make) => make?.());
+      // 1. The customer, the invoice and its receipts (each only if still as read), then each movement's entry header.
+      if (riskDelta) batch.add(addToRiskStatement(trx, String(invoice.codcliente), riskDelta, settings.decimals));
+      const flags = batch.add(trx.updateTable(type.header.table).set({ pagada: dialect.boolean(plan.state.pagada), vencida: dialect.boolean(plan.state.vencida) })
+        .where(type.key, '=', Number(id)).where('pagada', '=', dialect.boolean(Boolean(invoice.pagada))).where('total', '=', total));
+      const receipts = receiptUpdates(trx, dialect, type.side, plan.changes).map((statement) => batch.add(statement));
+      for (const part of parts) part?.lockAndWrite(writing);
+      await batch.flush();
+      const changed = [flags, ...receipts].map(async (result) => Number((await result).numAffectedRows ?? 0));
+      if ((await Promise.all(changed)).some((rows) => rows !== 1)) throw new Raced();
+      for (const part of parts) await part?.afterLocks(writing);
+      // 2. The entries' lines, the movements with their entries, and the events.
+      for (const part of parts) part?.write(writing);
+      const movements = ctx.store.insertStatement(paymentModelOf(type.side), plan.changes.map((change, index) => ({ ...change.payment, idasiento: parts[index]?.idasiento ?? null }) as Values), trx);
+      const inserted = movements.statements.map((statement) => batch.add(statement));
+      await publish(trx, ctx, ...paymentEvents(type, id, receiptsAfter(plan.changes), request.pagada, plan.changes.length));
+      queueEventsInto(trx, (statement) => void batch.add(statement));
+      await batch.flush();
+      const ids = movements.ids(await Promise.all(inserted));
+      for (const [index, part] of parts.entries()) await part?.finish(writing, ids[index]!);
+      const warnings = warningsOf(trx);
+      return { ok: 'record-updated', data: visible(type.header, { ...invoice, pagada: plan.state.pagada, vencida: plan.state.vencida }), ...(warnings.length ? { warnings } : {}) };
+    });
+  } catch (error) {
+    if (error instanceof Raced) return payInvoiceLocked(ctx, ref, type, id, request);
+    throw error;
+  }
+}
+
+/** The receipts a plan changes, as they are after it (the `receipt.paid` events' payloads). */
+function receiptsAfter(changes: readonly ReceiptChange[]): Row[] {
+  return changes.map((change) => ({ ...change.receipt, ...change.values }));
+}
+
+/**
+ * The same, locking the invoice (after its customer) before reading it, a statement at a time: for
+ * a request with `If-Match` (checked under the lock), and when the invoice changed while the
+ * request was prepared.
+ */
+async function payInvoiceLocked(ctx: AppContext, ref: DocumentReference, type: DocumentType, id: FieldValue, request: PaymentRequest): Promise<PaymentAnswer> {
+  const { settings, today } = ref;
   return inTransaction(ctx.database, async (trx) => {
     const lock = await lockDocument(trx, ctx.database.dialect, type, id);
     if (!lock) throw new AppError('record-not-found');

@@ -10,9 +10,10 @@ import { calculate, productTypesOf } from './recalculate.ts';
  * The tax breakdown (groups per VAT and surcharge rate) of a stored document, summed from its
  * stored lines with the taxes they carry, as the engine summed them when it wrote the document:
  * a later change of a tax's rate does not move an issued invoice's breakdown. `subject` is the
- * customer or supplier row (its VAT regime). For readers (export) and an invoice's accounting entry
+ * customer or supplier row (its VAT regime); `productTypes` the lines' products' `tipo` when the
+ * caller read them. For readers (export) and an invoice's accounting entry
  * (posting).
  */
-export async function storedBreakdown(db: DbExecutor, ref: DocumentReference, type: DocumentType, doc: Row, lines: Row[], subject: Row): Promise<Calculation> {
-  return calculate(type, doc, lines, await calcContextFor(db, ref, doc, subject), await productTypesOf(db, lines), storedTax);
+export async function storedBreakdown(db: DbExecutor, ref: DocumentReference, type: DocumentType, doc: Row, lines: Row[], subject: Row, productTypes?: ReadonlyMap<number, string | null>): Promise<Calculation> {
+  return calculate(type, doc, lines, await calcContextFor(db, ref, doc, subject), new Map(productTypes ?? (await productTypesOf(db, lines))), storedTax);
 }

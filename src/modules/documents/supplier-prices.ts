@@ -4,6 +4,7 @@ import { recordSupplierPrices } from '../catalogue/index.ts';
 import type { Settings } from '../../settings.ts';
 import type { Row } from './document-repository.ts';
 import type { DocumentType } from './document-types.ts';
+import type { PartMaker } from './document-parts.ts';
 
 type LineValues = Record<string, unknown>;
 
@@ -26,5 +27,13 @@ export async function followSupplierPrices(db: DbExecutor, dialect: SqlDialect, 
   await recordSupplierPrices(db, dialect, {
     codproveedor: String(doc.codproveedor), coddivisa: String(doc.coddivisa), rate: Number(doc.tasaconv ?? 1),
     stamp: `${String(doc.fecha)} ${String(doc.hora ?? '00:00:00')}`, prices,
+  });
+}
+
+/** A new purchase document's part: its lines become the supplier's prices once it is written (a statement at a time). */
+export function supplierPricesPart(type: DocumentType, settings: Settings): PartMaker | undefined {
+  if (type.side !== 'purchase' || !settings.updatesupplierprices) return undefined;
+  return () => ({
+    finish: (doc) => followSupplierPrices(doc.db, doc.ctx.database.dialect, settings, type, doc.header, doc.lines),
   });
 }

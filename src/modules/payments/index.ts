@@ -10,7 +10,11 @@ export function paymentsModule(): Module {
   return { name: 'payments', models: [customerReceiptModel, supplierReceiptModel, customerPaymentModel, supplierPaymentModel], setup: recordPaymentsOfReceiptWrites };
 }
 export {
-  applyPaymentDays, deleteReceipts, paymentRecorded, paymentsRemoving, type RecordedPayment, type RemovedPayments, invoiceReceipts, deleteUnpaidReceipts, markOverdueReceipts, overdueInvoiceIds, setReceiptsPaid, syncReceipts,
+  applyPaymentDays, deleteReceipts, insertReceiptStatement, newReceipt, paymentRecorded, paymentsRemoving, type RecordedPayment, type RemovedPayments, invoiceReceipts, deleteUnpaidReceipts, markOverdueReceipts, overdueInvoiceIds, setReceiptsPaid, syncReceipts,
   type InvoiceForReceipts, type InvoicePaymentState, type InvoiceSide, type ReceiptTerms,
 } from './receipts.ts';
 export { paidOnCustomerInvoices } from './paid-receipts.ts';
+export {
+  invoiceWithReceipts, paymentModelOf, paymentPreparing, planReceiptPayments, receiptUpdates,
+  type PaymentInWriting, type PaymentPart, type PreparingPayment, type ReceiptChange,
+} from './payment-plan.ts';

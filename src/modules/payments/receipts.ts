@@ -183,10 +183,29 @@ export async function syncReceipts(db: DbExecutor, dialect: SqlDialect, invoice:
 async function createReceipt(c: Call, importe: number, numero: number): Promise<{ receipt: Row; paid: boolean }> {
   const { db, invoice } = c;
   const method = invoice.terms ?? (invoice.codpago ? await paymentTermsOf(db, invoice.codpago) : undefined);
+  const paymentDays = invoice.side === 'sales' ? (invoice.paymentDays !== undefined ? invoice.paymentDays : await paymentDaysOf(db, invoice.subject)) : null;
+  const { values, paid } = newReceipt(c.dialect, invoice, importe, numero, method, paymentDays);
+  const table = TABLES[invoice.side].receipt.table;
+  await db.insertInto(table).values(values).execute();
+  // A new invoice's first receipt is its only one (settleFlags finds it by the invoice); any other
+  // is read back for its id (the payment movement, the overdue flag).
+  if (!paid && invoice.fresh) return { receipt: { ...values, pagado: false, vencido: false }, paid };
+  const receipt = await db.selectFrom(table).selectAll().where('idfactura', '=', invoice.idfactura).where('numero', '=', numero)
+    .orderBy('idrecibo', 'desc').executeTakeFirstOrThrow();
+  if (paid) await recordPayment(c, receipt, importe, invoice.fecha, invoice.codpago);
+  return { receipt, paid };
+}
+
+/**
+ * A new receipt of an invoice, as stored (ReceiptGenerator): due after the payment method's term
+ * from the invoice's date, on the customer's payment days; born paid when the method says so.
+ * Pure: the caller has the method's terms and the customer's payment days at hand.
+ */
+export function newReceipt(dialect: SqlDialect, invoice: InvoiceForReceipts, importe: number, numero: number, method: PaymentTerms | undefined, paymentDays: string | null): { values: Row; paid: boolean } {
   let vencimiento = addTerm(invoice.fecha, method?.plazovencimiento ?? 0, method?.tipovencimiento ?? 'days');
-  if (invoice.side === 'sales') vencimiento = applyPaymentDays(vencimiento, invoice.paymentDays !== undefined ? invoice.paymentDays : await paymentDaysOf(db, invoice.subject));
+  if (invoice.side === 'sales') vencimiento = applyPaymentDays(vencimiento, paymentDays);
   const paid = method?.pagado ?? false;
-  const values = {
+  const values: Row = {
     [TABLES[invoice.side].subject]: invoice.subject,
     coddivisa: invoice.coddivisa,
     codigofactura: invoice.codigo,
@@ -198,19 +217,16 @@ async function createReceipt(c: Call, importe: number, numero: number): Promise<
     importe,
     nick: invoice.nick,
     numero,
-    pagado: c.dialect.boolean(paid),
-    vencido: c.dialect.boolean(false),
+    pagado: dialect.boolean(paid),
+    vencido: dialect.boolean(false),
     vencimiento,
   };
-  const table = TABLES[invoice.side].receipt.table;
-  await db.insertInto(table).values(values).execute();
-  // A new invoice's first receipt is its only one (settleFlags finds it by the invoice); any other
-  // is read back for its id (the payment movement, the overdue flag).
-  if (!paid && invoice.fresh) return { receipt: { ...values, pagado: false, vencido: false }, paid };
-  const receipt = await db.selectFrom(table).selectAll().where('idfactura', '=', invoice.idfactura).where('numero', '=', numero)
-    .orderBy('idrecibo', 'desc').executeTakeFirstOrThrow();
-  if (paid) await recordPayment(c, receipt, importe, invoice.fecha, invoice.codpago);
-  return { receipt, paid };
+  return { values, paid };
+}
+
+/** The statement inserting a receipt built by `newReceipt`. */
+export function insertReceiptStatement(db: DbExecutor, side: InvoiceSide, values: Row) {
+  return db.insertInto(TABLES[side].receipt.table).values(values);
 }
 
 /**

@@ -7,6 +7,9 @@ import { guardYearClosing } from './closing-guard.ts';
 import { postPaymentWrites } from './payment-writes.ts';
 import { postOrWarn } from './not-posted.ts';
 import { postInvoice } from './post-invoice.ts';
+import { postNewInvoices } from './invoice-part.ts';
+import { postPreparedPayments } from './payment-part.ts';
+import { declarePostingReference } from './posting-reference.ts';
 import { postPayment } from './post-payment.ts';
 
 /** An invoice's entry is replaced when one of these changes (the reference's rule); other edits keep it. */
@@ -67,6 +70,9 @@ export function postingModule(): Module {
   return {
     name: 'posting',
     setup(ctx) {
+      declarePostingReference(ctx);
+      postNewInvoices(ctx);
+      postPreparedPayments(ctx);
       postDocuments(ctx);
       postPayments(ctx);
       forgetDeletedEntries(ctx);

@@ -1,11 +1,11 @@
 import type { AppContext } from '../../app-context.ts';
 import type { DbExecutor } from '../../db/database.ts';
 import { dec, roundNumber } from '../../models/round.ts';
-import { entryRefusal, isBalanced, unbalanced, writeEntry } from '../accounting/index.ts';
+import { entryRefusal, isBalanced, unbalanced, writeEntry, type NewEntryLine } from '../accounting/index.ts';
 import { exerciseCovering, serieIn } from '../fiscal/index.ts';
 import type { InvoiceSide } from '../payments/index.ts';
 import { chartOfYear, chartView } from './chart.ts';
-import { entryLine } from './entry-line.ts';
+import { entryLine, type Account } from './entry-line.ts';
 import { NotPosted } from './not-posted.ts';
 import { subjectAccount } from './subject-account.ts';
 import { textValue } from './text-value.ts';
@@ -44,29 +44,53 @@ export async function postPayment(ctx: AppContext, db: DbExecutor, side: Invoice
   const chart = await chartView(db, year.codejercicio, year.longsubcuenta, ['BANCO', 'CAJA'], [textValue(subject.codsubcuenta), textValue(bank?.codsubcuenta), textValue(bank?.codsubcuentagasto)]);
   const refusal = await entryRefusal(db, dialect, year.codejercicio, fecha);
   if (refusal) throw new NotPosted(refusal);
-  const subjectSub = await subjectAccount(db, dialect, chart, side, subject);
-  const bankSub = textValue(bank?.codsubcuenta) ? chart.byCode(textValue(bank?.codsubcuenta)) : (chart.first('BANCO') ?? chart.first('CAJA'));
-  if (!bankSub) throw new NotPosted('payment-method-account-not-found', { codpago: payment.codpago ?? null });
-  const feeSub = chart.byCode(textValue(bank?.codsubcuentagasto)) ?? bankSub;
+  const subjectSub = await subjectAccount(ctx, db, chart, side, subject);
+  const { bank: bankSub, fees: feeSub } = bankAccounts(chart, payment, bank);
 
-  const codigo = String(invoice.codigo ?? receipt.codigofactura ?? '');
-  const verb = importe < 0 ? 'Devolución' : rules.verb;
-  const concepto = `${verb} del recibo ${codigo}-${receipt.numero ?? 1} - ${String(invoice[rules.name] ?? '')}`.slice(0, 255);
-  const documento = codigo || null;
-  const text2 = { concepto, documento };
-  // The fees follow the movement: a reversal takes them back from the fee account too.
-  const fees = side === 'sales' ? Math.sign(importe) * Math.abs(Number(payment.gastos ?? 0)) : 0;
-  const lines = side === 'sales'
-    ? [
-      entryLine(subjectSub, importe, 'H', decimals, text2),
-      entryLine(bankSub, roundNumber(dec(importe).minus(fees), decimals), 'D', decimals, text2),
-      ...(fees !== 0 ? [entryLine(feeSub, fees, 'D', decimals, { concepto: `Gastos en el recibo ${codigo}`, documento })] : []),
-    ]
-    : [entryLine(subjectSub, importe, 'D', decimals, text2), entryLine(bankSub, importe, 'H', decimals, text2)];
-  if (!isBalanced(lines, decimals)) throw unbalanced('payment', Number(payment.idpago), lines);
+  const { concepto, documento, lines } = paymentEntryLines({ side, importe, payment, receipt, invoice, subject: subjectSub, bank: bankSub, fees: feeSub, decimals });
   const series = await serieIn(db, String(invoice.codserie ?? ''));
   const idasiento = await writeEntry(db, dialect, {
     codejercicio: year.codejercicio, idempresa, fecha, concepto, documento, importe, canal: series.canal, iddiario: null,
   }, lines);
   await db.updateTable(rules.payments).set({ idasiento }).where('idpago', '=', Number(payment.idpago)).execute();
+}
+
+/** The bank and fee sub-accounts a payment posts to: its method's bank account's, else the first of BANCO, else of CAJA; or NotPosted. */
+export function bankAccounts(chart: { byCode(code: string | null): Account | undefined; first(role: string): Account | undefined }, payment: Row, bank: { codsubcuenta?: unknown; codsubcuentagasto?: unknown } | undefined): { bank: Account; fees: Account } {
+  const bankSub = textValue(bank?.codsubcuenta) ? chart.byCode(textValue(bank?.codsubcuenta)) : (chart.first('BANCO') ?? chart.first('CAJA'));
+  if (!bankSub) throw new NotPosted('payment-method-account-not-found', { codpago: payment.codpago ?? null });
+  return { bank: bankSub, fees: chart.byCode(textValue(bank?.codsubcuentagasto)) ?? bankSub };
+}
+
+/**
+ * A payment movement's entry lines (pure): a customer's payment credits the customer and debits
+ * the bank (less the fees, which go to the fee sub-account); a supplier's mirrors it without fees;
+ * a negative movement reverses. Balanced, or the operation is refused (a fault).
+ */
+export function paymentEntryLines(args: {
+  side: InvoiceSide; importe: number; payment: Row; receipt: Row; invoice: Row; subject: Account; bank: Account; fees: Account; decimals: number;
+}): { concepto: string; documento: string | null; lines: NewEntryLine[] } {
+  const { side, importe, payment, receipt, invoice, decimals } = args;
+  const { concepto, documento, codigo } = paymentText(side, importe, receipt, invoice);
+  const text2 = { concepto, documento };
+  // The fees follow the movement: a reversal takes them back from the fee account too.
+  const fees = side === 'sales' ? Math.sign(importe) * Math.abs(Number(payment.gastos ?? 0)) : 0;
+  const lines = side === 'sales'
+    ? [
+      entryLine(args.subject, importe, 'H', decimals, text2),
+      entryLine(args.bank, roundNumber(dec(importe).minus(fees), decimals), 'D', decimals, text2),
+      ...(fees !== 0 ? [entryLine(args.fees, fees, 'D', decimals, { concepto: `Gastos en el recibo ${codigo}`, documento })] : []),
+    ]
+    : [entryLine(args.subject, importe, 'D', decimals, text2), entryLine(args.bank, importe, 'H', decimals, text2)];
+  if (!isBalanced(lines, decimals)) throw unbalanced('payment', Number(payment.idpago ?? 0), lines);
+  return { concepto, documento, lines };
+}
+
+/** A payment movement's entry's concept and document: the receipt it moves, of which invoice, whose. */
+export function paymentText(side: InvoiceSide, importe: number, receipt: Row, invoice: Row): { concepto: string; documento: string | null; codigo: string } {
+  const rules = SIDES[side];
+  const codigo = String(invoice.codigo ?? receipt.codigofactura ?? '');
+  const verb = importe < 0 ? 'Devolución' : rules.verb;
+  const concepto = `${verb} del recibo ${codigo}-${receipt.numero ?? 1} - ${String(invoice[rules.name] ?? '')}`.slice(0, 255);
+  return { concepto, documento: codigo || null, codigo };
 }

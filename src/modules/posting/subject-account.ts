@@ -1,5 +1,5 @@
+import type { AppContext } from '../../app-context.ts';
 import type { DbExecutor } from '../../db/database.ts';
-import type { SqlDialect } from '../../db/dialect.ts';
 import { insertedId } from '../../db/inserted-id.ts';
 import { chartLock } from '../accounting/index.ts';
 import type { ChartView, Subaccount } from './chart.ts';
@@ -33,7 +33,8 @@ async function taken(db: DbExecutor, side: Side, codejercicio: string, code: str
  * under the year's chart lock, reading the subject's code again under it: two postings for one new
  * subject, on any instance, create one sub-account, and two subjects never share one.
  */
-export async function subjectAccount(db: DbExecutor, dialect: SqlDialect, chart: ChartView, side: Side, subject: Record<string, unknown>): Promise<Subaccount> {
+export async function subjectAccount(ctx: AppContext, db: DbExecutor, chart: ChartView, side: Side, subject: Record<string, unknown>): Promise<Subaccount> {
+  const { dialect } = ctx.database;
   const { table, key, notFound } = SUBJECTS[side];
   const found = chart.byCode(textValue(subject.codsubcuenta));
   if (found) return found;
@@ -51,7 +52,7 @@ export async function subjectAccount(db: DbExecutor, dialect: SqlDialect, chart:
   const length = chart.longsubcuenta;
   const fits = (code: string) => /^[0-9]+$/.test(code) && code.length === length && code.startsWith(codcuenta);
   // Its own code, created in this year ...
-  if (account && own && fits(own) && !(await taken(db, side, chart.codejercicio, own, subjectCode))) return create(db, dialect, chart, side, subject, account, own, own);
+  if (account && own && fits(own) && !(await taken(db, side, chart.codejercicio, own, subjectCode))) return create(ctx, db, chart, side, subject, account, own, own);
   // ... else (a customer) its group's ...
   if (side === 'sales' && textValue(subject.codgrupo)) {
     const group = await db.selectFrom('gruposclientes').select('codsubcuenta').where('codgrupo', '=', String(subject.codgrupo)).executeTakeFirst();
@@ -74,7 +75,7 @@ export async function subjectAccount(db: DbExecutor, dialect: SqlDialect, chart:
       if (!(await taken(db, side, chart.codejercicio, attempt, subjectCode))) code = attempt;
     }
   }
-  return create(db, dialect, chart, side, subject, account, code, own);
+  return create(ctx, db, chart, side, subject, account, code, own);
 }
 
 async function subaccountOf(db: DbExecutor, codejercicio: string, code: string): Promise<Subaccount | undefined> {
@@ -85,7 +86,7 @@ async function subaccountOf(db: DbExecutor, codejercicio: string, code: string):
 
 /** Creates the subject's sub-account `code` under `account` and stores it back on the subject when it is new to it. */
 async function create(
-  db: DbExecutor, dialect: SqlDialect, chart: ChartView, side: Side, subject: Record<string, unknown>,
+  ctx: AppContext, db: DbExecutor, chart: ChartView, side: Side, subject: Record<string, unknown>,
   account: { idcuenta: unknown; codcuenta: unknown }, code: string, own: string | null,
 ): Promise<Subaccount> {
   const { table, key } = SUBJECTS[side];
@@ -95,7 +96,7 @@ async function create(
   const insert = db.insertInto('subcuentas').values({
     codsubcuenta: code, codejercicio: chart.codejercicio, descripcion, codcuenta, idcuenta: Number(account.idcuenta), codcuentaesp: null, debe: 0, haber: 0, saldo: 0,
   });
-  const idsubcuenta = await insertedId(dialect.engine, insert, 'idsubcuenta');
+  const idsubcuenta = await insertedId(ctx.database.engine, insert, 'idsubcuenta');
   if (code !== own) await db.updateTable(table).set({ codsubcuenta: code }).where(key, '=', subjectCode).execute();
   return { idsubcuenta, codsubcuenta: code, idcuenta: Number(account.idcuenta), codcuenta };
 }

@@ -1,3 +1,4 @@
+import type { Values } from '../../models/define-model.ts';
 import type { AppContext } from '../../app-context.ts';
 import type { DbExecutor } from '../../db/database.ts';
 import { publish } from '../../event-log.ts';
@@ -60,6 +61,18 @@ export async function appendRecord(ctx: AppContext, db: DbExecutor, company: Com
   if (company.modo === 'noverifactu' && operationClosed(head)) {
     await appendEvent(ctx, db, company.idempresa, EVENT_TYPES.start, undefined, upToText(Number(head.idultimo ?? 0)));
   }
+  const next = await nextRecord(ctx, db, company, pending, head);
+  const [id] = await ctx.store.insertMany(registroVerifactuModel, [next.record as Values], db);
+  await db.updateTable(chainHeadModel.table).set(next.head(id!)).where('idempresa', '=', company.idempresa).execute();
+  return id!;
+}
+
+/**
+ * The record that follows the company's chain `head` (as read under its lock): the previous one
+ * checked (its date; in NO VERI*FACTU mode its hash and link, and the record signed), dated,
+ * built and hashed, as the row to insert, and the head's values once its id is known.
+ */
+export async function nextRecord(ctx: AppContext, db: DbExecutor, company: CompanySwitch, pending: PendingRecord, head: Record<string, unknown>): Promise<{ record: Record<string, unknown>; head: (id: number) => Record<string, unknown> }> {
   const previous: ChainLink | undefined = head.idultimo === null || head.idultimo === undefined ? undefined : {
     IDEmisorFactura: String(head.nifemisor), NumSerieFactura: String(head.numserie), FechaExpedicionFactura: String(head.fechaexpedicion), Huella: String(head.huella),
   };
@@ -78,38 +91,39 @@ export async function appendRecord(ctx: AppContext, db: DbExecutor, company: Com
   const timestamp = registrationTime(instant, pending.territory);
   const generated = pending.build(previous, systemInfo(company.numeroinstalacion, pending.severalTaxpayers), timestamp);
   const firmado = company.modo === 'noverifactu' ? await signed(ctx, db, company.idempresa, pending.tipo, generated.content, instant) : null;
-  const [id] = await ctx.store.insertMany(registroVerifactuModel, [{
-    idempresa: company.idempresa,
-    tipo: pending.tipo,
-    idfactura: pending.idfactura,
-    nifemisor: pending.invoice.IDEmisorFactura,
-    numserie: pending.invoice.NumSerieFactura,
-    fechaexpedicion: pending.invoice.FechaExpedicionFactura,
-    tipofactura: pending.alta?.tipofactura ?? null,
-    cuotatotal: pending.alta?.cuotatotal ?? null,
-    importetotal: pending.alta?.importetotal ?? null,
-    fechahorahuso: timestamp,
-    idanterior: previous ? Number(head.idultimo) : null,
-    huellaanterior: previous?.Huella ?? null,
-    huella: generated.huella,
-    modo: company.modo,
-    entorno: company.entorno,
-    estado: 'pendiente',
-    idsubsanado: pending.idsubsanado ?? null,
-    qr: pending.alta ? qrUrl({ nif: pending.invoice.IDEmisorFactura, numserie: pending.invoice.NumSerieFactura, fecha: pending.invoice.FechaExpedicionFactura, importe: pending.alta.importetotal }, company) : null,
-    registro: generated.content,
-    firmado,
-  }], db);
-  await db.updateTable(chainHeadModel.table).set({
-    registros: Number(head.registros ?? 0) + 1,
-    idultimo: id!,
-    nifemisor: pending.invoice.IDEmisorFactura,
-    numserie: pending.invoice.NumSerieFactura,
-    fechaexpedicion: pending.invoice.FechaExpedicionFactura,
-    huella: generated.huella,
-    fechahorahuso: timestamp,
-  }).where('idempresa', '=', company.idempresa).execute();
-  return id!;
+  return {
+    record: {
+      idempresa: company.idempresa,
+      tipo: pending.tipo,
+      idfactura: pending.idfactura,
+      nifemisor: pending.invoice.IDEmisorFactura,
+      numserie: pending.invoice.NumSerieFactura,
+      fechaexpedicion: pending.invoice.FechaExpedicionFactura,
+      tipofactura: pending.alta?.tipofactura ?? null,
+      cuotatotal: pending.alta?.cuotatotal ?? null,
+      importetotal: pending.alta?.importetotal ?? null,
+      fechahorahuso: timestamp,
+      idanterior: previous ? Number(head.idultimo) : null,
+      huellaanterior: previous?.Huella ?? null,
+      huella: generated.huella,
+      modo: company.modo,
+      entorno: company.entorno,
+      estado: 'pendiente',
+      idsubsanado: pending.idsubsanado ?? null,
+      qr: pending.alta ? qrUrl({ nif: pending.invoice.IDEmisorFactura, numserie: pending.invoice.NumSerieFactura, fecha: pending.invoice.FechaExpedicionFactura, importe: pending.alta.importetotal }, company) : null,
+      registro: generated.content,
+      firmado,
+    },
+    head: (id) => ({
+      registros: Number(head.registros ?? 0) + 1,
+      idultimo: id,
+      nifemisor: pending.invoice.IDEmisorFactura,
+      numserie: pending.invoice.NumSerieFactura,
+      fechaexpedicion: pending.invoice.FechaExpedicionFactura,
+      huella: generated.huella,
+      fechahorahuso: timestamp,
+    }),
+  };
 }
 
 /**

@@ -7,6 +7,7 @@ import { guardIssuerTaxId } from './issuer-tax-id-guard.ts';
 import { presentInvoiceRecords } from './invoice-presenter.ts';
 import { chainHeadModel, registroVerifactuModel } from './record-models.ts';
 import { recordIssuedInvoices } from './record-issued-invoices.ts';
+import { declareWritingReference } from './writing-reference.ts';
 import { registerVerifactuRoutes } from './verifactu-routes.ts';
 import { requerimientoModel, sendQueueModel, verifactuEnvioModel } from './sending/send-models.ts';
 import { sendDueRecords } from './sending/send-records.ts';
@@ -36,6 +37,7 @@ export function verifactuModule(): Module {
     setup(ctx) {
       context = ctx;
       logLeavingNoVerifactu(ctx);
+      declareWritingReference(ctx);
       recordIssuedInvoices(ctx);
       sealRecordedInvoices(ctx);
       printInvoiceQr(ctx);

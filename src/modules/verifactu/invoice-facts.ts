@@ -47,12 +47,12 @@ function isPassport(type: unknown): boolean {
  * `IDDestinatario` of a full invoice: a Spanish NIF, or another country's id (L7 type). An EU VAT
  * number carries its country's prefix (AEAT validation 1122), added when the stored one lacks it.
  */
-async function recipientOf(ctx: AppContext, db: DbExecutor, header: Row, customer: Row, issuer: string): Promise<XmlTree> {
+async function recipientOf(known: KnownFacts, header: Row, customer: Row, issuer: string): Promise<XmlTree> {
   const name = xmlText(customer.razonsocial || header.nombrecliente || customer.nombre, 120);
   const raw = String(header.cifnif ?? '').trim();
   if (!raw) throw validationError({ cifnif: 'required' });
   const codpais = (header.codpais as string | null) || null;
-  const country = codpais ? await ctx.store.get(paisModel, codpais, db, 'all') : undefined;
+  const country = codpais ? await known.countryOf(codpais) : undefined;
   if (codpais && !country?.codiso) throw validationError({ codpais: 'unknown-country' });
   const iso = codpais ? String(country!.codiso).toUpperCase() : 'ES';
   const passport = isPassport(customer.tipoidfiscal);
@@ -84,12 +84,26 @@ async function rectifiedOf(db: DbExecutor, type: DocumentType, header: Row): Pro
 }
 
 /**
- * Everything an alta says of a customer invoice, read in its creation's transaction, or the 4xx
- * that names what keeps it from being recorded as the AEAT accepts records (docs/verifactu.md: the
- * issuer's or the customer's tax id, a date, a code, the lines, a simplified invoice's limits).
+ * What an alta reads besides the invoice, when the caller has it at hand (a new invoice's writer,
+ * from its preparation and the caches): the company, the customer, countries by code, the lines'
+ * products' `tipo`. Anything not given is read in the caller's transaction.
  */
-export async function altaFactsOf(ctx: AppContext, db: DbExecutor, ref: DocumentReference, type: DocumentType, header: Row, lines: Row[]): Promise<{ facts: AltaFacts; territory: Territory }> {
-  const company = await companyOf(db, Number(header.idempresa));
+export interface KnownFacts {
+  company?: Row;
+  customer?: Row;
+  countryOf(codpais: string): Promise<Row | undefined>;
+  productTypes?: ReadonlyMap<number, string | null>;
+}
+
+/**
+ * Everything an alta says of a customer invoice, read in its creation's transaction (or known:
+ * `KnownFacts`), or the 4xx that names what keeps it from being recorded as the AEAT accepts
+ * records (docs/verifactu.md: the issuer's or the customer's tax id, a date, a code, the lines, a
+ * simplified invoice's limits).
+ */
+export async function altaFactsOf(ctx: AppContext, db: DbExecutor, ref: DocumentReference, type: DocumentType, header: Row, lines: Row[], given?: Partial<KnownFacts>): Promise<{ facts: AltaFacts; territory: Territory }> {
+  const known: KnownFacts = { countryOf: (codpais) => ctx.store.get(paisModel, codpais, db, 'all'), ...given };
+  const company = known.company ?? (await companyOf(db, Number(header.idempresa)));
   const nif = issuerNif(company);
   const territory = territoryOf(company!);
   const fecha = String(header.fecha);
@@ -107,8 +121,8 @@ export async function altaFactsOf(ctx: AppContext, db: DbExecutor, ref: Document
   const TipoFactura = original ? (simplified(original.codserie) ? 'R5' : 'R1') : simplified(header.codserie) ? 'F2' : 'F1';
   const full = TipoFactura === 'F1' || TipoFactura === 'R1';
 
-  const customer = (await customerOf(db, String(header.codcliente))) ?? {};
-  const Desglose = await breakdownOf(db, ref, type, header, lines, customer, { travelAgency: company?.regimeniva === 'Agencias de viaje' });
+  const customer = known.customer ?? (await customerOf(db, String(header.codcliente))) ?? {};
+  const Desglose = await breakdownOf(db, ref, type, header, lines, customer, { travelAgency: company?.regimeniva === 'Agencias de viaje' }, known.productTypes);
   const { cuotaTotal, importeTotal } = recordTotals(Desglose);
   if (!full && Desglose.some((detail) => detail.CalificacionOperacion === 'S2')) throw validationError({ lineas: 'reverse-charge-in-simplified' });
   const simplifiedAmount = Desglose.reduce((sum, detail) => sum.plus(dec(detail.BaseImponibleOimporteNoSujeto as string)).plus(dec((detail.CuotaRepercutida as string | undefined) ?? 0)), new Dec(0));
@@ -121,7 +135,7 @@ export async function altaFactsOf(ctx: AppContext, db: DbExecutor, ref: Document
     ...(devengo && devengo < fecha ? { FechaOperacion: xmlDate(devengo) } : {}),
     DescripcionOperacion: descriptionOf(header, lines, Boolean(original)),
     ...(dec(importeTotal).abs().greaterThanOrEqualTo(MACRODATO) ? { Macrodato: 'S' as const } : {}),
-    ...(full ? { Destinatarios: [await recipientOf(ctx, db, header, customer, nif)] } : {}),
+    ...(full ? { Destinatarios: [await recipientOf(known, header, customer, nif)] } : {}),
     Desglose,
     CuotaTotal: cuotaTotal,
     ImporteTotal: importeTotal,
@@ -135,7 +149,7 @@ export async function altaFactsOf(ctx: AppContext, db: DbExecutor, ref: Document
  * groups (desglose.ts); amounts in euros. A record that would not add up to its invoice is refused
  * rather than written.
  */
-async function breakdownOf(db: DbExecutor, ref: DocumentReference, type: DocumentType, header: Row, lines: Row[], subject: Row, company: { travelAgency: boolean }): Promise<XmlTree[]> {
+async function breakdownOf(db: DbExecutor, ref: DocumentReference, type: DocumentType, header: Row, lines: Row[], subject: Row, company: { travelAgency: boolean }, productTypes?: ReadonlyMap<number, string | null>): Promise<XmlTree[]> {
   const classified = new Map<string, { classification: Classification; lines: Row[] }>();
   for (const line of lines) {
     if (line.suplido) continue;
@@ -150,10 +164,10 @@ async function breakdownOf(db: DbExecutor, ref: DocumentReference, type: Documen
   }
   const partitions = [...classified.values()];
   if (!partitions.length) throw validationError({ lineas: 'required' });
-  const whole = (await storedBreakdown(db, ref, type, header, lines, subject)).groups;
+  const whole = (await storedBreakdown(db, ref, type, header, lines, subject, productTypes)).groups;
   const parts = partitions.length === 1
     ? [{ classification: partitions[0]!.classification, groups: whole }]
-    : await Promise.all(partitions.map(async (part) => ({ classification: part.classification, groups: (await storedBreakdown(db, ref, type, header, part.lines, subject)).groups })));
+    : await Promise.all(partitions.map(async (part) => ({ classification: part.classification, groups: (await storedBreakdown(db, ref, type, header, part.lines, subject, productTypes)).groups })));
   const toEuros = String(header.coddivisa ?? 'EUR') === 'EUR' ? (amount: Dec) => amount : (amount: Dec) => amount.div(dec(Number(header.tasaconv) || 1));
   const details = desglose(parts, whole, toEuros);
   if (!details.length) {

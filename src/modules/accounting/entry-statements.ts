@@ -1,0 +1,58 @@
+import { sql, type QueryResult, type RawBuilder } from 'kysely';
+import type { DbExecutor, Engine } from '../../db/database.ts';
+import type { Statement } from '../../db/statement-batch.ts';
+import type { SqlDialect } from '../../db/dialect.ts';
+import { balanceStatements, type AccountTree } from './balances.ts';
+import type { NewEntry, NewEntryLine } from './write-entry.ts';
+
+/**
+ * An entry written by a writer that sends statements together (a document's commit,
+ * docs/performance.md), in two steps, as `writeEntry` writes one statement at a time:
+ * 1. after the year's counter lock (`chartLockStatement`), its header, numbered as the year's
+ *    highest + 1 by the database (the number depends on the locked row: no read comes back to us
+ *    first), and `entryRefusalRead`, what the year and the locked settlements say of it now;
+ * 2. once its id is known, its lines and the balances they move (`entryLinesStatements`).
+ * A refused entry (closed year, locked settlement) is removed by its writer (`removeEntryHeader`).
+ */
+export function numberedEntryStatement(db: DbExecutor, dialect: SqlDialect, entry: NewEntry, guarded = false): Statement<Record<string, unknown>> {
+  const values: Array<[string, unknown]> = [
+    ['codejercicio', entry.codejercicio], ['idempresa', entry.idempresa], ['fecha', entry.fecha], ['concepto', entry.concepto], ['documento', entry.documento],
+    ['importe', entry.importe], ['canal', entry.canal], ['iddiario', entry.iddiario], ['editable', dialect.boolean(true)],
+  ];
+  const next = db.selectFrom('asientos').select(sql<number>`COALESCE(MAX(numero), 0) + 1`.as('numero')).where('codejercicio', '=', entry.codejercicio).as('n');
+  let select = db.selectFrom(next).select([...values.map(([name, value]) => sql`${value}`.as(name)), 'n.numero']);
+  // Guarded: inserted only while the year takes it (`entryRefusalRead` is null); else nothing is.
+  if (guarded) select = select.where(sql<boolean>`${entryRefusalRead(dialect, entry.codejercicio, entry.fecha)} IS NULL`);
+  const insert = db.insertInto('asientos').columns([...values.map(([name]) => name), 'numero']).expression(select);
+  return dialect.engine === 'mysql' ? insert : insert.returning('idasiento');
+}
+
+/** The id of the entry `numberedEntryStatement` inserted; undefined when a guarded one inserted nothing. */
+export function numberedEntryId(engine: Engine, result: QueryResult<Record<string, unknown>>): number | undefined {
+  const id = engine === 'mysql' ? result.insertId : result.rows[0]?.idasiento;
+  return id === undefined || id === null ? undefined : Number(id);
+}
+
+/**
+ * Why the year would refuse an entry dated `fecha` now (`closed-exercise`, `locked-settlement`),
+ * else null: an expression to read under the year's counter lock, where a closing takes it too.
+ */
+export function entryRefusalRead(dialect: SqlDialect, codejercicio: string, fecha: string): RawBuilder<string | null> {
+  return sql<string | null>`CASE
+    WHEN EXISTS (SELECT 1 FROM ejercicios WHERE codejercicio = ${codejercicio} AND estado <> 'ABIERTO') THEN 'closed-exercise'
+    WHEN EXISTS (SELECT 1 FROM regularizacionimpuestos WHERE bloquear = ${dialect.boolean(true)} AND fechainicio <= ${fecha} AND fechafin >= ${fecha}) THEN 'locked-settlement'
+    ELSE NULL END`;
+}
+
+/** The lines of entry `idasiento` (one statement) and the balances they move (two), given the tree above their sub-accounts. */
+export function entryLinesStatements(db: DbExecutor, dialect: SqlDialect, idasiento: number, lines: readonly NewEntryLine[], tree: AccountTree): Statement<unknown>[] {
+  const rows = lines.map((line, orden) => ({
+    idasiento, orden, punteada: dialect.boolean(false), saldo: 0, tasaconv: 1, baseimponible: 0, iva: 0, recargo: 0, ...line,
+  }));
+  return [db.insertInto('partidas').values(rows), ...balanceStatements(db, tree, lines, [], dialect.engine)];
+}
+
+/** Removes an entry header written by `numberedEntryStatement` that its year then refused (it has no lines yet). */
+export async function removeEntryHeader(db: DbExecutor, idasiento: number): Promise<void> {
+  await db.deleteFrom('asientos').where('idasiento', '=', idasiento).execute();
+}

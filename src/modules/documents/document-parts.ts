@@ -1,0 +1,97 @@
+import type { RawBuilder } from 'kysely';
+import type { AppContext } from '../../app-context.ts';
+import type { DbExecutor } from '../../db/database.ts';
+import type { StatementBatch } from '../../db/statement-batch.ts';
+import { hookPoint } from '../../hooks.ts';
+import type { CachedExercise } from '../fiscal/index.ts';
+import type { LineProduct } from '../catalogue/index.ts';
+import type { DocumentReference } from './document-reference.ts';
+import type { Row } from './document-repository.ts';
+import type { DocumentType } from './document-types.ts';
+
+/**
+ * How a new document is written (docs/performance.md): *prepared* first, holding no lock (its
+ * customer, products and reference data read once, lines and totals computed), then *committed*
+ * in four rounds, each sent to the database as one batch (src/db/statement-batch.ts):
+ * 1. its number claimed (the sequence's lock, first);
+ * 2. the other shared locks, in `LOCK_ORDER`, each with the writes that need only it, and one
+ *    read of what must be checked under them;
+ * 3. what must precede the header, and the header (its id comes back);
+ * 4. what needs the header's id: lines, receipts, records. Then the commit.
+ * Each module that takes part (documents' own risk, stock and receipts; posting; VERI*FACTU) is a
+ * `DocumentPart`, made for each attempt of the transaction from what it prepared.
+ */
+
+/**
+ * The shared locks of document writes, in the one order every writer takes them (after the
+ * sequence's): the customer's row, the document's own row (an existing one), the stock rows by
+ * warehouse and reference, the year's entry counter, the company's fiscal chain.
+ */
+export const LOCK_ORDER = ['customer', 'document', 'stock', 'entries', 'chain'] as const;
+export type LockSlot = (typeof LOCK_ORDER)[number];
+
+/** A new document as its commit completes it: what the parts read and add to. */
+export interface DocumentInWriting {
+  ctx: AppContext;
+  /** The transaction. */
+  db: DbExecutor;
+  /** The round being built: statements added here go to the database with the round. */
+  batch: StatementBatch;
+  ref: DocumentReference;
+  type: DocumentType;
+  /** The customer or supplier row, as read when preparing. */
+  subject: Row;
+  /** The header as it will be stored: numbered (`numero`, `codigo`, its date) from round 2 on. */
+  header: Row;
+  /** The lines as they will be stored, with their amounts (their ids come with round 4). */
+  lines: Row[];
+  /** The header's id, from round 4 on. */
+  id?: number;
+  /** Set by a part that changed the stored document after round 4 (its answer is then read back). */
+  changed?: boolean;
+  /** Payments recorded on creation (an invoice paid at once): the receipts paid and how many payments. */
+  payments?: { recorded: number; paid: Row[] };
+  /** Adds an expression to the read that ends round 2 (after every lock); its value is `readValue(name)`. */
+  readAfterLocks(name: string, expression: RawBuilder<unknown>): void;
+  readValue(name: string): unknown;
+}
+
+/** A module's part in writing a new document (see above); every method is optional. */
+export interface DocumentPart {
+  /** Where its lock goes in `LOCK_ORDER`; a part without one writes in rounds 3 and 4 only. */
+  lock?: LockSlot;
+  /** Round 2: statements that take its lock, and writes that need nothing else. */
+  lockAndWrite?(doc: DocumentInWriting): void;
+  /** After round 2: what its statements and reads answered; may refuse (an AppError) or set header values (`idasiento`). */
+  afterLocks?(doc: DocumentInWriting): void | Promise<void>;
+  /** Round 3: statements the header's row must follow. */
+  beforeHeader?(doc: DocumentInWriting): void;
+  /** Round 4: statements that need the header's id (computed in memory: awaited, but no round trip of its own). */
+  afterHeader?(doc: DocumentInWriting): void | Promise<void>;
+  /** After round 4: work done a statement at a time (the rare paths: a payment on creation, a signed record). */
+  finish?(doc: DocumentInWriting): Promise<void>;
+}
+
+/** What a module sees of a document being prepared (no lock held, no transaction). */
+export interface PreparingDocument {
+  ctx: AppContext;
+  ref: DocumentReference;
+  type: DocumentType;
+  /** The header without its number (`numero`, `codigo`): its totals, date, exercise, company ... */
+  header: Row;
+  lines: Row[];
+  subject: Row;
+  /** The variants and products the lines name, by the reference or barcode asked for. */
+  products: ReadonlyMap<string, LineProduct>;
+  exercise: CachedExercise;
+}
+
+/** Makes a module's part for one attempt of the commit (each attempt starts from scratch). */
+export type PartMaker = () => DocumentPart;
+
+/**
+ * Asked while a new document is prepared, before any lock: a module answers how it takes part in
+ * the commit (posting: the invoice's entry; VERI*FACTU: its record), having read what it needs.
+ * A refusal here (an AppError) refuses the document.
+ */
+export const documentPreparing = hookPoint<PreparingDocument, PartMaker>('documents.preparing');

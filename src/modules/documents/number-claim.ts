@@ -1,0 +1,86 @@
+import { sql, type RawBuilder } from 'kysely';
+import type { DbExecutor } from '../../db/database.ts';
+import type { SqlDialect } from '../../db/dialect.ts';
+import type { StatementBatch } from '../../db/statement-batch.ts';
+import { AppError } from '../../errors.ts';
+import type { DocumentType } from './document-types.ts';
+import { codeOf, sequenceOf, type NumberingInput, type Sequence } from './numbering.ts';
+
+/**
+ * The first round of a document's commit (docs/performance.md): the next number of its
+ * exercise's own sequence, claimed by one statement that takes the sequence row's lock (held to
+ * the commit: the first of the fixed lock order) and moves it on, answering the row. What
+ * `assignNumber` checks before giving a number (it is free; filling gaps, the one before it is
+ * taken and no recorded gap lies below it; invoices keep date order) is read later, with the other
+ * parts' reads after their locks (`numberChecks`): the common case costs no statement more. When
+ * a check fails, the commit starts again on the slow path (`SlowNumbering`), which numbers as
+ * `assignNumber` does.
+ */
+
+/** The claim found the sequence not as the fast path needs it: the commit runs again with `assignNumber`. */
+export class SlowNumbering extends Error {
+  override name = 'SlowNumbering';
+}
+
+/** A number claimed from the sequence, and what is read afterwards to check it. */
+export interface ClaimedNumber {
+  sequence: Sequence;
+  numero: number;
+  codigo: string;
+}
+
+/**
+ * Queues the claim of the next number of the sequence of exactly this exercise; the function it
+ * answers reads the claim after the flush: undefined when there is no such sequence (nothing done).
+ */
+export function queueClaim(batch: StatementBatch, db: DbExecutor, dialect: SqlDialect, type: DocumentType, input: NumberingInput): () => Promise<ClaimedNumber | undefined> {
+  const bump = db.updateTable('secuencias_documentos').set({ numero: sql`numero + 1` }).where('tipodoc', '=', type.name)
+    .where('codserie', '=', input.codserie).where('idempresa', '=', input.idempresa).where('codejercicio', '=', input.codejercicio);
+  let rows: Promise<Record<string, unknown>[]>;
+  if (dialect.engine === 'mysql') {
+    const updated = batch.add(bump);
+    const read = batch.add(db.selectFrom('secuencias_documentos').selectAll().where('tipodoc', '=', type.name).where('codserie', '=', input.codserie)
+      .where('idempresa', '=', input.idempresa).where('codejercicio', '=', input.codejercicio));
+    rows = Promise.all([updated, read]).then(([update, select]) => (Number(update.numAffectedRows) === select.rows.length ? select.rows : []));
+  } else {
+    rows = batch.add(bump.returningAll()).then((result) => result.rows);
+  }
+  // The flush throws a failure itself; this derived promise must not end the process unawaited.
+  rows.catch(() => {});
+  return async () => {
+    const found = await rows;
+    // No sequence of its own for this exercise (one shared by every exercise, or none yet): nothing
+    // was changed or locked, `assignNumber` decides in this transaction. Two: they were both moved,
+    // the transaction starts again on the slow path.
+    if (!found.length) return undefined;
+    if (found.length > 1) throw new SlowNumbering('two sequences of the exercise');
+    const sequence = sequenceOf(type, found[0]!);
+    const numero = sequence.numero - 1;
+    if (numero < sequence.inicio) throw new SlowNumbering('below the sequence start');
+    return { sequence, numero, codigo: codeOf(sequence, input, numero) };
+  };
+}
+
+/** Expressions (read after the locks) that check a claimed number, by name. */
+export function numberChecks(dialect: SqlDialect, type: DocumentType, input: NumberingInput, claimed: ClaimedNumber): Record<string, RawBuilder<unknown>> {
+  const table = sql.table(type.header.table);
+  const scope = sql`d.codserie = ${input.codserie} AND d.idempresa = ${input.idempresa} AND d.codejercicio = ${input.codejercicio}`;
+  const exists = (condition: RawBuilder<unknown>) => sql`CASE WHEN EXISTS (SELECT 1 FROM ${table} d WHERE ${scope} AND ${condition}) THEN 1 ELSE 0 END`;
+  const { sequence, numero } = claimed;
+  const checks: Record<string, RawBuilder<unknown>> = { taken: exists(sql`d.numero = ${String(numero)}`) };
+  if (sequence.usarhuecos && numero > sequence.inicio) {
+    checks.previous = exists(sql`d.numero = ${String(numero - 1)}`);
+    checks.gap = sql`CASE WHEN EXISTS (SELECT 1 FROM secuencias_huecos h WHERE h.idsecuencia = ${sequence.idsecuencia} AND h.numero >= ${sequence.inicio} AND h.numero < ${numero - 1}) THEN 1 ELSE 0 END`;
+  }
+  // Customer invoices keep date order (checkInvoiceChronology): for the highest number, only an invoice dated later breaks it.
+  if (type.name === 'FacturaCliente') checks.later = exists(sql`d.fecha > ${input.fecha}`);
+  void dialect;
+  return checks;
+}
+
+/** Checks a claimed number from what `numberChecks` read: the slow path, or the chronology's refusal. */
+export function checkClaim(claimed: ClaimedNumber, read: (name: string) => unknown, fecha: string): void {
+  const yes = (name: string) => Number(read(name) ?? 0) === 1;
+  if (yes('taken') || yes('gap') || (read('previous') !== undefined && !yes('previous'))) throw new SlowNumbering(`number ${claimed.numero} cannot be given as claimed`);
+  if (yes('later')) throw new AppError('invoice-date-order', { reason: 'later-invoice-before', fecha });
+}

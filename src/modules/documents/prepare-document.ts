@@ -1,0 +1,145 @@
+import type { AppContext } from '../../app-context.ts';
+import type { DbExecutor } from '../../db/database.ts';
+import { inTransaction } from '../../db/transaction.ts';
+import { AppError, validationError } from '../../errors.ts';
+import type { Values } from '../../models/define-model.ts';
+import { rateFor } from '../finance/index.ts';
+import { cachedExerciseCovering, exerciseReference, type CachedExercise } from '../fiscal/index.ts';
+import type { LineProduct } from '../catalogue/index.ts';
+import type { DocumentInput } from './document-input.ts';
+import { buildLines, lineDefaults } from './document-lines.ts';
+import { documentPreparing, type PartMaker } from './document-parts.ts';
+import { calcContextFor, loadReference, statusOf, type DocumentReference } from './document-reference.ts';
+import type { Row } from './document-repository.ts';
+import type { DocumentType } from './document-types.ts';
+import { exerciseFor } from './fiscal-year.ts';
+import { receiptsPart } from './receipts-part.ts';
+import { calculate, totalsOf } from './recalculate.ts';
+import { riskPart } from './risk-part.ts';
+import { stockPart } from './stock-part.ts';
+import { subjectValues, subjectWithAddressOf } from './subject.ts';
+import { supplierPricesPart } from './supplier-prices.ts';
+import type { PreparedDocument } from './write-document.ts';
+
+/** The company of a warehouse: from the cache, else (created a moment ago elsewhere) from the table. */
+async function warehouseCompany(db: DbExecutor, ref: DocumentReference, codalmacen: string): Promise<number | null | undefined> {
+  const cached = ref.company.warehouses.get(codalmacen);
+  if (cached) return cached.idempresa;
+  const row = await db.selectFrom('almacenes').select('idempresa').where('codalmacen', '=', codalmacen).executeTakeFirst();
+  return row ? (row.idempresa === null ? null : Number(row.idempresa)) : undefined;
+}
+
+/** The conversion rate of a document's currency: from the cache, else from the table; 422 for an unknown one. */
+export async function conversionRate(db: DbExecutor, ref: DocumentReference, type: DocumentType, coddivisa: string): Promise<number> {
+  const cached = rateFor(ref.finance, coddivisa, type.side);
+  if (cached !== undefined) return cached;
+  const currency = await db.selectFrom('divisas').select(['tasaconv', 'tasaconvcompra']).where('coddivisa', '=', coddivisa).executeTakeFirst();
+  if (!currency) throw validationError({ coddivisa: 'not-found' });
+  return Number(type.side === 'purchase' && currency.tasaconvcompra !== null ? currency.tasaconvcompra : currency.tasaconv);
+}
+
+/**
+ * The fiscal year of a company for a date: the cached one when open, else `exerciseFor` in a
+ * transaction of its own (it creates a missing calendar year, as the reference does, and refuses a
+ * closed one).
+ */
+export async function exerciseOfDate(ctx: AppContext, idempresa: number, fecha: string): Promise<CachedExercise> {
+  const cached = cachedExerciseCovering(await exerciseReference(ctx), idempresa, fecha);
+  if (cached?.estado === 'ABIERTO') return cached;
+  if (cached) throw new AppError('exercise-closed', { fecha, codejercicio: cached.codejercicio });
+  const codejercicio = await inTransaction(ctx.database, (trx) => exerciseFor(ctx, trx, idempresa, fecha));
+  const created = (await exerciseReference(ctx)).find((year) => year.codejercicio === codejercicio);
+  if (created) return created;
+  return { codejercicio, estado: 'ABIERTO', idempresa, longsubcuenta: 10, fechainicio: `${fecha.slice(0, 4)}-01-01`, fechafin: `${fecha.slice(0, 4)}-12-31` };
+}
+
+/** What a new document adds to its customer's risk: an unpaid invoice's total, a pending delivery note's or order's. */
+function riskOfNew(type: DocumentType, header: Row, paid: boolean): number {
+  const counted = type.invoice ? !paid : (type.name === 'AlbaranCliente' || type.name === 'PedidoCliente') && Boolean(header.editable);
+  return counted ? Number(header.total ?? 0) : 0;
+}
+
+/**
+ * Prepares a new document (the `crear<Doc>` endpoints; generation and refunds build theirs the
+ * same way) holding no lock: its customer or supplier with its address and its products read once
+ * each, everything else from the caches, the header's defaults (settings, subject, warehouse),
+ * the lines and totals computed, checked as the store checks a new record; then the parts of its
+ * commit: the documents module's own (risk, stock, receipts, supplier prices) and those modules
+ * answer at `documentPreparing` (posting, VERI*FACTU).
+ */
+export async function prepareDocument(ctx: AppContext, type: DocumentType, input: DocumentInput): Promise<PreparedDocument> {
+  const ref = await loadReference(ctx);
+  const { settings, today } = ref;
+  const db = ctx.database.kysely;
+  const found = await subjectWithAddressOf(db, type, String(input.header[type.subject]));
+  if (!found) throw new AppError(type.side === 'sales' ? 'customer-not-found' : 'supplier-not-found');
+  const { subject, address } = found;
+  const header: Values = { ...subjectValues(ref, type, subject, address), ...input.header };
+  header.codserie ??= (subject.codserie as string | null) ?? settings.codserie;
+  header.codalmacen ??= settings.codalmacen;
+  const idempresa = await warehouseCompany(db, ref, String(header.codalmacen));
+  if (idempresa === undefined) throw new AppError('warehouse-not-found');
+  header.idempresa = idempresa ?? settings.idempresa;
+  header.codpago ??= (subject.codpago as string | null) ?? settings.codpago;
+  header.coddivisa ??= settings.coddivisa;
+  header.tasaconv = await conversionRate(db, ref, type, String(header.coddivisa));
+  const status = statusOf(ref, type, header.idestado);
+  if (status.generadoc) throw validationError({ idestado: 'generates-document' });
+  Object.assign(header, { idestado: status.idestado, editable: status.editable });
+
+  const products = new Map<string, LineProduct>();
+  const { lines, productTypes } = await buildLines(db, ref.taxes, type, input.lines ?? [], lineDefaults(settings, status.actualizastock, subject, header), undefined, products);
+  const fecha = input.fecha ?? today.date;
+  const exercise = await exerciseOfDate(ctx, Number(header.idempresa), fecha);
+  Object.assign(header, { fecha, hora: input.hora ?? today.time, codejercicio: exercise.codejercicio });
+  return prepareComputed(ctx, { type, ref, subject, header, lines, products, productTypes, exercise, pagada: Boolean(input.pagada) });
+}
+
+/** A new document's header and lines before their amounts, with what was read for them. */
+export interface DocumentDraft {
+  type: DocumentType;
+  ref: DocumentReference;
+  subject: Row;
+  /** The header with its date, hour and exercise, but no number. */
+  header: Values;
+  lines: Values[];
+  products: ReadonlyMap<string, LineProduct>;
+  productTypes: ReadonlyMap<number, string | null>;
+  exercise: CachedExercise;
+  /** An invoice paid at once (`pagada` in the request, or a paid original of a refund). */
+  pagada: boolean;
+}
+
+/**
+ * The amounts of a draft, its lines and header checked as the store checks new records, and the
+ * parts of its commit: the documents module's own and those the modules answer.
+ */
+export async function prepareComputed(ctx: AppContext, draft: DocumentDraft): Promise<PreparedDocument> {
+  const { type, ref, subject, header, products, exercise } = draft;
+  const db = ctx.database.kysely;
+  // The lines as they will be stored (defaults and the model's own rules), then their amounts.
+  const lines = await Promise.all(draft.lines.map((line) => ctx.store.prepareNew(type.line, { ...line, [type.key]: 0 }, db)));
+  const context = await calcContextFor(db, ref, header as Row, subject);
+  const result = calculate(type, header as Row, lines, context, new Map(draft.productTypes));
+  Object.assign(header, totalsOf(type, result, header.tasaconv), type.invoice ? { pagada: false, vencida: false } : {});
+  const stored = lines.map((line, index) => ({ ...line, ...result.lines[index] }));
+  for (const line of stored) delete (line as Row)[type.key];
+  const prepared = await ctx.store.prepareNew(type.header, header, db);
+
+  const makers: PartMaker[] = [];
+  const paid = draft.pagada || Boolean(type.invoice && header.codpago && ref.finance.paymentMethods.get(String(header.codpago))?.pagado);
+  if (type.side === 'sales') {
+    const risk = riskPart({ codcliente: String(subject.codcliente), riesgomax: Number(subject.riesgomax ?? 0) }, riskOfNew(type, prepared, paid), Number(prepared.total ?? 0), ref.settings.decimals);
+    if (risk) makers.push(risk);
+  }
+  const stock = stockPart(ctx.database.dialect, String(prepared.codalmacen), stored, products);
+  if (stock) makers.push(stock);
+  if (type.invoice) {
+    const terms = prepared.codpago ? ref.finance.paymentMethods.get(String(prepared.codpago)) : undefined;
+    makers.push(receiptsPart(terms, type.side === 'sales' ? ((subject.diaspago as string | null | undefined) ?? null) : undefined, draft.pagada));
+  }
+  const prices = supplierPricesPart(type, ref.settings);
+  if (prices) makers.push(prices);
+  makers.push(...(await ctx.hooks.run(documentPreparing, { ctx, ref, type, header: prepared, lines: stored, subject, products, exercise })));
+  return { type, ref, subject, header: prepared, lines: stored, exercise, makers };
+}

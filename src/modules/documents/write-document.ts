@@ -1,0 +1,133 @@
+import { sql, type RawBuilder } from 'kysely';
+import type { AppContext } from '../../app-context.ts';
+import type { DbExecutor } from '../../db/database.ts';
+import { rowReader } from '../../db/row-codec.ts';
+import { StatementBatch } from '../../db/statement-batch.ts';
+import { inTransaction, warningsOf } from '../../db/transaction.ts';
+import { publish, type PublishedEvent } from '../../event-log.ts';
+import type { Values } from '../../models/define-model.ts';
+import type { CachedExercise } from '../fiscal/index.ts';
+import { documentEvent } from './document-events.ts';
+import { LOCK_ORDER, type DocumentInWriting, type DocumentPart, type PartMaker } from './document-parts.ts';
+import type { DocumentReference } from './document-reference.ts';
+import { documentResult, visible, type DocumentResult, type Row } from './document-repository.ts';
+import type { DocumentType } from './document-types.ts';
+import { checkClaim, numberChecks, queueClaim, SlowNumbering, type ClaimedNumber } from './number-claim.ts';
+import { assignNumber, checkInvoiceChronology, lockNumbering, type NumberingInput } from './numbering.ts';
+
+/** A new document as `prepareDocument` (or a refund) left it: everything read and computed, nothing locked. */
+export interface PreparedDocument {
+  type: DocumentType;
+  ref: DocumentReference;
+  subject: Row;
+  /** The header to store but for its number and id (`fecha`, `hora`, `codejercicio` set). */
+  header: Row;
+  /** The lines to store (through `prepareNew`), with their amounts, without the header's id. */
+  lines: Row[];
+  exercise: CachedExercise;
+  /** The parts of the commit: the documents module's own and those the hook answered. */
+  makers: PartMaker[];
+  /** More events to publish with `document.created`, once the document is written. */
+  events?: (doc: DocumentInWriting) => PublishedEvent[];
+}
+
+/**
+ * Writes a prepared document in its own transaction (shared with concurrent creations where the
+ * database groups commits), in the rounds of document-parts.ts, and answers it as written (not
+ * read back). A sequence that is not as the fast claim needs it (number-claim.ts) runs the
+ * transaction again on the slow path; any other failure leaves nothing behind.
+ */
+export async function writeDocument(ctx: AppContext, prepared: PreparedDocument): Promise<DocumentResult> {
+  try {
+    return await inTransaction(ctx.database, (trx) => commitDocument(ctx, trx, prepared, false), { shared: true });
+  } catch (error) {
+    if (!(error instanceof SlowNumbering)) throw error;
+    return inTransaction(ctx.database, (trx) => commitDocument(ctx, trx, prepared, true), { shared: true });
+  }
+}
+
+const rank = (part: DocumentPart) => (part.lock ? LOCK_ORDER.indexOf(part.lock) : LOCK_ORDER.length);
+
+/** The rounds of document-parts.ts, in the caller's transaction. */
+export async function commitDocument(ctx: AppContext, trx: DbExecutor, prepared: PreparedDocument, slow: boolean): Promise<DocumentResult> {
+  const { dialect, engine } = ctx.database;
+  const { type, ref } = prepared;
+  const batch = new StatementBatch(trx, engine);
+  const reads = new Map<string, RawBuilder<unknown>>();
+  let values: Row = {};
+  const doc: DocumentInWriting = {
+    ctx, db: trx, batch, ref, type, subject: prepared.subject,
+    header: { ...prepared.header },
+    lines: prepared.lines.map((line) => ({ ...line })),
+    readAfterLocks: (name, expression) => void reads.set(name, expression),
+    readValue: (name) => values[name],
+  };
+  // Each attempt makes its parts afresh, sorted by the lock order (stable: ties keep their order).
+  const parts = prepared.makers.map((make) => make()).map((part, index) => ({ part, index }))
+    .sort((a, b) => rank(a.part) - rank(b.part) || a.index - b.index).map(({ part }) => part);
+  const { header } = doc;
+  const input: NumberingInput = {
+    codserie: String(header.codserie), idempresa: Number(header.idempresa), codejercicio: String(header.codejercicio), fecha: String(header.fecha), hora: String(header.hora),
+  };
+
+  // 1. The number, under the sequence's lock.
+  let claimed: ClaimedNumber | undefined;
+  if (!slow) {
+    const claim = queueClaim(batch, trx, dialect, type, input);
+    await batch.flush();
+    claimed = await claim();
+  }
+  if (claimed) {
+    Object.assign(header, { numero: String(claimed.numero), codigo: claimed.codigo });
+    for (const [name, check] of Object.entries(numberChecks(dialect, type, input, claimed))) reads.set(`number.${name}`, check);
+  } else {
+    // The slow path (or no sequence of the exercise's own yet): `assignNumber` under the numbering lock.
+    await lockNumbering(trx, dialect, type, input);
+    const assigned = await assignNumber(trx, dialect, type, input);
+    Object.assign(header, { numero: String(assigned.numero), codigo: assigned.codigo, fecha: assigned.fecha ?? input.fecha, hora: assigned.hora ?? input.hora });
+    await checkInvoiceChronology(trx, dialect, type, { ...input, numero: assigned.numero, fecha: String(header.fecha), highest: assigned.highest });
+  }
+
+  // 2. The other locks, in order, with what needs only them; then one read of what they guard.
+  for (const part of parts) part.lockAndWrite?.(doc);
+  const names = [...reads.keys()];
+  const read = names.length ? batch.add(sql`SELECT ${sql.join(names.map((name, index) => sql`${reads.get(name)!} AS ${sql.ref(`r${index}`)}`))}`) : undefined;
+  await batch.flush();
+  if (read) {
+    const row = ((await read).rows[0] ?? {}) as Row;
+    values = Object.fromEntries(names.map((name, index) => [name, row[`r${index}`]]));
+  }
+  if (claimed) checkClaim(claimed, (name) => values[`number.${name}`], String(header.fecha));
+  for (const part of parts) await part.afterLocks?.(doc);
+
+  // 3. What the header follows, and the header.
+  for (const part of parts) part.beforeHeader?.(doc);
+  const headerInsert = ctx.store.insertStatement(type.header, [header as Values], trx);
+  const insertedHeader = headerInsert.statements.map((statement) => batch.add(statement));
+  await batch.flush();
+  const id = headerInsert.ids(await Promise.all(insertedHeader))[0]!;
+  doc.id = id;
+  header[type.key] = id;
+
+  // 4. What needs the header's id, and the lines.
+  for (const line of doc.lines) line[type.key] = id;
+  const lineInsert = doc.lines.length ? ctx.store.insertStatement(type.line, doc.lines as Values[], trx) : undefined;
+  const insertedLines = lineInsert ? lineInsert.statements.map((statement) => batch.add(statement)) : undefined;
+  for (const part of parts) await part.afterHeader?.(doc);
+  await batch.flush();
+  if (lineInsert) lineInsert.ids(await Promise.all(insertedLines!)).forEach((lineId, index) => (doc.lines[index]!.idlinea = lineId));
+  for (const part of parts) await part.finish?.(doc);
+
+  // The answer, as written (typed as a read would type it), and its events at the commit.
+  const stored = rowReader(type.header)({ ...headerInsert.rows[0], [type.key]: id });
+  const lines = lineInsert ? lineInsert.rows.map((row, index) => rowReader(type.line)({ ...row, idlinea: doc.lines[index]!.idlinea })) : [];
+  await ctx.store.announceInserted(type.header, [stored], trx, true);
+  if (lines.length) await ctx.store.announceInserted(type.line, lines, trx, false);
+  // A rare path that changed the document after its insert (a payment on creation) reads it back.
+  const result = doc.changed ? await documentResult(trx, type, id) : { doc: visible(type.header, stored), lines: lines.map((line) => visible(type.line, line)) };
+  await publish(trx, ctx,
+    documentEvent(type, 'document.created', id, { type: type.name, doc: result.doc, lines: result.lines }),
+    ...(prepared.events?.(doc) ?? []));
+  const warnings = warningsOf(trx);
+  return { doc: result.doc, lines: result.lines, ...(warnings.length ? { warnings } : {}) };
+}
