@@ -27,6 +27,11 @@ export interface Config {
    */
   groupCommit: 'auto' | 'on' | 'off';
   /**
+   * PostgreSQL: whether frequent statements run as named (prepared) statements (db/pg-named-statements.ts).
+   * Off behind a pooler in transaction mode that does not keep them (PgBouncer before 1.21).
+   */
+  pgPreparedStatements: boolean;
+  /**
    * The installation's time zone for business dates (document dates, due dates, fiscal years,
    * overdue), overriding the `timezone` setting. Unset: the setting decides.
    */
@@ -166,6 +171,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (timeZone !== undefined && !isTimeZone(timeZone)) throw new ConfigError(`TIME_ZONE must be a time zone name such as Europe/Madrid or UTC, got "${timeZone}"`);
   const groupCommit = (env.GROUP_COMMIT || 'auto').toLowerCase();
   if (groupCommit !== 'auto' && groupCommit !== 'on' && groupCommit !== 'off') throw new ConfigError(`GROUP_COMMIT must be auto, on or off, got "${env.GROUP_COMMIT}"`);
+  const prepared = (env.PG_PREPARED_STATEMENTS || 'on').toLowerCase();
+  if (prepared !== 'on' && prepared !== 'off') throw new ConfigError(`PG_PREPARED_STATEMENTS must be on or off, got "${env.PG_PREPARED_STATEMENTS}"`);
   const filesStorage = (env.FILES_STORAGE || 'local').toLowerCase();
   if (filesStorage !== 'local' && filesStorage !== 'database') throw new ConfigError(`FILES_STORAGE must be local or database, got "${env.FILES_STORAGE}"`);
   if (apiKey !== undefined && apiKey.length < 16) {
@@ -192,6 +199,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     timeZone,
     filesStorage,
     groupCommit,
+    pgPreparedStatements: prepared === 'on',
     uploadMaxFileBytes: intVar(env, 'UPLOAD_MAX_FILE_BYTES', 10 * 1_048_576, 1, 4 * 1_073_741_824),
     uploadMaxFiles: intVar(env, 'UPLOAD_MAX_FILES', 20, 1, 1000),
     uploadMaxRequestBytes: intVar(env, 'UPLOAD_MAX_REQUEST_BYTES', 100 * 1_048_576, 1024, 16 * 1_073_741_824),

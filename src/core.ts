@@ -52,6 +52,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
   const database = options.database ?? createDatabase(config.databaseUrl, {
     readUrls: config.databaseReadUrls, replicaMaxLagMs: config.readReplicaMaxLagMs, replicaCheckMs: config.readReplicaCheckMs,
     groupCommit: config.groupCommit === 'auto' ? undefined : config.groupCommit === 'on',
+    namedStatements: config.pgPreparedStatements,
   });
   database.reportError = (error, what) => options.log.error({ err: error }, what);
   const stopped: Module[] = [];

@@ -2,7 +2,8 @@ import { sql } from 'kysely';
 import type { Clock } from './clock.ts';
 import type { DbExecutor } from './db/database.ts';
 import type { Statement } from './db/statement-batch.ts';
-import { afterCommit, beforeCommit } from './db/transaction.ts';
+import { afterCommit, beforeCommit, commitTail } from './db/transaction.ts';
+import { deferToCommit } from './db/statement-batch.ts';
 import type { AppEvents, EventBus } from './events.ts';
 import { defineModel } from './models/define-model.ts';
 import { f } from './models/fields.ts';
@@ -13,9 +14,11 @@ import { f } from './models/fields.ts';
  * - `publish(db, ctx, ...events)` is how every business event is announced: its rows are written
  *   in the transaction `db` (so an event is never lost, nor logged for a change that rolled back),
  *   and the in-process listeners of the EventBus are called once that transaction has committed.
- *   Inside a transaction the rows of all its events are inserted together, by one statement, just
- *   before the commit (a commit group's member: before its savepoint is released, group-commit.ts):
- *   ids are taken as late as possible, and a transaction that fails midway takes none.
+ *   Inside a transaction the rows of all its events are inserted together, by one statement, as
+ *   its last write: with its COMMIT, in the commit's round trip, for a transaction of its own
+ *   (statement-batch.ts, `deferToCommit`); just before the commit otherwise (a commit group's
+ *   member: before its savepoint is released, group-commit.ts). Ids are taken as late as possible,
+ *   and a transaction that fails midway takes none.
  * - `readEventLog` reads the log in id order for the change feed (and anything else that follows
  *   the log), never past an id that may still commit (see `readEventLog`).
  * - `pruneEventLog` drops events older than the retention.
@@ -123,7 +126,11 @@ export async function publish(db: DbExecutor, via: Publisher, ...events: Publish
 async function write(db: DbExecutor, queue: Queue): Promise<void> {
   // Events published from here on (by later commit work) go to a queue of their own.
   queues.delete(db);
-  for (const statement of insertsOf(db, queue)) await statement.execute();
+  const inserts = insertsOf(db, queue);
+  // Their rows go with the commit, in its round trip, where the transaction allows: nobody reads
+  // what they answer, and they stay the transaction's last writes.
+  if (inserts.length && commitTail(db)) await deferToCommit(db, inserts);
+  else for (const statement of inserts) await statement.execute();
 }
 
 /**

@@ -15,6 +15,7 @@ import { cachedStatements } from './sqlite-statement-cache.ts';
 import { guardedDialect, guardedRead, type StatementCounter } from './guarded-dialect.ts';
 import { dialectFor, type SqlDialect } from './dialect.ts';
 import { WriteTracker } from './write-tracker.ts';
+import { NamedStatements } from './pg-named-statements.ts';
 import { ReplicaSet, routingDialect } from './read-replicas.ts';
 
 export type Engine = 'sqlite' | 'postgres' | 'mysql';
@@ -84,6 +85,8 @@ export interface DatabaseOptions {
   replicaCheckMs?: number;
   /** Group commit (see `Database.groupCommit`); unset: on for SQLite only. */
   groupCommit?: boolean;
+  /** PostgreSQL: frequent statements run as named (prepared) ones (pg-named-statements.ts); default on. */
+  namedStatements?: boolean;
 }
 
 const consoleReport = (error: unknown, what: string) => console.error(what, error);
@@ -92,7 +95,7 @@ function open(engine: Engine, dialect: Dialect, groupCommit: boolean | undefined
   const counter: StatementCounter = { statements: 0, roundTrips: 0, retries: 0 };
   const read = dialect instanceof QueuedSqliteDialect ? guardedRead((query) => dialect.read(query), counter) : undefined;
   const writes = new WriteTracker();
-  const kysely = new Kysely({ dialect: guardedDialect(replicas ? routingDialect(dialect, replicas) : dialect, counter, writes) });
+  const kysely = new Kysely({ dialect: guardedDialect(replicas ? routingDialect(dialect, replicas) : dialect, counter, writes, engine) });
   const maintain = async () => {
     if (engine === 'sqlite') await sql`PRAGMA optimize`.execute(kysely);
   };
@@ -132,12 +135,12 @@ export function createDatabase(url: string, options: DatabaseOptions = {}): Data
         { engine, maxLagMs: options.replicaMaxLagMs ?? 2000, checkMs: options.replicaCheckMs ?? 1000, report },
       )
     : undefined;
-  database = open(engine, serverDialect(engine, url, poolSize, report, 10_000), options.groupCommit, replicas);
+  database = open(engine, serverDialect(engine, url, poolSize, report, 10_000, options.namedStatements ?? true), options.groupCommit, replicas);
   return database;
 }
 
 /** The dialect of a PostgreSQL or MariaDB/MySQL server, with its pool. */
-function serverDialect(engine: 'postgres' | 'mysql', url: string, poolSize: number, report: (error: unknown, what: string) => void, connectTimeoutMs: number): Dialect {
+function serverDialect(engine: 'postgres' | 'mysql', url: string, poolSize: number, report: (error: unknown, what: string) => void, connectTimeoutMs: number, namedStatements = false): Dialect {
   if (engine === 'postgres') {
     // A bounded wait for a connection: a database that is down answers 503 instead of holding requests forever.
     const pool = new (pg().Pool)({
@@ -158,6 +161,10 @@ function serverDialect(engine: 'postgres' | 'mysql', url: string, poolSize: numb
     // A client in use between two statements (inside a transaction) gets the same event: it would
     // also end the process. Its next statement fails instead, and the pool drops it on release.
     pool.on('connect', (client) => client.on('error', (error) => report(error, 'PostgreSQL connection lost while in use')));
+    if (namedStatements) {
+      const names = new NamedStatements();
+      pool.on('connect', (client) => names.adopt(client as never));
+    }
     return new PostgresDialect({ pool });
   }
   const pool = mysql().createPool({

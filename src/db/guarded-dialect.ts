@@ -1,6 +1,7 @@
 import type { CompiledQuery, DatabaseConnection, Dialect, Driver } from 'kysely';
 import { currentGate } from './commit-gate.ts';
-import { batchParts, pipelinedFollowers } from './statement-batch.ts';
+import { batchParts, commitTails, commitWithTail, pipelinedFollowers } from './statement-batch.ts';
+import type { Engine } from './database.ts';
 import { assertNoTransaction } from './transaction.ts';
 import type { WriteTracker } from './write-tracker.ts';
 
@@ -22,12 +23,12 @@ export interface StatementCounter {
  * is exhausted. Failing fast turns a permanent hang into an error with a stack. Every statement
  * run on a connection it hands out is counted in `counter`, and its writes told to `writes`.
  */
-export function guardedDialect(dialect: Dialect, counter: StatementCounter, writes: WriteTracker): Dialect {
+export function guardedDialect(dialect: Dialect, counter: StatementCounter, writes: WriteTracker, engine: Engine): Dialect {
   return {
     createAdapter: () => dialect.createAdapter(),
     createQueryCompiler: () => dialect.createQueryCompiler(),
     createIntrospector: (db) => dialect.createIntrospector(db),
-    createDriver: () => guardedDriver(dialect.createDriver(), counter, writes),
+    createDriver: () => guardedDriver(dialect.createDriver(), counter, writes, engine),
   };
 }
 
@@ -51,7 +52,7 @@ function countStatement(counter: StatementCounter, query: CompiledQuery): void {
   }
 }
 
-function guardedDriver(driver: Driver, counter: StatementCounter, writes: WriteTracker): Driver {
+function guardedDriver(driver: Driver, counter: StatementCounter, writes: WriteTracker, engine: Engine): Driver {
   const counted = new WeakSet<DatabaseConnection>();
   const count = (connection: DatabaseConnection) => {
     if (counted.has(connection)) return connection;
@@ -88,6 +89,9 @@ function guardedDriver(driver: Driver, counter: StatementCounter, writes: WriteT
         const end = (Reflect.get(target, property, target) as (connection: DatabaseConnection) => Promise<void>).bind(target);
         return async (connection: DatabaseConnection) => {
           try {
+            // The statements deferred to the commit (statement-batch.ts) go with it, or with the rollback nowhere.
+            if (property === 'commitTransaction') return await commitWithTail(connection, engine, () => end(connection));
+            commitTails.delete(connection);
             return await end(connection);
           } finally {
             writes.ended(connection);

@@ -1,4 +1,5 @@
 import { CompiledQuery, type Compilable, type QueryResult, type RawBuilder } from 'kysely';
+import type { DatabaseConnection } from 'kysely';
 import type { DbExecutor, Engine } from './database.ts';
 
 /**
@@ -136,4 +137,58 @@ async function multiStatement(db: DbExecutor, queries: CompiledQuery[]): Promise
       insertId: header.insertId === undefined || String(header.insertId) === '0' ? undefined : BigInt(header.insertId),
     };
   });
+}
+
+/** Statements that go to the database with their transaction's COMMIT (guarded-dialect.ts sends them), by connection. */
+export const commitTails = new WeakMap<DatabaseConnection, CompiledQuery[]>();
+
+/**
+ * Queues statements to go with the COMMIT of `db`'s transaction, in the commit's round trip
+ * (PostgreSQL: pipelined before it; MariaDB: one multi-statement query ending with it; SQLite: run
+ * before it). Nothing is answered of them: a failure fails the commit, and the transaction rolls
+ * back as for any failed commit. For the last writes of a transaction whose results nobody reads
+ * (its events); the caller decides that its transaction may (transaction.ts, `commitTail`).
+ */
+export async function deferToCommit(db: DbExecutor, statements: Statement<unknown>[]): Promise<void> {
+  const compiled = statements.map((query) => ('isRawBuilder' in query ? query.compile(db) : 'compile' in query ? (query as Compilable<unknown>).compile() : query) as CompiledQuery);
+  await db.getExecutor().provideConnection(async (connection) => {
+    commitTails.set(connection, [...(commitTails.get(connection) ?? []), ...compiled]);
+  });
+}
+
+/**
+ * Runs `commit` (the driver's) with the statements deferred to it on `connection`, in one round
+ * trip where the engine allows; the first failure among them is the commit's.
+ */
+export async function commitWithTail(connection: DatabaseConnection, engine: Engine, commit: () => Promise<void>): Promise<void> {
+  const tail = commitTails.get(connection);
+  commitTails.delete(connection);
+  if (!tail?.length) return commit();
+  if (engine === 'postgres') {
+    // Written before the COMMIT, answered before it: PostgreSQL ends an aborted transaction's COMMIT
+    // with ROLLBACK (the driver throws), and the statement's own error is the one to report.
+    // Counted in the commit's round trip (guarded-dialect.ts).
+    const sent = tail.map((query) => {
+      pipelinedFollowers.add(query);
+      return connection.executeQuery(query);
+    });
+    sent.forEach((result) => result.catch(() => {}));
+    const committed = commit();
+    committed.catch(() => {});
+    const settled = await Promise.allSettled(sent);
+    const failed = settled.find((outcome) => outcome.status === 'rejected');
+    await committed.catch((error: unknown) => {
+      throw failed ? failed.reason : error;
+    });
+    if (failed) throw failed.reason;
+    return;
+  }
+  if (engine === 'mysql') {
+    const combined = CompiledQuery.raw([...tail.map((query) => query.sql), 'COMMIT'].join(';\n'), tail.flatMap((query) => [...query.parameters]));
+    batchParts.set(combined, [...tail, CompiledQuery.raw('commit')]);
+    await connection.executeQuery(combined);
+    return;
+  }
+  for (const query of tail) await connection.executeQuery(query);
+  await commit();
 }

@@ -22,6 +22,8 @@ import { inGroup, type Attempt } from './group-commit.ts';
  *   fails loudly instead of hanging, and `assertNoTransaction` lets cached state refuse a reload.
  */
 interface TransactionState {
+  /** Its own transaction (not a commit group's member, not held for a request's answer): its commit may carry statements. */
+  ownCommit: boolean;
   beforeCommit: Array<() => Promise<void>>;
   afterCommit: Array<() => void>;
   afterRollback: Array<() => void | Promise<void>>;
@@ -62,7 +64,7 @@ export async function inTransaction<T>(database: Database, fn: (trx: DbExecutor)
   const attempts = options.attempts ?? 8;
   if (options.shared && database.groupCommit && !gate) return inGroup(database, () => memberAttempt(database, fn), attempts);
   for (let attempt = 1; ; attempt++) {
-    const state = newState();
+    const state = { ...newState(), ownCommit: true };
     try {
       const result = await database.kysely.transaction().execute((trx) => runInState(trx, state, fn));
       runAll(database, state.afterCommit);
@@ -76,7 +78,7 @@ export async function inTransaction<T>(database: Database, fn: (trx: DbExecutor)
   }
 }
 
-const newState = (): TransactionState => ({ beforeCommit: [], afterCommit: [], afterRollback: [], warnings: [] });
+const newState = (): TransactionState => ({ ownCommit: false, beforeCommit: [], afterCommit: [], afterRollback: [], warnings: [] });
 
 /** Runs `fn` on `trx` with `state` as its transaction's, then the before-commit work it registered. */
 function runInState<T>(trx: DbExecutor, state: TransactionState, fn: (trx: DbExecutor) => Promise<T>): Promise<T> {
@@ -167,6 +169,15 @@ export function beforeCommit(db: DbExecutor, fn: () => Promise<void>): boolean {
   if (!state) return false;
   state.beforeCommit.push(fn);
   return true;
+}
+
+/**
+ * Whether statements may go with the COMMIT of `db`'s transaction (statement-batch.ts,
+ * `deferToCommit`): only a transaction of its own, whose commit follows its function at once (a
+ * commit group's member ends at a savepoint's release, a held one when its request answers).
+ */
+export function commitTail(db: DbExecutor): boolean {
+  return states.get(db)?.ownCommit === true;
 }
 
 /** Runs `fn` after `db`'s transaction commits (never if it rolls back); at once outside a transaction. */

@@ -1,4 +1,5 @@
 import { AppError, type ErrorCode } from '../errors.ts';
+import { isStalePreparedStatement } from './pg-named-statements.ts';
 
 /** How the triggers of append-only tables (append-only.ts) word a refusal: `append-only: <table>`. */
 export const APPEND_ONLY_MESSAGE = 'append-only';
@@ -78,13 +79,18 @@ function kindOf(error: unknown): Kind | undefined {
   const { code, message } = error as { code?: unknown; message?: unknown };
   // An append-only table's trigger refused the write (each engine reports it under a generic code).
   if (typeof message === 'string' && message.includes(`${APPEND_ONLY_MESSAGE}: `)) return 'immutable';
+  // A named statement prepared before the schema changed: its transaction runs again, under new names.
+  if (isStalePreparedStatement(error)) return 'retry';
   if (typeof code === 'string' && DRIVER_CODES[code]) return DRIVER_CODES[code];
   return typeof message === 'string' && UNAVAILABLE_MESSAGES.test(message) ? 'unavailable' : undefined;
 }
 
-/** True for deadlocks and serialisation failures: the transaction may simply be run again. */
+/**
+ * True for deadlocks, serialisation failures and stale prepared statements: the transaction may
+ * simply be run again. Also when a store already translated one (`database-busy` with its cause).
+ */
 export function isRetryable(error: unknown): boolean {
-  return kindOf(error) === 'retry';
+  return kindOf(error instanceof AppError && error.code === 'database-busy' ? error.cause : error) === 'retry';
 }
 
 /** The pause before running a retryable failure's transaction again: short, growing, jittered (attempt 1, 2 ...). */

@@ -16,8 +16,9 @@ import type { DocumentType } from './document-types.ts';
  * 1. its number claimed (the sequence's lock, first);
  * 2. the other shared locks, in `LOCK_ORDER`, each with the writes that need only it, and one
  *    read of what must be checked under them;
- * 3. what must precede the header, and the header (its id comes back);
- * 4. what needs the header's id: lines, receipts, records. Then the commit.
+ * 3. what must precede the header, the header, its lines, and what names it (receipts, records),
+ *    by its unique code in SQL (`idReference`): nothing waits for its id to come back.
+ * Then its events and the commit.
  * Each module that takes part (documents' own risk, stock and receipts; posting; VERI*FACTU) is a
  * `DocumentPart`, made for each attempt of the transaction from what it prepared.
  */
@@ -43,9 +44,13 @@ export interface DocumentInWriting {
   subject: Row;
   /** The header as it will be stored: numbered (`numero`, `codigo`, its date) from round 2 on. */
   header: Row;
-  /** The lines as they will be stored, with their amounts (their ids come with round 4). */
+  /** The lines as they will be stored, with their amounts (their ids come with round 3). */
   lines: Row[];
-  /** The header's id, from round 4 on. */
+  /**
+   * The header's id as SQL, from round 3 on: it reads the header by its unique code, for the
+   * statements sent with its insert. `id` itself once round 3 is answered.
+   */
+  idReference?: RawBuilder<number>;
   id?: number;
   /** Set by a part that changed the stored document after round 4 (its answer is then read back). */
   changed?: boolean;
@@ -66,9 +71,12 @@ export interface DocumentPart {
   afterLocks?(doc: DocumentInWriting): void | Promise<void>;
   /** Round 3: statements the header's row must follow. */
   beforeHeader?(doc: DocumentInWriting): void;
-  /** Round 4: statements that need the header's id (computed in memory: awaited, but no round trip of its own). */
+  /**
+   * Round 3, after the header's and the lines' inserts: statements that name the header by
+   * `idReference` (computed in memory: awaited, but no round trip of its own).
+   */
   afterHeader?(doc: DocumentInWriting): void | Promise<void>;
-  /** After round 4: work done a statement at a time (the rare paths: a payment on creation, a signed record). */
+  /** After round 3: work done a statement at a time, `id` known (the rare paths: a payment on creation, a signed record). */
   finish?(doc: DocumentInWriting): Promise<void>;
 }
 

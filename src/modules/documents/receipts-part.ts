@@ -28,7 +28,7 @@ export function receiptsPart(terms: PaymentTerms | undefined, paymentDays: strin
         receipt = { invoice, values };
       },
       afterHeader(doc) {
-        if (receipt) doc.batch.add(insertReceiptStatement(doc.db, doc.type.side, { ...receipt.values, idfactura: doc.id }));
+        if (receipt) doc.batch.add(insertReceiptStatement(doc.db, doc.type.side, { ...receipt.values, idfactura: doc.idReference }));
       },
       async finish(doc) {
         if (!paidAtOnce || Number(doc.header.total ?? 0) === 0) return;

@@ -100,27 +100,26 @@ export async function commitDocument(ctx: AppContext, trx: DbExecutor, prepared:
   if (claimed) checkClaim(claimed, (name) => values[`number.${name}`], String(header.fecha));
   for (const part of parts) await part.afterLocks?.(doc);
 
-  // 3. What the header follows, and the header.
+  // 3. What the header follows, the header, its lines, and what names it: by its unique code, in
+  // SQL, so that nothing waits for its id to come back.
   for (const part of parts) part.beforeHeader?.(doc);
   const headerInsert = ctx.store.insertStatement(type.header, [header as Values], trx);
   const insertedHeader = headerInsert.statements.map((statement) => batch.add(statement));
+  doc.idReference = sql<number>`(SELECT ${sql.ref(`h.${type.key}`)} FROM ${sql.table(type.header.table)} h WHERE h.codigo = ${String(header.codigo)} AND h.idempresa = ${Number(header.idempresa)})`;
+  const lineInsert = doc.lines.length ? ctx.store.insertStatement(type.line, doc.lines.map((line) => ({ ...line, [type.key]: doc.idReference })) as Values[], trx) : undefined;
+  const insertedLines = lineInsert ? lineInsert.statements.map((statement) => batch.add(statement)) : undefined;
+  for (const part of parts) await part.afterHeader?.(doc);
   await batch.flush();
   const id = headerInsert.ids(await Promise.all(insertedHeader))[0]!;
   doc.id = id;
   header[type.key] = id;
-
-  // 4. What needs the header's id, and the lines.
   for (const line of doc.lines) line[type.key] = id;
-  const lineInsert = doc.lines.length ? ctx.store.insertStatement(type.line, doc.lines as Values[], trx) : undefined;
-  const insertedLines = lineInsert ? lineInsert.statements.map((statement) => batch.add(statement)) : undefined;
-  for (const part of parts) await part.afterHeader?.(doc);
-  await batch.flush();
   if (lineInsert) lineInsert.ids(await Promise.all(insertedLines!)).forEach((lineId, index) => (doc.lines[index]!.idlinea = lineId));
   for (const part of parts) await part.finish?.(doc);
 
   // The answer, as written (typed as a read would type it), and its events at the commit.
   const stored = rowReader(type.header)({ ...headerInsert.rows[0], [type.key]: id });
-  const lines = lineInsert ? lineInsert.rows.map((row, index) => rowReader(type.line)({ ...row, idlinea: doc.lines[index]!.idlinea })) : [];
+  const lines = lineInsert ? lineInsert.rows.map((row, index) => rowReader(type.line)({ ...row, [type.key]: id, idlinea: doc.lines[index]!.idlinea })) : [];
   await ctx.store.announceInserted(type.header, [stored], trx, true);
   if (lines.length) await ctx.store.announceInserted(type.line, lines, trx, false);
   // A rare path that changed the document after its insert (a payment on creation) reads it back.

@@ -79,9 +79,10 @@ async function prepareRecordPart(ctx: AppContext, p: PreparingDocument) {
         if (!company || company.modo !== 'verifactu' || !head) return;
         const locked = (await head).rows[0];
         if (!locked) return;
-        const pending = await pendingAlta(ctx, doc.db, company, doc.ref, doc.type, doc.id!, doc.header, doc.lines, given);
+        const pending = await pendingAlta(ctx, doc.db, company, doc.ref, doc.type, 0, doc.header, doc.lines, given);
         const next = await nextRecord(ctx, doc.db, company, pending, locked);
-        const insert = ctx.store.insertStatement(registroVerifactuModel, [next.record as Values], doc.db);
+        // The invoice is named by its code in SQL: its id is not back yet (document-parts.ts, round 3).
+        const insert = ctx.store.insertStatement(registroVerifactuModel, [{ ...next.record, idfactura: doc.idReference } as Values], doc.db);
         const inserted = insert.statements.map((statement) => doc.batch.add(statement));
         // The head names the new record by its id, which the database gives in the same round: under
         // the chain's lock it is the company's highest (an index lookup), so that no round trip waits for it.
@@ -91,7 +92,7 @@ async function prepareRecordPart(ctx: AppContext, p: PreparingDocument) {
         }).where('idempresa', '=', idempresa));
         written = async () => {
           const [id] = insert.ids(await Promise.all(inserted));
-          await ctx.store.announceInserted(registroVerifactuModel, [rowReader(registroVerifactuModel)({ ...insert.rows[0], id })], doc.db, false);
+          await ctx.store.announceInserted(registroVerifactuModel, [rowReader(registroVerifactuModel)({ ...insert.rows[0], idfactura: doc.id, id })], doc.db, false);
         };
       },
       async finish(doc: DocumentInWriting) {

@@ -1,0 +1,65 @@
+import assert from 'node:assert/strict';
+import { it } from 'node:test';
+import { sql } from 'kysely';
+import { isRetryable } from '../src/db/translate-error.ts';
+import { inTransaction } from '../src/db/transaction.ts';
+import { NamedStatements } from '../src/db/pg-named-statements.ts';
+import { forEachEngine } from './helpers/test-app.ts';
+
+it('names a text from its third run, and renames every text after a stale statement of the current names', async () => {
+  const names = new NamedStatements();
+  assert.equal(names.nameOf('select $1'), undefined);
+  assert.equal(names.nameOf('select $1'), undefined);
+  const first = names.nameOf('select $1');
+  assert.match(first ?? '', /^s[\w-]{20}_0$/);
+  assert.equal(names.nameOf('select $1'), first, 'the same name while nothing is stale');
+  // A client whose statement went stale under the current names: every text gets a new one.
+  const calls: unknown[] = [];
+  const stale = Object.assign(new Error('cached plan must not change result type'), { code: '0A000' });
+  const client = {
+    getTransactionStatus: () => 'T',
+    query: async (config: unknown, _values?: unknown): Promise<unknown> => {
+      calls.push(config);
+      throw stale;
+    },
+  };
+  names.adopt(client);
+  await assert.rejects(client.query('select $1', [1]), (error) => error === stale);
+  assert.equal((calls[0] as { name: string }).name, first);
+  assert.equal(calls.length, 1, 'inside a transaction the statement is not run again (the transaction failed with it)');
+  assert.ok(isRetryable(stale), 'its transaction runs again');
+  assert.equal(names.nameOf('select $1'), first!.replace(/_0$/, '_1'));
+});
+
+/**
+ * PostgreSQL keeps a named statement's plan per connection; a table it reads that changes shape
+ * (a schema sync widening a column, here or in another instance) makes the statement fail with
+ * "cached plan must not change result type" until it is prepared again. The service renames its
+ * statements then: a statement on its own runs again at once, one in a transaction has its
+ * transaction run again.
+ */
+forEachEngine('named statements after a change of schema', (t) => {
+  const db = () => t().app.ctx.database.kysely;
+  const read = (kysely = db()) => kysely.selectFrom('t_named' as never).selectAll().where('id' as never, '=', 1 as never).execute() as Promise<Array<{ id: number; amount: unknown }>>;
+
+  it('a statement prepared before a column changed type runs after it, alone and in a transaction', async () => {
+    await sql`create table t_named (id integer primary key, amount integer not null)`.execute(db());
+    await sql`insert into t_named values (1, 7)`.execute(db());
+    // Prepared (named from its third run) on the connections the pool hands out.
+    for (let run = 0; run < 8; run += 1) assert.deepEqual(await read(), [{ id: 1, amount: 7 }]);
+
+    await sql`alter table t_named alter column amount type text`.execute(db());
+    assert.deepEqual(await read(), [{ id: 1, amount: '7' }], 'alone: run again under a new name');
+    for (let run = 0; run < 8; run += 1) await read();
+
+    await sql`alter table t_named alter column amount type numeric(10, 2) using amount::numeric`.execute(db());
+    let runs = 0;
+    const rows = await inTransaction(t().app.ctx.database, async (trx) => {
+      runs += 1;
+      return read(trx);
+    });
+    assert.deepEqual(rows, [{ id: 1, amount: 7 }]);
+    assert.equal(runs, 2, 'the transaction that met the stale statement ran again');
+    await sql`drop table t_named`.execute(db());
+  });
+}, { engines: ['postgres'] });
