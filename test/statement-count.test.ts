@@ -67,7 +67,8 @@ forEachEngine('statements per document', (t) => {
     assert.ok(!seen.statements.slice(0, seen.statements.findIndex((text) => SEQUENCE.test(text))).some((text) => / for update$/.test(text)), 'no lock before the sequence');
     if (t().engine !== 'sqlite') {
       const trips = tripsFrom(seen, SEQUENCE);
-      assert.ok(trips <= 6, `${trips} round trips from the first lock to the commit`);
+      // The issue's bound is 6; what the design does is 4 (claim, locks and checks, writes, commit).
+      assert.ok(trips <= 4, `${trips} round trips from the first lock to the commit`);
     }
     // Adding lines costs no statement.
     const more = await observe(t(), () => t().call('POST', '/api/3/crearFacturaCliente', { codcliente: 'STMT', lineas: Array.from({ length: 20 }, (_, i) => ({ referencia: `ST${(i % 5) + 1}` })) }));

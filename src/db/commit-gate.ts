@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { DbExecutor } from './database.ts';
+import type { DbExecutor } from './engine.ts';
 
 /**
  * A commit gate lets an HTTP request's answer be written in the same transaction as the request's

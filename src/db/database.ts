@@ -17,12 +17,10 @@ import { dialectFor, type SqlDialect } from './dialect.ts';
 import { WriteTracker } from './write-tracker.ts';
 import { NamedStatements } from './pg-named-statements.ts';
 import { ReplicaSet, routingDialect } from './read-replicas.ts';
+import type { DbExecutor, Engine } from './engine.ts';
 
-export type Engine = 'sqlite' | 'postgres' | 'mysql';
-
-// Tables are declared at run time by the model registry, so the query builder is untyped.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type DbExecutor = Kysely<any>;
+// The engine's names live apart (engine.ts), so that the modules this one composes need not import it.
+export type { DbExecutor, Engine } from './engine.ts';
 
 export interface Database {
   engine: Engine;

@@ -1,5 +1,5 @@
 import { sql, type Expression, type InsertQueryBuilder, type RawBuilder, type SelectQueryBuilder } from 'kysely';
-import type { Engine } from './database.ts';
+import type { Engine } from './engine.ts';
 
 /**
  * The SQL the three engines spell differently, in one place: domain code asks for the operation

@@ -1,11 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { sql, type Kysely } from 'kysely';
+import { sql } from 'kysely';
+import type { DbExecutor } from './engine.ts';
 import { isRetryable, retryPause } from './translate-error.ts';
-
-// Tables are declared at run time (database.ts's DbExecutor; not imported: database.ts reaches
-// this file through the driver guard and transaction.ts).
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type DbExecutor = Kysely<any>;
 
 /** What a group needs of a database: its root executor, whose transactions the group shares. */
 export interface GroupDatabase {

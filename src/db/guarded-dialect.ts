@@ -1,7 +1,7 @@
 import type { CompiledQuery, DatabaseConnection, Dialect, Driver } from 'kysely';
 import { currentGate } from './commit-gate.ts';
 import { batchParts, commitTails, commitWithTail, pipelinedFollowers } from './statement-batch.ts';
-import type { Engine } from './database.ts';
+import type { Engine } from './engine.ts';
 import { assertNoTransaction } from './transaction.ts';
 import type { WriteTracker } from './write-tracker.ts';
 

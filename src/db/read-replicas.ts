@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { CompiledQuery, type DatabaseConnection, type Dialect, type Driver, type QueryResult, type TransactionSettings } from 'kysely';
-import type { Engine } from './database.ts';
+import type { Engine } from './engine.ts';
 import { isRetryable, isUnavailable } from './translate-error.ts';
 
 /**

@@ -1,6 +1,6 @@
 import { CompiledQuery, type Compilable, type QueryResult, type RawBuilder } from 'kysely';
 import type { DatabaseConnection } from 'kysely';
-import type { DbExecutor, Engine } from './database.ts';
+import type { DbExecutor, Engine } from './engine.ts';
 
 /**
  * Statements of one transaction sent to the database together, in one round trip where the engine

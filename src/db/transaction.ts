@@ -1,8 +1,8 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { Database, DbExecutor } from './database.ts';
+import type { DbExecutor } from './engine.ts';
 import { isRetryable, retryPause } from './translate-error.ts';
 import { currentGate, outsideGate, type CommitGate } from './commit-gate.ts';
-import { inGroup, type Attempt } from './group-commit.ts';
+import { inGroup, type Attempt, type GroupDatabase } from './group-commit.ts';
 
 /**
  * Transactions and the work that must wait for their commit.
@@ -21,6 +21,15 @@ import { inGroup, type Attempt } from './group-commit.ts';
  *   in an async scope that the driver checks (`guardedDialect`): asking for a connection there
  *   fails loudly instead of hanging, and `assertNoTransaction` lets cached state refuse a reload.
  */
+/** What a transaction needs of the database (database.ts's `Database` has it). */
+export interface TransactionalDatabase extends GroupDatabase {
+  /** Whether shared creations join a commit group (`Database.groupCommit`). */
+  readonly groupCommit: boolean;
+  readonly counter: { retries: number };
+  /** Where an after-commit or after-rollback callback's failure goes. */
+  reportError?: (error: unknown, what: string) => void;
+}
+
 interface TransactionState {
   /** Its own transaction (not a commit group's member, not held for a request's answer): its commit may carry statements. */
   ownCommit: boolean;
@@ -57,7 +66,7 @@ export interface TransactionOptions {
   shared?: boolean;
 }
 
-export async function inTransaction<T>(database: Database, fn: (trx: DbExecutor) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
+export async function inTransaction<T>(database: TransactionalDatabase, fn: (trx: DbExecutor) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
   assertNoTransaction('a new transaction');
   const gate = currentGate();
   if (gate?.takes()) return heldTransaction(database, gate, fn, options);
@@ -92,7 +101,7 @@ function runInState<T>(trx: DbExecutor, state: TransactionState, fn: (trx: DbExe
 }
 
 /** One run of a group member (group-commit.ts): its own state, as a transaction of its own would have. */
-function memberAttempt<T>(database: Database, fn: (trx: DbExecutor) => Promise<T>): Attempt<T> {
+function memberAttempt<T>(database: TransactionalDatabase, fn: (trx: DbExecutor) => Promise<T>): Attempt<T> {
   const state = newState();
   return {
     run: (trx) => runInState(trx, state, fn),
@@ -110,7 +119,7 @@ const ROLLBACK = Symbol('rollback');
  * the transaction stays open until the gate says how to end it. Failures before that are retried as
  * usual; a failure of the commit itself reaches the gate (the request answers an error instead).
  */
-async function heldTransaction<T>(database: Database, gate: CommitGate, fn: (trx: DbExecutor) => Promise<T>, options: TransactionOptions): Promise<T> {
+async function heldTransaction<T>(database: TransactionalDatabase, gate: CommitGate, fn: (trx: DbExecutor) => Promise<T>, options: TransactionOptions): Promise<T> {
   const attempts = options.attempts ?? 8;
   for (let attempt = 1; ; attempt++) {
     const state = newState();
@@ -208,7 +217,7 @@ export function warningsOf(db: DbExecutor): Warning[] {
   return [...(states.get(db)?.warnings ?? [])];
 }
 
-async function undoAll(database: Database, work: Array<() => void | Promise<void>>): Promise<void> {
+async function undoAll(database: TransactionalDatabase, work: Array<() => void | Promise<void>>): Promise<void> {
   for (const fn of work) {
     try {
       await outsideTransaction(fn);
@@ -238,7 +247,7 @@ export function assertNoTransaction(what: string): void {
   }
 }
 
-function runAll(database: Database | undefined, callbacks: Array<() => void>): void {
+function runAll(database: TransactionalDatabase | undefined, callbacks: Array<() => void>): void {
   for (const callback of callbacks) {
     try {
       callback();

@@ -1,7 +1,6 @@
 import { AppError } from '../errors.ts';
 import type { Model } from '../models/define-model.ts';
 import type { FieldValue } from '../models/fields.ts';
-import type { ListQuery } from './list-query.ts';
 
 /**
  * Keyset paging: the opaque `cursor` of a list's `Link: <...>; rel="next"` holds the sort values of
@@ -12,24 +11,28 @@ import type { ListQuery } from './list-query.ts';
  */
 const VERSION = 'k1';
 
-type Sort = ListQuery['sort'];
+/** A sort key may read the column through a function: `sort[integer:numero]`, `lower:`, `upper:`. */
+export type SortTransform = 'integer' | 'lower' | 'upper';
 
-const signatureOf = (sort: Sort) => sort.map((entry) => `${entry.field}:${entry.direction}`).join(',');
+/** A list's sort keys, in order (list-query.ts parses them). */
+export type ListSort = Array<{ field: string; direction: 'asc' | 'desc'; transform?: SortTransform }>;
+
+const signatureOf = (sort: ListSort) => sort.map((entry) => `${entry.field}:${entry.direction}`).join(',');
 
 /** Whether lists in this order can page by cursor. */
-export function keysetPageable(model: Model, sort: Sort): boolean {
+export function keysetPageable(model: Model, sort: ListSort): boolean {
   return sort.every((entry) => !entry.transform && !model.fields[entry.field]!.nullable);
 }
 
 /** The cursor that continues after `row` (a record as the list answered it). */
-export function encodeListCursor(sort: Sort, row: Record<string, unknown>): string {
+export function encodeListCursor(sort: ListSort, row: Record<string, unknown>): string {
   return Buffer.from(JSON.stringify([VERSION, signatureOf(sort), sort.map((entry) => row[entry.field] ?? null)]), 'utf8').toString('base64url');
 }
 
 const TYPES: Record<string, string> = { serial: 'number', integer: 'number', double: 'number', boolean: 'boolean' };
 
 /** The sort values a `cursor` parameter carries for this model and order, or 400 `invalid-cursor`. */
-export function decodeListCursor(model: Model, sort: Sort, cursor: string): FieldValue[] {
+export function decodeListCursor(model: Model, sort: ListSort, cursor: string): FieldValue[] {
   if (!keysetPageable(model, sort)) throw new AppError('invalid-cursor', { reason: 'sort-not-pageable' });
   let parsed: unknown;
   try {

@@ -2,7 +2,7 @@ import { AppError } from '../errors.ts';
 import type { Model } from '../models/define-model.ts';
 import { coerceValue, isStorableText } from '../models/coerce.ts';
 import type { FieldValue } from '../models/fields.ts';
-import { decodeListCursor } from './list-cursor.ts';
+import { decodeListCursor, type ListSort, type SortTransform } from './list-cursor.ts';
 
 /**
  * List query string -> validated AST (spec "List query parameters", plus the reference's `_is`,
@@ -31,13 +31,12 @@ export interface Condition {
   value: FieldValue;
 }
 
-/** A sort key may read the column through a function: `sort[integer:numero]`, `lower:`, `upper:`. */
-export type SortTransform = 'integer' | 'lower' | 'upper';
+export type { SortTransform } from './list-cursor.ts';
 
 export interface ListQuery {
   /** Disjunction of conjunctions: `operation[key]=OR` starts a new group (AND binds tighter). */
   where: Condition[][];
-  sort: Array<{ field: string; direction: 'asc' | 'desc'; transform?: SortTransform }>;
+  sort: ListSort;
   /** Rows wanted; null: every row (the lenient reading only). */
   limit: number | null;
   offset: number;

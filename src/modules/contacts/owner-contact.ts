@@ -2,7 +2,7 @@ import type { SaveContext, Values } from '../../models/define-model.ts';
 import { toDbValues } from '../../db/row-codec.ts';
 import { validationError } from '../../errors.ts';
 import { hasText } from '../../models/record-rules.ts';
-import { contactoModel } from './contact-models.ts';
+import { contactoModel } from './contact-model.ts';
 import { insertedId } from '../../db/inserted-id.ts';
 
 /** What a new customer or supplier is: its code column and value, and the fields its contact copies. */

@@ -1,4 +1,4 @@
-import type { Labels } from './labels.ts';
+import type { Labels } from './label-set.ts';
 
 export const ca: Labels = {
   locale: 'ca-ES',
