@@ -6,6 +6,20 @@ import { inTransaction } from '../src/db/transaction.ts';
 import { NamedStatements } from '../src/db/pg-named-statements.ts';
 import { forEachEngine } from './helpers/test-app.ts';
 
+/** A pg client as the wrapper sees it: every query fails with `failure`; `prepared` names its connection parsed. */
+function failingClient(failure: Error, prepared: Record<string, string>) {
+  const calls: Array<{ name?: string }> = [];
+  const client = {
+    connection: { parsedStatements: prepared },
+    getTransactionStatus: () => 'T',
+    query: async (config: unknown, _values?: unknown): Promise<unknown> => {
+      calls.push(config as { name?: string });
+      throw failure;
+    },
+  };
+  return { client, calls };
+}
+
 it('names a text from its third run, and renames every text after a stale statement of the current names', async () => {
   const names = new NamedStatements();
   assert.equal(names.nameOf('select $1'), undefined);
@@ -13,22 +27,32 @@ it('names a text from its third run, and renames every text after a stale statem
   const first = names.nameOf('select $1');
   assert.match(first ?? '', /^s[\w-]{20}_0$/);
   assert.equal(names.nameOf('select $1'), first, 'the same name while nothing is stale');
-  // A client whose statement went stale under the current names: every text gets a new one.
-  const calls: unknown[] = [];
+  // Large statements (a multi-row insert's text changes with its rows) are never named.
+  for (let run = 0; run < 5; run++) assert.equal(names.nameOf('insert $1', 300), undefined);
+
+  // A statement this connection had prepared, refused as stale inside a transaction.
   const stale = Object.assign(new Error('cached plan must not change result type'), { code: '0A000' });
-  const client = {
-    getTransactionStatus: () => 'T',
-    query: async (config: unknown, _values?: unknown): Promise<unknown> => {
-      calls.push(config);
-      throw stale;
-    },
-  };
+  const { client, calls } = failingClient(stale, { [first!]: 'select $1' });
   names.adopt(client);
-  await assert.rejects(client.query('select $1', [1]), (error) => error === stale);
-  assert.equal((calls[0] as { name: string }).name, first);
+  await assert.rejects(client.query('select $1', [1]) as Promise<unknown>, (error) => error === stale);
+  assert.equal(calls[0]!.name, first);
   assert.equal(calls.length, 1, 'inside a transaction the statement is not run again (the transaction failed with it)');
   assert.ok(isRetryable(stale), 'its transaction runs again');
   assert.equal(names.nameOf('select $1'), first!.replace(/_0$/, '_1'));
+});
+
+it('renames nothing for a name its connection never prepared: the failure is another statement\'s consequence', async () => {
+  const names = new NamedStatements();
+  for (let run = 0; run < 3; run++) names.nameOf('update t set a = $1');
+  const name = names.nameOf('update t set a = $1');
+  // pg forgets a name whose Parse failed (a transaction aborted by an earlier statement); the next
+  // statement of that name fails as "does not exist".
+  const missing = Object.assign(new Error(`prepared statement "${name}" does not exist`), { code: '26000' });
+  const { client } = failingClient(missing, {});
+  names.adopt(client);
+  await assert.rejects(client.query('update t set a = $1', [1]) as Promise<unknown>, (error) => error === missing);
+  assert.ok(!isRetryable(missing), 'not a stale statement: the transaction is not run again for it');
+  assert.equal(names.nameOf('update t set a = $1'), name, 'the names stay');
 });
 
 /**

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { sql } from 'kysely';
-import { StatementBatch } from '../src/db/statement-batch.ts';
-import { inTransaction } from '../src/db/transaction.ts';
+import { deferToCommit, StatementBatch } from '../src/db/statement-batch.ts';
+import { commitTail, inTransaction } from '../src/db/transaction.ts';
+import { isUniqueViolation } from '../src/db/translate-error.ts';
 import { forEachEngine } from './helpers/test-app.ts';
 
 /**
@@ -68,5 +69,32 @@ forEachEngine('statement batches', (t) => {
       return (await one).rows;
     });
     assert.deepEqual(rows, [{ name: 'batch-a' }]);
+  });
+
+  it('sends statements with the COMMIT: written with it, and a failing one fails the commit and writes nothing', async () => {
+    const { database } = t().app.ctx;
+    const trips: number[] = [];
+    await inTransaction(database, async (trx) => {
+      assert.ok(commitTail(trx), 'a transaction of its own may carry statements with its commit');
+      await trx.insertInto('api_state').values({ name: 'tail-a', version: 1 }).execute();
+      await deferToCommit(trx, [trx.insertInto('api_state').values({ name: 'tail-b', version: 2 })]);
+      database.counter.observer = (query, roundTrip) => void ((query.sql.includes('api_state') || /^commit/i.test(query.sql.trim())) && trips.push(roundTrip));
+    }).finally(() => (database.counter.observer = undefined));
+    assert.equal(Number((await read('tail-b'))?.version), 2, 'written with the commit');
+    if (database.engine !== 'sqlite') assert.equal(new Set(trips).size, 1, `the deferred insert and the COMMIT in one round trip: ${trips}`);
+
+    const failure = await inTransaction(database, async (trx) => {
+      await trx.insertInto('api_state').values({ name: 'tail-c', version: 1 }).execute();
+      // A duplicate key: refused at the commit, after everything else in the transaction ran.
+      await deferToCommit(trx, [trx.insertInto('api_state').values({ name: 'tail-a', version: 9 })]);
+    }, { attempts: 1 }).then(() => undefined, (error: unknown) => error);
+    assert.ok(isUniqueViolation(failure) || (failure instanceof Error && isUniqueViolation(failure.cause)), `the deferred statement's own error: ${String(failure)}`);
+    assert.equal(await read('tail-c'), undefined, 'rolled back with it');
+    assert.equal(Number((await read('tail-a'))?.version), 1, 'untouched');
+
+    // The connection is clean for what comes next (nothing left to send with a later commit).
+    await inTransaction(database, async (trx) => void (await trx.insertInto('api_state').values({ name: 'tail-d', version: 4 }).execute()));
+    assert.equal(Number((await read('tail-d'))?.version), 4);
+    assert.equal(Number((await read('tail-a'))?.version), 1);
   });
 }, { config: { stateRefreshMs: 60_000 } });

@@ -1,6 +1,6 @@
 import type { CompiledQuery, DatabaseConnection, Dialect, Driver } from 'kysely';
 import { currentGate } from './commit-gate.ts';
-import { batchParts, commitTails, commitWithTail, pipelinedFollowers } from './statement-batch.ts';
+import { batchParts, commitFollowsTail, commitTails, commitWithTail, pipelinedFollowers } from './statement-batch.ts';
 import type { Engine } from './engine.ts';
 import { assertNoTransaction } from './transaction.ts';
 import type { WriteTracker } from './write-tracker.ts';
@@ -44,8 +44,8 @@ async function admitConnectionUse(): Promise<void> {
 }
 
 /** Counts a query sent to the database: one round trip (unless it follows another in a pipeline), and each statement it holds. */
-function countStatement(counter: StatementCounter, query: CompiledQuery): void {
-  if (!pipelinedFollowers.has(query)) counter.roundTrips++;
+function countStatement(counter: StatementCounter, query: CompiledQuery, follower = pipelinedFollowers.has(query)): void {
+  if (!follower) counter.roundTrips++;
   for (const part of batchParts.get(query) ?? [query]) {
     counter.statements++;
     counter.observer?.(part, counter.roundTrips);
@@ -59,7 +59,7 @@ function guardedDriver(driver: Driver, counter: StatementCounter, writes: WriteT
     counted.add(connection);
     const execute = connection.executeQuery.bind(connection);
     connection.executeQuery = async (query, options) => {
-      countStatement(counter, query);
+      countStatement(counter, query, pipelinedFollowers.has(query) || (commitFollowsTail.has(connection) && /^commit\b/i.test(query.sql)));
       // A multi-statement batch writes what each of its statements writes.
       const done = (batchParts.get(query) ?? [query]).map((part) => writes.statement(connection, part.query)).filter((after) => after !== undefined);
       if (!done.length) return execute(query, options);

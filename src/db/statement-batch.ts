@@ -139,6 +139,9 @@ async function multiStatement(db: DbExecutor, queries: CompiledQuery[]): Promise
   });
 }
 
+/** Connections whose COMMIT is being written right behind its tail (PostgreSQL): it travels in the tail's round trip. */
+export const commitFollowsTail = new WeakSet<DatabaseConnection>();
+
 /** Statements that go to the database with their transaction's COMMIT (guarded-dialect.ts sends them), by connection. */
 export const commitTails = new WeakMap<DatabaseConnection, CompiledQuery[]>();
 
@@ -168,12 +171,14 @@ export async function commitWithTail(connection: DatabaseConnection, engine: Eng
     // Written before the COMMIT, answered before it: PostgreSQL ends an aborted transaction's COMMIT
     // with ROLLBACK (the driver throws), and the statement's own error is the one to report.
     // Counted in the commit's round trip (guarded-dialect.ts).
-    const sent = tail.map((query) => {
-      pipelinedFollowers.add(query);
+    const sent = tail.map((query, index) => {
+      if (index) pipelinedFollowers.add(query);
       return connection.executeQuery(query);
     });
     sent.forEach((result) => result.catch(() => {}));
+    commitFollowsTail.add(connection);
     const committed = commit();
+    commitFollowsTail.delete(connection);
     committed.catch(() => {});
     const settled = await Promise.allSettled(sent);
     const failed = settled.find((outcome) => outcome.status === 'rejected');
