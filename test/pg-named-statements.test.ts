@@ -87,3 +87,23 @@ forEachEngine('named statements after a change of schema', (t) => {
     await sql`drop table t_named`.execute(db());
   });
 }, { engines: ['postgres'] });
+
+/**
+ * What PG_PREPARED_STATEMENTS does on the connection itself: on, a text run three times is a
+ * prepared statement of the session (pg_prepared_statements); off (a pooler that does not keep
+ * them), the service prepares nothing.
+ */
+for (const named of [true, false]) {
+  forEachEngine(`PG_PREPARED_STATEMENTS=${named ? 'on' : 'off'}`, (t) => {
+    it(named ? 'prepares a frequent statement once on its connection' : 'prepares nothing', async () => {
+      const prepared = await inTransaction(t().app.ctx.database, async (trx) => {
+        for (let run = 0; run < 5; run++) await trx.selectFrom('api_state').select('name').where('name', '=', `probe-${run}`).execute();
+        // One connection for the whole transaction: its session's statements.
+        const { rows } = await sql<{ statement: string }>`select statement from pg_prepared_statements where statement like ${'%api_state%'}`.execute(trx);
+        return rows.map((row) => row.statement);
+      });
+      if (named) assert.equal(prepared.length, 1, JSON.stringify(prepared));
+      else assert.deepEqual(prepared, []);
+    });
+  }, { engines: ['postgres'], config: { pgPreparedStatements: named } });
+}
