@@ -19,12 +19,15 @@ import { eventually } from './helpers/eventually.ts';
  *
  * Chromium is Debian's (`apt-get install -y chromium`; .ci/run installs it). Where it is missing
  * the suite is skipped, except in CI (CI=true), where that fails. Screenshots of each page go to a
- * temporary folder, or to docs/images/admin with UPDATE_SCREENSHOTS=1 (the ones docs/admin.md shows).
+ * temporary folder, removed afterwards (KEEP_SCREENSHOTS=1 keeps it), or to docs/images/admin with
+ * UPDATE_SCREENSHOTS=1 (the ones docs/admin.md shows).
  */
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const present = fs.existsSync(CHROMIUM);
 if (!present && process.env.CI) throw new Error(`Chromium is needed for the admin console tests: ${CHROMIUM} is missing (apt-get install -y chromium)`);
-const SHOTS = process.env.UPDATE_SCREENSHOTS ? path.resolve(import.meta.dirname, '../docs/images/admin') : fs.mkdtempSync(path.join(os.tmpdir(), 'admin-shots-'));
+const UPDATE = Boolean(process.env.UPDATE_SCREENSHOTS);
+/** Removed after the suite unless KEEP_SCREENSHOTS=1 (to look at what a failing run saw). */
+const SHOTS = UPDATE ? path.resolve(import.meta.dirname, '../docs/images/admin') : present ? fs.mkdtempSync(path.join(os.tmpdir(), 'admin-shots-')) : '';
 /** The launch flags of a closed network: without the background-networking ones Chromium keeps dialling out. */
 const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'];
 
@@ -142,6 +145,7 @@ describe('admin console in Chromium', { skip: present ? false : `no Chromium at 
     service?.child.kill('SIGTERM');
     await service?.exited;
     fs.rmSync(dir, { recursive: true, force: true });
+    if (!UPDATE && !process.env.KEEP_SCREENSHOTS) fs.rmSync(SHOTS, { recursive: true, force: true });
   });
 
   it('serves the page with strict security headers and cheap revalidation, without a key', async () => {
