@@ -91,6 +91,8 @@ export interface PreparingDocument {
   subject: Row;
   /** The variants and products the lines name, by the reference or barcode asked for. */
   products: ReadonlyMap<string, LineProduct>;
+  /** The type (`tipo`) of every product a line names, as the document's calculation read it. */
+  productTypes: ReadonlyMap<number, string | null>;
   exercise: CachedExercise;
 }
 

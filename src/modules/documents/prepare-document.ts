@@ -14,7 +14,7 @@ import type { Row } from './document-repository.ts';
 import type { DocumentType } from './document-types.ts';
 import { exerciseFor } from './fiscal-year.ts';
 import { receiptsPart } from './receipts-part.ts';
-import { calculate, totalsOf } from './recalculate.ts';
+import { calculate, productTypesOf, totalsOf } from './recalculate.ts';
 import { riskPart } from './risk-part.ts';
 import { stockPart } from './stock-part.ts';
 import { subjectValues, subjectWithAddressOf } from './subject.ts';
@@ -120,7 +120,11 @@ export async function prepareComputed(ctx: AppContext, draft: DocumentDraft): Pr
   // The lines as they will be stored (defaults and the model's own rules), then their amounts.
   const lines = await Promise.all(draft.lines.map((line) => ctx.store.prepareNew(type.line, { ...line, [type.key]: 0 }, db)));
   const context = await calcContextFor(db, ref, header as Row, subject);
-  const result = calculate(type, header as Row, lines, context, new Map(draft.productTypes));
+  // A line may name a product without a reference the draft resolved (an `idproducto` given alone,
+  // a refund's line whose reference is gone): its type is then read, as the margin schemes need it.
+  const known = lines.every((line) => line.idproducto === undefined || line.idproducto === null || draft.productTypes.has(Number(line.idproducto)));
+  const productTypes = known ? new Map(draft.productTypes) : await productTypesOf(db, lines);
+  const result = calculate(type, header as Row, lines, context, productTypes);
   Object.assign(header, totalsOf(type, result, header.tasaconv), type.invoice ? { pagada: false, vencida: false } : {});
   const stored = lines.map((line, index) => ({ ...line, ...result.lines[index] }));
   for (const line of stored) delete (line as Row)[type.key];
@@ -140,6 +144,6 @@ export async function prepareComputed(ctx: AppContext, draft: DocumentDraft): Pr
   }
   const prices = supplierPricesPart(type, ref.settings);
   if (prices) makers.push(prices);
-  makers.push(...(await ctx.hooks.run(documentPreparing, { ctx, ref, type, header: prepared, lines: stored, subject, products, exercise })));
+  makers.push(...(await ctx.hooks.run(documentPreparing, { ctx, ref, type, header: prepared, lines: stored, subject, products, productTypes, exercise })));
   return { type, ref, subject, header: prepared, lines: stored, exercise, makers };
 }

@@ -34,8 +34,7 @@ async function prepareInvoicePart(ctx: AppContext, p: PreparingDocument): Promis
   let refusal: NotPosted | undefined;
   try {
     const reference = await postingReference(ctx);
-    const productTypes = new Map([...p.products.values()].map((product) => [product.idproducto, product.tipo]));
-    const { groups } = await storedBreakdown(db, ref, type, header, lines, subject, productTypes);
+    const { groups } = await storedBreakdown(db, ref, type, header, lines, subject, p.productTypes);
     const taxes = new Map(groups.flatMap((group) => {
       const tax = group.codimpuesto ? reference.taxes.get(group.codimpuesto) : undefined;
       return tax ? [[group.codimpuesto!, tax] as const] : [];

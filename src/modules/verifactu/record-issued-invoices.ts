@@ -53,7 +53,7 @@ async function prepareRecordPart(ctx: AppContext, p: PreparingDocument) {
     company: reference.companies.get(idempresa),
     customer: p.subject,
     countryOf: async (codpais) => reference.countries.get(codpais),
-    productTypes: new Map([...p.products.values()].map((product) => [product.idproducto, product.tipo])),
+    productTypes: p.productTypes,
   };
   if (!given.company) delete given.company;
   return () => {
