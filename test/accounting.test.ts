@@ -306,7 +306,7 @@ describe('accounting setting', () => {
 
 forEachEngine('accounting under concurrency', (t) => {
   it('numbers entries once and keeps the trial balance exact through 200 invoices and payments on two instances', async () => {
-    const other: TestApp = await startTestApp(t().engine, { url: (t() as { scratch?: { url: string } }).scratch!.url });
+    const other: TestApp = await startTestApp(t().engine, { url: t().databaseUrl });
     try {
       const year = String((await t().call('GET', '/api/3/ejercicios')).body[0].codejercicio);
       const customers = Array.from({ length: 8 }, (_, i) => `K${i + 1}`);

@@ -40,7 +40,7 @@ function dayBefore(date: string): string {
 
 forEachEngine('group commit', (t) => {
   it('two instances share commits; a document refused in the middle of one consumes no number', async () => {
-    const url = (t() as { scratch?: { url: string } }).scratch!.url;
+    const url = t().databaseUrl;
     const other = await startTestApp(t().engine, { url, config: { groupCommit: 'on' } });
     const instances: TestApp[] = [t(), other];
     try {

@@ -58,7 +58,7 @@ forEachEngine('list totals kept between writes', (t) => {
   });
 
   it('sees another instance\'s writes within the refresh interval', async () => {
-    const url = (t() as { scratch?: { url: string } }).scratch!.url;
+    const url = t().databaseUrl;
     const other = await startTestApp(t().engine, { url, config: { stateRefreshMs: REFRESH_MS } });
     try {
       const query = 'filter[nombre_like]=elsewhere&limit=1';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { it } from 'node:test';
-import { forEachEngine, GLOBAL_KEY, startTestApp, type TestApp } from './helpers/test-app.ts';
+import { forEachEngine, GLOBAL_KEY, startTestApp } from './helpers/test-app.ts';
 
 /**
  * What operators and load balancers rely on: `/health` and `/ready` outside the API (no key, API
@@ -16,7 +16,6 @@ const stream = new Writable({
   },
 });
 
-const scratchUrl = (t: TestApp) => (t as { scratch?: { url: string } }).scratch!.url;
 
 forEachEngine('operations: health, readiness, request ids and logs', (t) => {
   it('answers /health and /ready without a key, also with the API switched off', async () => {
@@ -37,7 +36,7 @@ forEachEngine('operations: health, readiness, request ids and logs', (t) => {
   });
 
   it('is not ready once its database is gone, nor while it shuts down', async () => {
-    const other = await startTestApp(t().engine, { url: scratchUrl(t()) });
+    const other = await startTestApp(t().engine, { url: t().databaseUrl });
     try {
       assert.equal((await other.request({ method: 'GET', url: '/ready', key: null })).statusCode, 200);
       await other.app.ctx.database.close();
@@ -50,7 +49,7 @@ forEachEngine('operations: health, readiness, request ids and logs', (t) => {
   });
 
   it('logs one line per request with its id, and takes a sane id from the client', async () => {
-    const logged = await startTestApp(t().engine, { url: scratchUrl(t()), logger: { level: 'info', stream } });
+    const logged = await startTestApp(t().engine, { url: t().databaseUrl, logger: { level: 'info', stream } });
     try {
       lines.length = 0;
       const given = await logged.request({ method: 'GET', url: '/api/3/cliente?filter[nombre_like]=secretvalue&limit=5', headers: { 'x-request-id': 'client-id.42:a_b' } });

@@ -106,7 +106,7 @@ forEachEngine('plugins', (t) => {
   });
 
   it('switches a plugin in every instance sharing the database', async () => {
-    const other = await startTestApp(t().engine, { url: (t() as { scratch?: { url: string } }).scratch!.url, config: { pluginsDir } });
+    const other = await startTestApp(t().engine, { url: t().databaseUrl, config: { pluginsDir } });
     try {
       assert.equal((await other.call('GET', '/api/3/notacliente')).status, 404);
       assert.equal((await t().call('POST', '/api/3/plugins/customer-notes/enable')).status, 200);

@@ -57,7 +57,7 @@ forEachEngine('rate limits', (t) => {
 
 forEachEngine('rate limits across instances', (t) => {
   it('counts one key\'s requests on two instances together', async () => {
-    const other = await startTestApp(t().engine, { url: (t() as { scratch?: { url: string } }).scratch!.url, config: { rateLimitPerMinute: 10 } });
+    const other = await startTestApp(t().engine, { url: t().databaseUrl, config: { rateLimitPerMinute: 10 } });
     try {
       const key = await newKey(t());
       // Keys are loaded by each instance's cache: the other one learns of the new key on its poll.

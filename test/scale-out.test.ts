@@ -18,7 +18,7 @@ async function created(t: TestApp, url: string, body: Record<string, unknown>): 
 
 forEachEngine('two instances on one database', (t) => {
   it('number invoices made through both at once uniquely and without gaps; revocations and bans reach the other', async () => {
-    const url = (t() as { scratch?: { url: string } }).scratch!.url;
+    const url = t().databaseUrl;
     const other = await startTestApp(t().engine, { url, config: { stateRefreshMs: REFRESH_MS } });
     try {
       await created(t(), '/api/3/cliente', { codcliente: 'SCALE', nombre: 'Scale out' });

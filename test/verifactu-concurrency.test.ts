@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { forEachEngine, startTestApp, type TestApp } from './helpers/test-app.ts';
+import { forEachEngine, withOtherInstance, type TestApp } from './helpers/test-app.ts';
 import { assertChained, recordsOf, switchOn } from './helpers/verifactu.ts';
 
 /**
@@ -11,13 +11,7 @@ import { assertChained, recordsOf, switchOn } from './helpers/verifactu.ts';
  */
 forEachEngine('VERI*FACTU chain under concurrency', (t) => {
   it('keeps one unbroken chain while two instances create 50 invoices and cancel some concurrently', async () => {
-    // Closed within the test: the suite's own database is dropped after it, and may have no other session then.
-    const other: TestApp = await startTestApp(t().engine, { url: (t() as { scratch?: { url: string } }).scratch!.url });
-    try {
-      await chainUnderConcurrency(t(), other);
-    } finally {
-      await other.close();
-    }
+    await withOtherInstance(t(), (other) => chainUnderConcurrency(t(), other));
   });
 }, { engines: ['postgres', 'mysql'] });
 

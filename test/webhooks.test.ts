@@ -61,7 +61,6 @@ forEachEngine('webhooks plugin', (t) => {
   let url = '';
   let secret = '';
   let other: TestApp | undefined;
-  const scratchUrl = () => (t() as { scratch?: { url: string } }).scratch!.url;
   const invoice = async (app: TestApp = t()) => {
     const answer = await app.call('POST', '/api/3/crearFacturaCliente', { codcliente: 'HOOK1', lineas: [{ descripcion: 'consulting', pvpunitario: 100 }] });
     assert.equal(answer.status, 200, JSON.stringify(answer.body));
@@ -123,7 +122,7 @@ forEachEngine('webhooks plugin', (t) => {
     let [pending] = (await deliveries()).filter((row) => row.eventtype === 'document.created' && row.status !== 'delivered');
     assert.deepEqual([pending!.status, pending!.attempts, pending!.responsecode, pending!.lasterror], ['pending', 1, 500, 'http-500']);
     // A restart: this instance goes, another starts on the same database and takes over.
-    other = await startTestApp(t().engine, { url: scratchUrl() });
+    other = await startTestApp(t().engine, { url: t().databaseUrl });
     await pump(other);
     // The new instance's own first delivery run (at its start) may be the one sending it: wait for the post.
     const posts = () => hook.received.filter((post) => JSON.parse(post.body).data.doc?.idfactura === doc.idfactura);
@@ -167,7 +166,7 @@ forEachEngine('webhooks plugin', (t) => {
     // due again only in an hour, so that the other instances (which may post there) leave them be.
     // Those instances' background runs (every second) may still take a new delivery's first try
     // before the strict one does: then another invoice is made, until the strict instance tried one.
-    const strict = await withEnv({ WEBHOOKS_ALLOW_PRIVATE: undefined, WEBHOOKS_RETRY_BASE_SECONDS: '3600' }, () => startTestApp(t().engine, { url: scratchUrl() }));
+    const strict = await withEnv({ WEBHOOKS_ALLOW_PRIVATE: undefined, WEBHOOKS_RETRY_BASE_SECONDS: '3600' }, () => startTestApp(t().engine, { url: t().databaseUrl }));
     try {
       let refused: Record<string, any> | undefined;
       for (let attempt = 0; !refused && attempt < 10; attempt++) {

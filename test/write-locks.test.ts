@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { sql } from 'kysely';
 import { reachedRisk } from '../src/modules/documents/customer-risk.ts';
-import { forEachEngine, startTestApp, type TestApp } from './helpers/test-app.ts';
+import { forEachEngine, withOtherInstance, type TestApp } from './helpers/test-app.ts';
 import { assertChained, recordsOf, switchOn } from './helpers/verifactu.ts';
 
 /**
@@ -19,12 +19,7 @@ const PRODUCTS = ['LP1', 'LP2', 'LP3', 'LP4'];
 
 forEachEngine('write locks in one order', (t) => {
   it('mixes creations, payments, edits and refunds across two instances without a deadlock', async () => {
-    const other: TestApp = await startTestApp(t().engine, { url: (t() as { scratch?: { url: string } }).scratch!.url });
-    try {
-      await mixedWrites(t(), other);
-    } finally {
-      await other.close();
-    }
+    await withOtherInstance(t(), (other) => mixedWrites(t(), other));
   });
 }, { engines: ['postgres', 'mysql'] });
 

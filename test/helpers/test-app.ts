@@ -16,6 +16,8 @@ export interface TestApp {
   request(options: InjectOptions & { key?: string | null }): Promise<LightMyRequestResponse>;
   /** Shorthand: JSON request, returns status and parsed body. */
   call(method: string, url: string, body?: unknown, key?: string | null): Promise<{ status: number; body: any; headers: Record<string, unknown> }>;
+  /** The database it runs on: another instance started on it shares its data, as a deployment's servers do. */
+  databaseUrl: string;
   close(): Promise<void>;
 }
 
@@ -53,6 +55,7 @@ export async function startTestApp(engine: Engine, options: TestAppOptions = {})
     engine,
     app,
     scratch,
+    databaseUrl: config.databaseUrl,
     request,
     async call(method, url, body, key) {
       const response = await request({
@@ -74,6 +77,20 @@ export async function startTestApp(engine: Engine, options: TestAppOptions = {})
       await scratch?.drop();
     },
   };
+}
+
+/**
+ * Runs `fn` with a second instance of the service on `current`'s database (another server of the
+ * same deployment), closed afterwards: before the suite drops its database, which may then have no
+ * other session.
+ */
+export async function withOtherInstance<T>(current: TestApp, fn: (other: TestApp) => Promise<T>, options: Omit<TestAppOptions, 'url'> = {}): Promise<T> {
+  const other = await startTestApp(current.engine, { ...options, url: current.databaseUrl });
+  try {
+    return await fn(other);
+  } finally {
+    await other.close();
+  }
 }
 
 /**
