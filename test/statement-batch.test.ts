@@ -92,6 +92,14 @@ forEachEngine('statement batches', (t) => {
     assert.equal(await read('tail-c'), undefined, 'rolled back with it');
     assert.equal(Number((await read('tail-a'))?.version), 1, 'untouched');
 
+    // A transaction that rolls back sends nothing it deferred, now or with a later commit.
+    await assert.rejects(inTransaction(database, async (trx) => {
+      await deferToCommit(trx, [trx.insertInto('api_state').values({ name: 'tail-e', version: 5 })]);
+      throw new Error('refused');
+    }, { attempts: 1 }), /refused/);
+    for (let i = 0; i < 3; i++) await inTransaction(database, async (trx) => void (await trx.selectFrom('api_state').select('name').where('name', '=', 'tail-a').execute()));
+    assert.equal(await read('tail-e'), undefined, 'a rolled back transaction\'s deferred statement never runs');
+
     // The connection is clean for what comes next (nothing left to send with a later commit).
     await inTransaction(database, async (trx) => void (await trx.insertInto('api_state').values({ name: 'tail-d', version: 4 }).execute()));
     assert.equal(Number((await read('tail-d'))?.version), 4);

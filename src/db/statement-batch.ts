@@ -19,6 +19,11 @@ import type { DbExecutor, Engine } from './engine.ts';
 /** What a batch takes: a query builder, raw SQL (`sql` template), or a compiled query. */
 export type Statement<R = Record<string, unknown>> = Compilable<R> | RawBuilder<R> | CompiledQuery<R>;
 
+/** A statement as the driver runs it. */
+export function compileStatement<R>(db: DbExecutor, query: Statement<R>): CompiledQuery<R> {
+  return ('isRawBuilder' in query ? query.compile(db) : 'compile' in query ? (query as Compilable<R>).compile() : query) as CompiledQuery<R>;
+}
+
 export class StatementBatch {
   readonly #db: DbExecutor;
   readonly #engine: Engine;
@@ -31,7 +36,7 @@ export class StatementBatch {
 
   /** Queues a statement for the next flush. */
   add<R = Row>(query: Statement<R>): Promise<QueryResult<R>> {
-    const compiled = 'isRawBuilder' in query ? query.compile(this.#db) : 'compile' in query ? (query as Compilable<R>).compile() : query;
+    const compiled = compileStatement(this.#db, query);
     const result = new Promise<QueryResult<R>>((resolve, reject) => {
       this.#queued.push({ query: compiled as CompiledQuery, resolve: resolve as (result: QueryResult<Row>) => void, reject });
     });
@@ -153,7 +158,7 @@ export const commitTails = new WeakMap<DatabaseConnection, CompiledQuery[]>();
  * (its events); the caller decides that its transaction may (transaction.ts, `commitTail`).
  */
 export async function deferToCommit(db: DbExecutor, statements: Statement<unknown>[]): Promise<void> {
-  const compiled = statements.map((query) => ('isRawBuilder' in query ? query.compile(db) : 'compile' in query ? (query as Compilable<unknown>).compile() : query) as CompiledQuery);
+  const compiled = statements.map((query) => compileStatement(db, query) as CompiledQuery);
   await db.getExecutor().provideConnection(async (connection) => {
     commitTails.set(connection, [...(commitTails.get(connection) ?? []), ...compiled]);
   });

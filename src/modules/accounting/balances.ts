@@ -1,6 +1,6 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { DbExecutor, Engine } from '../../db/database.ts';
-import type { Statement } from '../../db/statement-batch.ts';
+import { compileStatement, type Statement } from '../../db/statement-batch.ts';
 import type { Decimal } from 'decimal.js';
 import { dec } from '../../models/round.ts';
 
@@ -133,6 +133,5 @@ export async function moveBalances(db: DbExecutor, added: readonly LineAmounts[]
   const subDeltas = subaccountDeltas(added, removed);
   if (![...subDeltas.values()].some((delta) => !delta.debe.isZero() || !delta.haber.isZero())) return;
   const tree = await accountTree(db, [...subDeltas.keys()]);
-  const statements = [deltasStatement(db, 'subcuentas', 'idsubcuenta', subDeltas), deltasStatement(db, 'cuentas', 'idcuenta', accountDeltasOf(tree, subDeltas))];
-  for (const statement of statements) await statement?.execute();
+  for (const statement of balanceStatements(db, tree, added, removed)) await db.executeQuery(compileStatement(db, statement));
 }

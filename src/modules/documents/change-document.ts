@@ -7,7 +7,7 @@ import { documentEvent, paymentEvents } from './document-events.ts';
 import type { FieldValue } from '../../models/fields.ts';
 import type { Values } from '../../models/define-model.ts';
 import { deleteUnpaidReceipts } from '../payments/index.ts';
-import { conversionRate } from './create-document.ts';
+import { conversionRate } from './prepare-document.ts';
 import { documentChanged, linesDiffer, sealedChanges, sealedError, sealOf } from './document-hooks.ts';
 import { sameValue } from './same-value.ts';
 import type { DocumentInput } from './document-input.ts';
@@ -99,9 +99,10 @@ async function changeDocument(ctx: AppContext, db: DbExecutor, ref: DocumentRefe
   if (input.fecha !== undefined || input.hora !== undefined || values.codserie !== undefined) {
     const codejercicio = await exerciseFor(ctx, db, Number(doc.idempresa), fecha);
     // The numbering it leaves and the one it joins: always in the same order, so two moves never deadlock.
-    const scopes = [{ codserie: String(doc.codserie), codejercicio: String(doc.codejercicio) }, { codserie, codejercicio }]
-      .map((scope) => ({ ...scope, idempresa: Number(doc.idempresa) })).sort((a, b) => `${a.codserie}|${a.codejercicio}`.localeCompare(`${b.codserie}|${b.codejercicio}`));
-    for (const scope of scopes) await lockNumbering(db, dialect, type, scope);
+    // One scope when it stays (a new date within its year): its rows are locked once.
+    const scopes = new Map([{ codserie: String(doc.codserie), codejercicio: String(doc.codejercicio) }, { codserie, codejercicio }]
+      .map((scope) => [`${scope.codserie}|${scope.codejercicio}`, { ...scope, idempresa: Number(doc.idempresa) }]));
+    for (const key of [...scopes.keys()].sort()) await lockNumbering(db, dialect, type, scopes.get(key)!);
     Object.assign(values, { fecha, hora });
     if (codejercicio !== doc.codejercicio || codserie !== doc.codserie) {
       released = { codserie: String(doc.codserie), idempresa: Number(doc.idempresa), codejercicio: String(doc.codejercicio), numero: Number(doc.numero) };

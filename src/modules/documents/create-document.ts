@@ -6,7 +6,6 @@ import type { DocumentType } from './document-types.ts';
 import { prepareDocument } from './prepare-document.ts';
 import { writeDocument } from './write-document.ts';
 
-export { conversionRate } from './prepare-document.ts';
 
 /**
  * Creates a business document with its lines (the `crear<Doc>` endpoints): prepared holding no

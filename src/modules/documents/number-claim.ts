@@ -62,7 +62,7 @@ export function queueClaim(batch: StatementBatch, db: DbExecutor, dialect: SqlDi
 }
 
 /** Expressions (read after the locks) that check a claimed number, by name. */
-export function numberChecks(dialect: SqlDialect, type: DocumentType, input: NumberingInput, claimed: ClaimedNumber): Record<string, RawBuilder<unknown>> {
+export function numberChecks(type: DocumentType, input: NumberingInput, claimed: ClaimedNumber): Record<string, RawBuilder<unknown>> {
   const table = sql.table(type.header.table);
   const scope = sql`d.codserie = ${input.codserie} AND d.idempresa = ${input.idempresa} AND d.codejercicio = ${input.codejercicio}`;
   const exists = (condition: RawBuilder<unknown>) => sql`CASE WHEN EXISTS (SELECT 1 FROM ${table} d WHERE ${scope} AND ${condition}) THEN 1 ELSE 0 END`;
@@ -74,7 +74,6 @@ export function numberChecks(dialect: SqlDialect, type: DocumentType, input: Num
   }
   // Customer invoices keep date order (checkInvoiceChronology): for the highest number, only an invoice dated later breaks it.
   if (type.name === 'FacturaCliente') checks.later = exists(sql`d.fecha > ${input.fecha}`);
-  void dialect;
   return checks;
 }
 

@@ -3,7 +3,7 @@ import type { DbExecutor } from '../../db/database.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { AppError, validationError } from '../../errors.ts';
 import type { Values } from '../../models/define-model.ts';
-import { rateFor } from '../finance/index.ts';
+import { conversionRateOf, rateFor } from '../finance/index.ts';
 import { cachedExerciseCovering, exerciseReference, type CachedExercise } from '../fiscal/index.ts';
 import type { LineProduct } from '../catalogue/index.ts';
 import type { DocumentInput } from './document-input.ts';
@@ -33,9 +33,9 @@ async function warehouseCompany(db: DbExecutor, ref: DocumentReference, codalmac
 export async function conversionRate(db: DbExecutor, ref: DocumentReference, type: DocumentType, coddivisa: string): Promise<number> {
   const cached = rateFor(ref.finance, coddivisa, type.side);
   if (cached !== undefined) return cached;
-  const currency = await db.selectFrom('divisas').select(['tasaconv', 'tasaconvcompra']).where('coddivisa', '=', coddivisa).executeTakeFirst();
-  if (!currency) throw validationError({ coddivisa: 'not-found' });
-  return Number(type.side === 'purchase' && currency.tasaconvcompra !== null ? currency.tasaconvcompra : currency.tasaconv);
+  const rate = await conversionRateOf(db, coddivisa, type.side);
+  if (rate === undefined) throw validationError({ coddivisa: 'not-found' });
+  return rate;
 }
 
 /**

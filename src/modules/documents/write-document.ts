@@ -79,7 +79,7 @@ export async function commitDocument(ctx: AppContext, trx: DbExecutor, prepared:
   }
   if (claimed) {
     Object.assign(header, { numero: String(claimed.numero), codigo: claimed.codigo });
-    for (const [name, check] of Object.entries(numberChecks(dialect, type, input, claimed))) reads.set(`number.${name}`, check);
+    for (const [name, check] of Object.entries(numberChecks(type, input, claimed))) reads.set(`number.${name}`, check);
   } else {
     // The slow path (or no sequence of the exercise's own yet): `assignNumber` under the numbering lock.
     await lockNumbering(trx, dialect, type, input);
