@@ -93,9 +93,9 @@ export function declareChartReference(ctx: AppContext): void {
 }
 
 /**
- * Writes to the chart made around the store (a chart import, a posting's new sub-account) drop
- * the cache: in the caller's transaction, seen by this instance at its commit and by the others
- * within STATE_REFRESH_MS.
+ * Writes to the chart made around the store (a chart import) drop the cache (a posting's new
+ * sub-account is added to it instead: `learn`): in the caller's transaction, seen by this instance
+ * at its commit and by the others within STATE_REFRESH_MS.
  */
 export function chartChanged(ctx: AppContext, db: DbExecutor): Promise<void> {
   return ctx.shared.bump(db, CACHE);

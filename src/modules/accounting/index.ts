@@ -9,14 +9,14 @@ import { conceptoPartidaModel, cuentaEspecialModel, diarioModel, regularizacionI
 
 export { asientoModel, conceptoPartidaModel, cuentaEspecialModel, cuentaModel, diarioModel, partidaModel, regularizacionImpuestoModel, subcuentaModel };
 export { importChart, type ChartImport } from './import-chart.ts';
-export { accountTree, moveBalances, type AccountTree, type LineAmounts } from './balances.ts';
+export { accountTree, moveBalances, type LineAmounts } from './balances.ts';
 export { entryLinesStatements, entryRefusalRead, numberedEntryId, numberedEntryStatement, removeEntryHeader } from './entry-statements.ts';
 export { nextEntryNumber } from './entry-number.ts';
 export { insideLockedSettlement, openExercise } from './ledger.ts';
 export { trialBalanceRequest } from './accounting-routes.ts';
 export { entryRefusal, isBalanced, removeEntries, unbalanced, writeEntry, type NewEntry, type NewEntryLine } from './write-entry.ts';
 export { chartLock, chartLockStatement, heldChartLock } from './entry-number.ts';
-export { chartChanged, yearChart, type Subaccount, type YearChart } from './chart-reference.ts';
+export { chartChanged, yearChart } from './chart-reference.ts';
 export type { TrialBalance, TrialBalanceLine } from './trial-balance.ts';
 
 /**

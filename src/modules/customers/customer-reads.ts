@@ -1,15 +1,10 @@
 import type { DbExecutor } from '../../db/database.ts';
 import { subjectWithAddress } from '../contacts/index.ts';
 import { dbBoolean } from '../../db/row-codec.ts';
-import type { SqlDialect } from '../../db/dialect.ts';
 
-/**
- * A customer by code, or undefined. With `locking`, its row stays locked until the transaction
- * ends (a sales document's first lock: see documents/customer-risk.ts).
- */
-export async function customerOf(db: DbExecutor, codcliente: string, locking?: SqlDialect): Promise<Record<string, unknown> | undefined> {
-  const query = db.selectFrom('clientes').selectAll().where('codcliente', '=', codcliente);
-  return (locking ? locking.locking(query) : query).executeTakeFirst();
+/** A customer by code, or undefined. */
+export async function customerOf(db: DbExecutor, codcliente: string): Promise<Record<string, unknown> | undefined> {
+  return db.selectFrom('clientes').selectAll().where('codcliente', '=', codcliente).executeTakeFirst();
 }
 
 /** A customer's payment days (`diaspago`, e.g. "1,15"), or null. */

@@ -18,7 +18,7 @@ export {
   documentChanged, documentCreated, documentRemoving, documentSeal, type ChangedDocument, type CreatedDocument, type DocumentSeal, type RemovedDocument,
 } from './document-hooks.ts';
 export { storedBreakdown } from './stored-breakdown.ts';
-export { documentPreparing, LOCK_ORDER, type DocumentInWriting, type DocumentPart, type LockSlot, type PartMaker, type PreparingDocument } from './document-parts.ts';
+export { documentPreparing, type DocumentInWriting, type PartMaker, type PreparingDocument } from './document-parts.ts';
 export { sameValue } from './same-value.ts';
 export type { Calculation, TaxGroup } from './calculation/types.ts';
 export { SELF_ASSESSED } from './calculation/apply-taxes.ts';

@@ -1,5 +1,4 @@
 import type { DbExecutor } from '../../db/database.ts';
-import type { SqlDialect } from '../../db/dialect.ts';
 import type { Values } from '../../models/define-model.ts';
 import { ADDRESS_FIELDS, supplierOf, supplierWithAddress } from '../contacts/index.ts';
 import { customerOf, customerWithAddress } from '../customers/index.ts';
@@ -8,12 +7,9 @@ import type { DocumentType } from './document-types.ts';
 
 type Row = Record<string, unknown>;
 
-/**
- * The customer or supplier of a document, by code; undefined when there is none. With `locking`,
- * a customer's row stays locked until the transaction ends.
- */
-export function subjectOf(db: DbExecutor, type: DocumentType, code: string, locking?: SqlDialect): Promise<Row | undefined> {
-  return type.side === 'sales' ? customerOf(db, code, locking) : supplierOf(db, code);
+/** The customer or supplier of a document, by code; undefined when there is none. */
+export function subjectOf(db: DbExecutor, type: DocumentType, code: string): Promise<Row | undefined> {
+  return type.side === 'sales' ? customerOf(db, code) : supplierOf(db, code);
 }
 
 /** The customer or supplier with its contact's address, in one read (a new document copies both); undefined when there is none. */

@@ -28,7 +28,7 @@ const SIDES = {
 const INTRA_ROLES = { input: 'IVASUE', output: 'IVARUE' } as const;
 
 /** The sub-account codes products (and their families, walking up) give the lines, by product id. */
-export async function goodsCodes(db: DbExecutor, field: string, lines: Row[]): Promise<Map<number, string>> {
+async function goodsCodes(db: DbExecutor, field: string, lines: Row[]): Promise<Map<number, string>> {
   const ids = [...new Set(lines.map((line) => line.idproducto).filter((id) => id !== null && id !== undefined).map(Number))];
   const codes = new Map<number, string>();
   if (!ids.length) return codes;
@@ -72,7 +72,7 @@ export interface InvoiceAccounts {
 }
 
 /** Where a posting finds sub-accounts: a chart read for it (`chartView`) or the cached year (`yearChart`). */
-export interface ChartLookup {
+interface ChartLookup {
   byCode(code: string | null | undefined): Account | undefined;
   first(role: string): Account | undefined;
 }
@@ -87,7 +87,7 @@ export function invoiceCodes(side: 'sales' | 'purchase', subject: Row, retention
 }
 
 /** The roles an invoice's entry may fall back on. */
-export function invoiceRoles(side: 'sales' | 'purchase'): [string, ...string[]] {
+function invoiceRoles(side: 'sales' | 'purchase'): [string, ...string[]] {
   return ['SUPLI', ...Object.values(SIDES[side].roles), INTRA_ROLES.input, INTRA_ROLES.output];
 }
 
@@ -128,7 +128,7 @@ export function invoiceAccounts(args: {
 }
 
 /** An invoice's entry (its header and lines, balanced) from its numbered header and its accounts: pure. */
-export function invoiceEntry(args: {
+function invoiceEntry(args: {
   type: DocumentType; invoice: Row; accounts: InvoiceAccounts; subject: Account; series: SerieInfo; decimals: number; english: boolean;
 }): { entry: NewEntry; lines: NewEntryLine[] } {
   const entry = invoiceEntryHeader(args);

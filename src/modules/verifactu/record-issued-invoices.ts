@@ -24,7 +24,7 @@ import { writingReference } from './writing-reference.ts';
  */
 export function recordIssuedInvoices(ctx: AppContext): void {
   ctx.hooks.on(documentPreparing, (preparing) => prepareRecordPart(ctx, preparing));
-  // Invoices written by generation from a delivery note and refunds (insert-document.ts).
+  // Invoices generated from a delivery note (insert-document.ts); new ones and refunds take part through documentPreparing.
   ctx.hooks.on(documentCreated, async ({ db, ref, type, id, header, lines }) => {
     if (type.name !== RECORDED_TYPE) return;
     const company = await activeSwitchOf(db, Number(header.idempresa));
