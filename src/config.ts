@@ -73,6 +73,23 @@ export interface Config {
   readYourWritesMs: number;
   /** VERI*FACTU sending and signing (docs/verifactu.md, "Certificates"). */
   verifactu: VerifactuConfig;
+  /** Sending e-mail (docs/email.md). */
+  mail: MailConfig;
+}
+
+export interface MailConfig {
+  /** `SMTP_URL` (`smtp://user:pass@host:587`, `smtps://...:465`): replaces the settings' server, port, security and login. */
+  smtpUrl: string | undefined;
+  /** How often (ms) an instance looks for messages due to be sent and reminders due. */
+  pollMs: number;
+  /** First retry of a transport failure after this, doubling each attempt, at most an hour. */
+  retryBaseSeconds: number;
+  /** After this many attempts a message that never went is `fallido`. */
+  maxAttempts: number;
+  /** How long (ms) one message may take, connection to the server's answer; a sender's claim lasts twice this. */
+  timeoutMs: number;
+  /** The attachments of one message, together, at most this many bytes. */
+  maxAttachmentBytes: number;
 }
 
 export interface VerifactuConfig {
@@ -157,6 +174,26 @@ function verifactuConfig(env: NodeJS.ProcessEnv): VerifactuConfig {
   };
 }
 
+function smtpUrl(value: string | undefined): string | undefined {
+  if (value === undefined || value.trim() === '') return undefined;
+  const url = URL.canParse(value) ? new URL(value) : undefined;
+  if (!url || (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') || !url.hostname) {
+    throw new ConfigError(`SMTP_URL must be smtp://[user:password@]host[:port] or smtps://..., got "${redactUrl(value)}"`);
+  }
+  return value.trim();
+}
+
+function mailConfig(env: NodeJS.ProcessEnv): MailConfig {
+  return {
+    smtpUrl: smtpUrl(env.SMTP_URL),
+    pollMs: intVar(env, 'MAIL_POLL_MS', 2000, 10, 3_600_000),
+    retryBaseSeconds: intVar(env, 'MAIL_RETRY_BASE_SECONDS', 60, 0, 3600),
+    maxAttempts: intVar(env, 'MAIL_MAX_ATTEMPTS', 10, 1, 100),
+    timeoutMs: intVar(env, 'MAIL_TIMEOUT_MS', 60_000, 100, 600_000),
+    maxAttachmentBytes: intVar(env, 'MAIL_MAX_ATTACHMENT_BYTES', 20 * 1_048_576, 1024, 1_073_741_824),
+  };
+}
+
 /** Reads the configuration once; a bad value throws a ConfigError with a message for humans. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const dataDir = path.resolve(env.DATA_DIR || './data');
@@ -214,6 +251,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     readReplicaCheckMs: intVar(env, 'READ_REPLICA_CHECK_MS', 1000, 10, 600_000),
     readYourWritesMs: intVar(env, 'READ_YOUR_WRITES_MS', 5000, 0, 3_600_000),
     verifactu: verifactuConfig(env),
+    mail: mailConfig(env),
   };
 }
 

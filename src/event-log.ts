@@ -61,6 +61,8 @@ const LOGGED: Record<LoggedEventType, true> = {
   'access.changed': true,
   'verifactu.anomaly': true,
   'accounting.not-posted': true,
+  'email.sent': true,
+  'email.failed': true,
 };
 
 /** The types the log holds (what the feed's `type` filter accepts). */

@@ -63,6 +63,27 @@ export interface NotPostedEvent {
   detail: Record<string, unknown>;
 }
 
+/** A message of the outbox went (`email.sent`) or was given up (`email.failed`), docs/email.md. */
+export interface MailEvent {
+  /** The `emailsent` record. */
+  id: number;
+  /** `documento` or `recordatorio`. */
+  tipo: string;
+  to: string;
+  subject: string;
+  /** The document it carried (`FacturaCliente`, 12), and for a reminder the receipt; null when none. */
+  modelo: string | null;
+  modeloid: number | null;
+  idrecibo: number | null;
+  messageid: string;
+  /** The server's answer (`250 2.0.0 Ok: queued as ...`). */
+  response?: string;
+  /** Why it was given up. */
+  reason?: string;
+  /** An earlier hand-over's outcome was never recorded: the recipient may have it twice. */
+  possibleDuplicate?: boolean;
+}
+
 export interface AppEvents {
   'model.save': ModelEvent & { created: boolean };
   'model.delete': ModelEvent;
@@ -86,6 +107,8 @@ export interface AppEvents {
   'access.changed': AccessEvent;
   'verifactu.anomaly': FiscalAnomalyEvent;
   'accounting.not-posted': NotPostedEvent;
+  'email.sent': MailEvent;
+  'email.failed': MailEvent;
 }
 
 type Listener<T> = (payload: T) => void | Promise<void>;

@@ -82,6 +82,9 @@ const TABLE_ACCESS: Record<string, Record<string, string>> = {
     productos: 'the product type the margin schemes read',
   },
   installation: {},
+  mail: {
+    recibospagoscli: 'the unpaid receipts due for a reminder, with their customer\'s e-mail, opt-out and the levels sent: one query of the reminders job',
+  },
   verifactu: {
     empresas: 'whether the installation holds more than one taxpayer (an event\'s IndicadorMultiplesOT), read in the event\'s transaction where the cached reference may not load',
   },

@@ -50,10 +50,7 @@ export async function fanOut(ctx: PluginContext): Promise<number> {
 async function claim(ctx: PluginContext): Promise<Array<Record<string, unknown>>> {
   const now = ctx.clock.now();
   return ctx.inTransaction(async (trx: DbExecutor) => {
-    let query = trx.selectFrom('webhook_deliveries').selectAll().where('status', '=', 'pending').where('nexttry', '<=', stampOf(now)).orderBy('id').limit(BATCH);
-    // SQLite has one writer: the transaction itself keeps other instances out.
-    if (ctx.engine !== 'sqlite') query = query.forUpdate().skipLocked();
-    const rows = await query.execute();
+    const rows = await ctx.dialect.claiming(trx.selectFrom('webhook_deliveries').selectAll().where('status', '=', 'pending').where('nexttry', '<=', stampOf(now)).orderBy('id').limit(BATCH)).execute();
     if (rows.length) {
       await trx.updateTable('webhook_deliveries').set({ nexttry: stampOf(now + LEASE_SECONDS * 1000) }).where('id', 'in', rows.map((row) => row.id)).execute();
     }

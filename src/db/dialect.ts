@@ -9,6 +9,11 @@ export interface SqlDialect {
   engine: Engine;
   /** The select, locking what it reads until the transaction ends (SQLite has one writer: no lock needed). */
   locking<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>): SelectQueryBuilder<DB, TB, O>;
+  /**
+   * The select, locking what it reads and skipping rows another transaction holds (a queue's
+   * workers taking different rows); SQLite has one writer, so its transaction alone keeps others out.
+   */
+  claiming<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>): SelectQueryBuilder<DB, TB, O>;
   /** The insert, doing nothing when a row with the same unique `columns` exists. */
   insertIgnore<DB, TB extends keyof DB, O>(insert: InsertQueryBuilder<DB, TB, O>, columns: string[]): InsertQueryBuilder<DB, TB, O>;
   /** The larger of two values. */
@@ -23,6 +28,7 @@ export function dialectFor(engine: Engine): SqlDialect {
   return {
     engine,
     locking: (query) => (engine === 'sqlite' ? query : query.forUpdate()),
+    claiming: (query) => (engine === 'sqlite' ? query : query.forUpdate().skipLocked()),
     insertIgnore: (insert, columns) =>
       engine === 'mysql' ? insert.ignore() : insert.onConflict((oc) => oc.columns(columns as never).doNothing()),
     greatest: (a, b) => sql<number>`${sql.raw(engine === 'sqlite' ? 'MAX' : 'GREATEST')}(${a}, ${b})`,

@@ -15,6 +15,7 @@ import { fiscalModule } from './fiscal/index.ts';
 import { geographyModule } from './geography/index.ts';
 import { installationModule } from './installation/index.ts';
 import { logsModule } from './logs/index.ts';
+import { mailModule } from './mail/index.ts';
 import { paymentsModule } from './payments/index.ts';
 import { postingModule } from './posting/index.ts';
 import { settingsModule } from './settings/index.ts';
@@ -31,7 +32,7 @@ export function coreModules(): Module[] {
   return [
     settingsModule(), usersModule(), authModule(), geographyModule(), companyModule(), fiscalModule(), taxesModule(),
     financeModule(), accountingModule(), contactsModule(), customersModule(), catalogueModule(), paymentsModule(), documentsModule(),
-    postingModule(), filesModule(), exportModule(), verifactuModule(), logsModule(), eventsModule(), systemModule(), installationModule(), openapiModule(),
+    postingModule(), filesModule(), exportModule(), verifactuModule(), mailModule(), logsModule(), eventsModule(), systemModule(), installationModule(), openapiModule(),
   ];
 }
 

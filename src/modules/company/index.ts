@@ -15,4 +15,4 @@ export function companyModule(): Module {
 }
 export { companyReference, type CompanyReference, type DocumentStatus } from './company-reference.ts';
 export { automaticFormat } from './document-format-reads.ts';
-export { companyOf } from './company-reads.ts';
+export { allCompanies, companyOf } from './company-reads.ts';

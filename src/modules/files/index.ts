@@ -11,7 +11,7 @@ import { setupProductImages } from './product-images/product-image-resource.ts';
 import { registerUploadRoute } from './upload-route.ts';
 
 export { attachedFileModel, attachedFileRelationModel, productImageModel };
-export { attachedImage } from './file-storage.ts';
+export { attachedFileContent, attachedImage, linkedFiles } from './file-storage.ts';
 export { filesOf } from './files-runtime.ts';
 export { thumbnailPathOf, thumbnailPrefixOf } from './stored-name.ts';
 export type { FileStore } from './storage/file-store.ts';

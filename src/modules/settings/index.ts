@@ -4,7 +4,7 @@ import { settingsSeed } from './seed-settings.ts';
 import { readSettings } from './settings.ts';
 
 export { settingsModel, settingsSeed };
-export { checkSettings, readSettings, settingsSchema, type Settings } from './settings.ts';
+export { checkSettings, readSettings, settingsGroup, settingsSchema, type Settings } from './settings.ts';
 export { DEFAULT_SETTINGS } from './default-settings.ts';
 export { fillDefaults, settingsIn } from './settings-in.ts';
 export { refuseDeletingDefault } from './default-records.ts';

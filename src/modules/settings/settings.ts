@@ -122,3 +122,10 @@ export function readSettings(stored: Record<string, unknown> | undefined): Setti
   }
   return Object.freeze(settings) as Settings;
 }
+
+/** A settings group's properties as stored (the `email` group ...), {} when there is none; secrets included: for the service's own use. */
+export async function settingsGroup(db: DbExecutor, name: string): Promise<Record<string, unknown>> {
+  const row = await db.selectFrom('settings').select('properties').where('name', '=', name).executeTakeFirst();
+  const properties = typeof row?.properties === 'string' ? JSON.parse(row.properties) : row?.properties;
+  return properties && typeof properties === 'object' && !Array.isArray(properties) ? (properties as Record<string, unknown>) : {};
+}

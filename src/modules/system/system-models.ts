@@ -2,43 +2,10 @@ import { defineModel } from '../../models/define-model.ts';
 import { f, now } from '../../models/fields.ts';
 
 /**
- * The reference's background machinery, kept as data: e-mail templates and the log of sent
- * e-mails, the cron job registry and the work-event queue. This service does not send e-mail nor
- * run those jobs; clients may read and keep the records.
+ * The reference's background machinery, kept as data: the cron job registry and the work-event
+ * queue. This service does not run those jobs; clients may read and keep the records. (E-mail
+ * templates and sent e-mails belong to the mail module.)
  */
-
-/** E-mail templates (table `emails_notifications`), by name. */
-export const emailNotificationModel = defineModel({
-  name: 'EmailNotification',
-  table: 'emails_notifications',
-  fields: {
-    body: f.text(),
-    creationdate: f.date(),
-    enabled: f.boolean(),
-    name: f.string(100, { primary: true }),
-    subject: f.string(150, { notNull: true }),
-  },
-});
-
-/** Sent e-mails (table `emails_sent`); the sender's reference is cleared when the user is deleted. */
-export const emailSentModel = defineModel({
-  name: 'EmailSent',
-  table: 'emails_sent',
-  fields: {
-    addressee: f.string(100),
-    attachment: f.boolean({ default: false }),
-    body: f.text(),
-    date: f.timestamp(),
-    email_from: f.string(100),
-    html: f.text(),
-    id: f.serial(),
-    nick: f.string(50, { references: f.ref('users', 'nick', 'SET NULL') }),
-    opened: f.boolean({ default: false }),
-    subject: f.string(300),
-    uuid: f.string(13),
-    verificode: f.string(20),
-  },
-});
 
 /** Registered cron jobs and their last run (table `cronjobs`). */
 export const cronJobModel = defineModel({

@@ -1,0 +1,82 @@
+import type { AppContext } from '../../app-context.ts';
+import { inTransaction } from '../../db/transaction.ts';
+import { AppError, validationError } from '../../errors.ts';
+import { documentIdOf, headerOf, type DocumentType, type Row } from '../documents/index.ts';
+import { documentTitleOf, documentView } from '../export/index.ts';
+import { linkedFiles } from '../files/index.ts';
+import { parseAddresses, type Address } from './addresses.ts';
+import { DEFAULT_TEXTS, documentTemplateName } from './default-templates.ts';
+import { fillTemplate, localValue, storedTemplate } from './fill-template.ts';
+import { emailSentModel } from './mail-models.ts';
+import { mailSettingsOf, requireConfigured, type MailSettings } from './mail-settings.ts';
+import type { SendRequest } from './mail-request.ts';
+import { queueMessage } from './outbox.ts';
+
+const AMOUNTS = new Set(['total', 'neto', 'netosindto', 'totaliva', 'totalirpf', 'totalrecargo', 'totalsuplidos', 'totaleuros']);
+const DATES = new Set(['fecha', 'fechadevengo', 'femail', 'finoferta', 'fechasalida', 'fechaentrega']);
+
+/** A stored row's values as text for placeholders: amounts and dates as the language writes them. */
+export function placeholderValues(row: Row, lang: string): Record<string, string> {
+  const values: Record<string, string> = {};
+  for (const [key, value] of Object.entries(row)) {
+    const plain = value instanceof Date ? value.toISOString().slice(0, 10) : value;
+    values[key] = localValue(plain, lang, AMOUNTS.has(key) || key === 'importe' ? 'amount' : DATES.has(key) || key === 'vencimiento' ? 'date' : 'text');
+  }
+  return values;
+}
+
+/** The sender: the settings' address, else the company's own e-mail under its name. */
+export function senderOf(settings: MailSettings, company: { email: string; name: string }): MailSettings {
+  if (settings.from || !company.email) return settings;
+  const parsed = parseAddresses(company.email);
+  return typeof parsed === 'string' || !parsed[0] ? settings : { ...settings, from: { name: company.name, address: parsed[0].address } };
+}
+
+/** The request's Bcc and the settings' standing copy (the company keeping every message it sends), once each. */
+export function withCopy(bcc: Address[], copy: Address[]): Address[] {
+  return [...bcc, ...copy.filter((extra) => !bcc.some((address) => address.address.toLowerCase() === extra.address.toLowerCase()))];
+}
+
+/** The files linked to the document that the request asks for; each must be linked, and all together within the limit. */
+async function filesToAttach(ctx: AppContext, type: DocumentType, id: number, asked: SendRequest['files']): Promise<number[]> {
+  if (asked === false) return [];
+  const sizes = new Map((await linkedFiles(ctx.database.kysely, type.name, id)).map((file) => [file.idfile, file.size]));
+  const ids = asked === true ? [...sizes.keys()] : asked;
+  if (ids.some((file) => !sizes.has(file))) throw validationError({ attachfiles: 'file-not-linked' });
+  if (ids.reduce((sum, file) => sum + sizes.get(file)!, 0) > ctx.config.mail.maxAttachmentBytes) throw validationError({ attachfiles: 'too-large' });
+  return ids;
+}
+
+/**
+ * `enviar<Doc>/{code or id}`: checks everything that can be checked now (recipients, settings,
+ * attachments), fills the subject and body, and writes the message to the outbox: 202 with its
+ * record. The sender job renders the attachments from the document as it is then and sends it.
+ */
+export async function sendDocument(ctx: AppContext, type: DocumentType, idOrCode: string, request: SendRequest, nick: string | null): Promise<Record<string, unknown>> {
+  const db = ctx.database.kysely;
+  const id = await documentIdOf(db, type, idOrCode);
+  const header = id === undefined ? undefined : await headerOf(db, type, id);
+  const view = id === undefined || !header ? undefined : await documentView(ctx, type, id, request.lang);
+  if (!header || !view || id === undefined) throw new AppError('record-not-found');
+  const idempresa = Number(header.idempresa);
+  const settings = senderOf(await mailSettingsOf(ctx, idempresa), view.company);
+  requireConfigured(settings);
+  let to: Address[] = request.to;
+  if (!to.length) {
+    const own = parseAddresses(view.subject.email);
+    to = typeof own === 'string' ? [] : own.map((address) => ({ ...address, name: address.name || view.subject.name }));
+    if (!to.length) throw validationError({ to: 'no-recipient' });
+  }
+  const files = await filesToAttach(ctx, type, id, request.files);
+  const lang = view.lang;
+  const template = (await storedTemplate(db, documentTemplateName(type.name, lang))) ?? { subject: DEFAULT_TEXTS[lang]!.documentSubject, body: DEFAULT_TEXTS[lang]!.documentBody };
+  const values = { ...placeholderValues(header, lang), documento: documentTitleOf(view), destinatario: view.subject.name, empresa: view.company.name };
+  const text = fillTemplate(request.subject ?? template.subject, request.body ?? template.body, values);
+  return inTransaction(ctx.database, async (trx) => {
+    const queued = await queueMessage(ctx, trx, {
+      tipo: 'documento', idempresa, from: settings.from!, to, cc: request.cc, bcc: withCopy(request.bcc, settings.bcc), replyTo: settings.replyTo, text, lang,
+      document: { modelo: type.name, modeloid: id, codigo: String(header.codigo ?? '') }, attach: { exports: request.exports, files }, nick,
+    });
+    return (await ctx.store.get(emailSentModel, queued, trx))!;
+  });
+}
