@@ -9,6 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import { AxeBuilder } from '@axe-core/playwright';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { eventually } from './helpers/eventually.ts';
+import { startSmtp } from './helpers/smtp.ts';
 
 /**
  * The admin console (docs/admin.md) in a real headless Chromium, against the real service started
@@ -311,6 +312,46 @@ describe('admin console in Chromium', { skip: present ? false : `no Chromium at 
     const file = await (await download).path();
     assert.equal(fs.readFileSync(file).subarray(0, 5).toString('latin1'), '%PDF-');
     assert.equal((await call('GET', `facturacliente/${invoices[1]!.idfactura}`)).body.pagada, false, 'the other one untouched');
+  });
+
+  it('sets up e-mail, tests it, sends an invoice from its page and shows the message sent in the outbox', async () => {
+    const smtp = await startSmtp();
+    try {
+      await open('email', 'E-mail');
+      await page.locator('#smtp-host').fill('127.0.0.1');
+      await page.locator('#smtp-port').fill(String(smtp.port));
+      await page.locator('#smtp-enc').selectOption('tls');
+      await page.locator('#smtp-user').fill(smtp.user);
+      await page.locator('#smtp-password').fill(smtp.password);
+      await page.locator('#smtp-lowsecure').check();
+      await page.locator('#smtp-email').fill('not an address');
+      await page.getByRole('button', { name: 'Save' }).click();
+      await page.getByText('Not an e-mail address').waitFor();
+      await page.locator('#smtp-email').fill('consola@acme.example');
+      await page.getByRole('button', { name: 'Save' }).click();
+      await page.getByRole('status').filter({ hasText: 'Settings saved.' }).waitFor();
+      assert.equal('password' in (await call('GET', 'settings/email')).body.properties, false, 'the password is never shown');
+      await page.getByRole('button', { name: 'Send a test message' }).click();
+      await page.getByRole('status').filter({ hasText: /the server said: 250 / }).waitFor();
+      const invoice = invoices[1]!;
+      await open(`documents/facturacliente/${invoice.idfactura}`, new RegExp(invoice.codigo));
+      await page.getByRole('button', { name: 'Send by e-mail' }).click();
+      await page.getByRole('button', { name: 'Send', exact: true }).click();
+      await page.getByText('The customer or supplier has no e-mail: give one').waitFor();
+      await page.getByLabel('To', { exact: true }).fill('Consola <consola.cliente@example.com>');
+      await check('document-send');
+      await page.getByRole('button', { name: 'Send', exact: true }).click();
+      await page.getByRole('status').filter({ hasText: /is queued/ }).waitFor();
+      await eventually(() => assert.equal(smtp.received.length, 2), 20_000);
+      const mail = smtp.received[1]!;
+      assert.match(String(mail.subject), new RegExp(invoice.codigo));
+      assert.deepEqual(mail.attachments.map((file) => file.contentType), ['application/pdf']);
+      await open('email', 'E-mail');
+      await settles(() => page.getByRole('table', { name: 'Outbox, newest first' }).getByRole('row').nth(1).innerText().then((text) => /Sent/.test(text)), true);
+      await check('email');
+    } finally {
+      await smtp.stop();
+    }
   });
 
   it('switches VERI*FACTU on for a company, checks its chain, and cancels an invoice', async () => {

@@ -1,5 +1,5 @@
 // The eight document types as the API names them: resource, key, party, lines, receipts and the
-// custom endpoints that export and pay them.
+// custom endpoints that export, send and pay them.
 
 const sales = { party: 'codcliente', partyName: 'nombrecliente' };
 const purchases = { party: 'codproveedor', partyName: 'nombre' };
@@ -12,6 +12,7 @@ function documentType(resource, key, side, exportName, invoice) {
     ...side,
     lines: `linea${resource}`,
     export: exportName,
+    send: exportName.replace(/^exportar/, 'enviar'),
     invoice,
     receipts: invoice ? (supplier ? 'reciboproveedor' : 'recibocliente') : undefined,
     pay: invoice ? (supplier ? 'pagarFacturaProveedor' : 'pagarFacturaCliente') : undefined,

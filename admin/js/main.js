@@ -12,6 +12,7 @@ import { Documents } from './pages/documents.js';
 import { DocumentPage } from './pages/document.js';
 import { Plugins } from './pages/plugins.js';
 import { Webhooks } from './pages/webhooks.js';
+import { Email } from './pages/email.js';
 import { Events } from './pages/events.js';
 import { Verifactu } from './pages/verifactu.js';
 
@@ -23,6 +24,7 @@ const MENU = [
   { id: 'documents', needs: DOCUMENT_TYPES.map((type) => type.resource) },
   { id: 'verifactu', needs: ['verifactuempresa', 'registroverifactu'] },
   { id: 'plugins', needs: ['plugins'] },
+  { id: 'email', needs: ['emailsent'] },
   { id: 'webhooks', needs: ['webhook'] },
   { id: 'events', needs: ['events'] },
 ];
@@ -105,6 +107,8 @@ function Page({ route, access, refreshAccess }) {
       return html`<${Verifactu} ...${props} />`;
     case 'plugins':
       return html`<${Plugins} ...${props} />`;
+    case 'email':
+      return html`<${Email} ...${props} />`;
     case 'webhooks':
       return html`<${Webhooks} ...${props} />`;
     case 'events':

@@ -36,7 +36,18 @@ declare module 'fastify' {
     notAllowed?: boolean;
     /** The admin console's files: not part of the API, so not in its OpenAPI description. */
     console?: boolean;
+    /** What the OpenAPI description says of a custom endpoint (never used to validate or serialise). */
+    openapi?: OperationDoc;
   }
+}
+
+/** A custom endpoint described for OpenAPI: its summary, the body it reads and what it answers with which status. */
+export interface OperationDoc {
+  summary?: string;
+  description?: string;
+  body?: Record<string, unknown>;
+  status?: number;
+  response?: Record<string, unknown>;
 }
 
 export interface ResourceRoute {
@@ -47,7 +58,7 @@ export interface ResourceRoute {
   /** The records its answers carry (see ResponseShape). */
   shape?: ResponseShape;
   family?: 'model';
-  methods: Partial<Record<Method, { handler: Handler; schema?: FastifySchema; write?: WriteKind; shape?: ResponseShape; streamsFiles?: boolean }>>;
+  methods: Partial<Record<Method, { handler: Handler; schema?: FastifySchema; write?: WriteKind; shape?: ResponseShape; streamsFiles?: boolean; openapi?: OperationDoc }>>;
   /**
    * The methods a parameter sibling serves (`/schema` beside `/:id`): the router would hand this
    * path to the sibling for them, so they keep a 405 route of their own. Every other method a path
@@ -66,7 +77,7 @@ function sharedRoutes(route: ResourceRoute, supported: Method[]): HTTPMethods[][
   const groups: HTTPMethods[][] = [];
   const same = (a: Method, b: Method) => {
     const [x, y] = [route.methods[a]!, route.methods[b]!];
-    return x.handler === y.handler && x.schema === y.schema && x.write === y.write && x.shape === y.shape && x.streamsFiles === y.streamsFiles;
+    return x.handler === y.handler && x.schema === y.schema && x.write === y.write && x.shape === y.shape && x.streamsFiles === y.streamsFiles && x.openapi === y.openapi;
   };
   for (const method of supported) {
     const group = groups.find((methods) => same(methods[0] as Method, method));
@@ -88,8 +99,8 @@ export function addResourceRoute(app: FastifyInstance, route: ResourceRoute): vo
   const config = { resource: route.resource };
   for (const url of route.urls) {
     for (const methods of sharedRoutes(route, supported)) {
-      const { handler, schema, write, shape, streamsFiles } = route.methods[methods[0] as Method]!;
-      app.route({ method: methods, exposeHeadRoute: false, url, config: { ...config, write, shape: shape ?? route.shape, family: route.family, streamsFiles }, schema, handler });
+      const { handler, schema, write, shape, streamsFiles, openapi } = route.methods[methods[0] as Method]!;
+      app.route({ method: methods, exposeHeadRoute: false, url, config: { ...config, write, shape: shape ?? route.shape, family: route.family, streamsFiles, openapi }, schema, handler });
     }
     if (!unsupported.length) continue;
     otherMethodsOf(app).add(url, { resource: route.resource, allow });

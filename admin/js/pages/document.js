@@ -1,11 +1,12 @@
 // One document: header, lines, tax totals, receipts; pay/unpay (invoices); PDF and e-invoice downloads;
-// a customer invoice's VERI*FACTU record, its QR address, and its cancellation; an invoice's
+// sending it by e-mail; a customer invoice's VERI*FACTU record, its QR address, and its cancellation; an invoice's
 // accounting entry with its lines.
 import { html, useEffect, useState } from '../lib.js';
 import { api, apiPath, download, fileNameOf, listAll, recordOf } from '../api.js';
 import { t } from '../i18n.js';
 import { documentTypeOf } from '../documents.js';
 import { cell, Confirm, ErrorBox, money, Notice } from '../ui.js';
+import { SendDocument } from './email.js';
 
 const EINVOICES = ['UBL', 'CII', 'FACTURAE'];
 
@@ -105,6 +106,7 @@ export function DocumentPage({ type: resource, id, access }) {
         ? html`<button type="button" onClick=${() => pay(false)}>${t('document.mark-unpaid')}</button>`
         : html`<button type="button" onClick=${() => pay(true)}>${t('document.mark-paid')}</button>`)}
       ${canExport && html`<button type="button" onClick=${() => exportAs('PDF')}>${t('document.pdf')}</button>`}
+      ${access.listed.has(type.send) && html`<${SendDocument} type=${type} doc=${doc} id=${id} onError=${setError} onNotice=${setNotice} />`}
       ${canExport && type.invoice && EINVOICES.map((kind) => html`<button type="button" onClick=${() => exportAs(kind)}>${t('document.einvoice', { kind })}</button>`)}
       ${record && !record.anulada && access.listed.has('anularFacturaCliente') && html`<button type="button" class="danger" onClick=${() => setCancelling(true)}>${t('document.cancel')}</button>`}
     </div>

@@ -105,14 +105,16 @@ function modelOperation(model: Model, method: string, one: boolean): Record<stri
   };
 }
 
-/** A custom endpoint: its own response schema when it declares one. */
+/** A custom endpoint: its own response schema when it declares one, and what its route's `openapi` says of it. */
 function customOperation(route: RouteRecord): Record<string, unknown> {
-  const declared = (route.schema?.response as Record<string, unknown> | undefined)?.[200];
+  const doc = route.config.openapi ?? {};
+  const declared = doc.response ?? (route.schema?.response as Record<string, unknown> | undefined)?.[200];
   const open = route.config.public || route.config.operational;
   return {
-    summary: `${route.method} ${route.url}`,
-    ...(['POST', 'PUT', 'PATCH'].includes(route.method) ? { requestBody: { content: json({ type: 'object' }) } } : {}),
-    responses: { 200: { description: 'Success', content: json(declared ?? {}) }, ...errorResponses(open ? [404] : [400, 401, 403, 404, 422]) },
+    summary: doc.summary ?? `${route.method} ${route.url}`,
+    ...(doc.description ? { description: doc.description } : {}),
+    ...(['POST', 'PUT', 'PATCH'].includes(route.method) ? { requestBody: { content: json(doc.body ?? { type: 'object' }) } } : {}),
+    responses: { [doc.status ?? 200]: { description: 'Success', content: json(declared ?? {}) }, ...errorResponses(open ? [404] : [400, 401, 403, 404, 422]) },
     ...(open ? { security: [] } : {}),
   };
 }
