@@ -342,7 +342,7 @@ describe('admin console in Chromium', { skip: present ? false : `no Chromium at 
       await check('document-send');
       await page.getByRole('button', { name: 'Send', exact: true }).click();
       await page.getByRole('status').filter({ hasText: /is queued/ }).waitFor();
-      await eventually(() => assert.equal(smtp.received.length, 2), 20_000);
+      await eventually(async () => assert.equal(smtp.received.length, 2), 20_000);
       const mail = smtp.received[1]!;
       assert.match(String(mail.subject), new RegExp(invoice.codigo));
       assert.deepEqual(mail.attachments.map((file) => file.contentType), ['application/pdf']);
