@@ -279,6 +279,32 @@ forEachEngine('e-mail', (t) => {
     assert.equal((await events(t(), 'email.sent')).find((event) => event.payload.id === answer.body.id)?.payload.possibleDuplicate, true);
   });
 
+  it('a company\'s own group wins key by key, and SMTP_URL replaces the server and login of every company', async () => {
+    const own = await t().call('POST', '/api/3/settings', { name: 'email-1', properties: { fromname: 'Acme Norte', replyto: 'norte@acme.example' } });
+    assert.equal(own.status, 201, JSON.stringify(own.body));
+    try {
+      await configure(t(), { host: 'smtp.invalid', password: 'wrong' });
+      const { idfactura } = await invoiceFor(t(), 'ANA');
+      const url = `smtp://${smtp.user}:${smtp.password}@127.0.0.1:${smtp.port}?lowsecure=true`;
+      await withOtherInstance(t(), async (other) => {
+        const answer = await other.call('POST', `/api/3/enviarFacturaCliente/${idfactura}`, { attach: [] });
+        assert.equal(answer.status, 202, JSON.stringify(answer.body));
+        assert.equal(answer.body.responder, 'norte@acme.example');
+        await other.app.runJob('mail-send');
+        const probe = await other.call('POST', '/api/3/probarEmail', {});
+        assert.equal(probe.status, 200, JSON.stringify(probe.body));
+        assert.equal(probe.body.server, `127.0.0.1:${smtp.port}`);
+        assert.equal(probe.body.security, 'starttls');
+      }, { config: { mail: { ...MAIL_CONFIG, smtpUrl: url } } });
+      const mail = smtp.received[0]!;
+      assert.deepEqual(mail.from?.value[0], { address: 'facturas@acme.example', name: 'Acme Norte' });
+      assert.equal(mail.replyTo?.value[0]?.address, 'norte@acme.example');
+    } finally {
+      await t().call('DELETE', '/api/3/settings/email-1');
+      await configure(t());
+    }
+  });
+
   it('two instances emptying one outbox send each message once', async () => {
     const { idfactura } = await invoiceFor(t(), 'ANA');
     const ids: number[] = [];

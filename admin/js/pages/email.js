@@ -2,7 +2,7 @@
 // never shown) with a test button (`probarEmail`), and the outbox (`emailsent`) with each message's
 // state, attempts and the server's answer or the reason it failed.
 import { html, useEffect, useState } from '../lib.js';
-import { api, apiPath, recordOf } from '../api.js';
+import { api, apiPath, saveSettingsGroup } from '../api.js';
 import { useListPage } from '../list-page.js';
 import { t } from '../i18n.js';
 import { cell, ErrorBox, FieldError, Notice, Pager } from '../ui.js';
@@ -51,10 +51,7 @@ export function Email() {
     setError(null);
     setNotice('');
     try {
-      const body = { properties: { mailer: 'smtp', ...edits } };
-      const exists = Object.keys(stored).length > 0;
-      const { data } = exists ? await api('PUT', apiPath(['settings', 'email']), body) : await api('POST', apiPath(['settings']), { name: 'email', ...body });
-      setStored(recordOf(data).properties || {});
+      setStored(await saveSettingsGroup('email', { mailer: 'smtp', ...edits }, Object.keys(stored).length > 0));
       setEdits({});
       setNotice(t('settings.saved'));
     } catch (failure) {

@@ -1,7 +1,7 @@
 // Settings: a form built from the `default` group's schema (the OpenAPI component
 // `settings.default`), with the API's field errors beside their fields; and the API switch.
 import { html, useEffect, useState } from '../lib.js';
-import { api, apiDescription, apiPath, recordOf } from '../api.js';
+import { api, apiDescription, apiPath, saveSettingsGroup } from '../api.js';
 import { t } from '../i18n.js';
 import { Confirm, ErrorBox, FieldError, Notice } from '../ui.js';
 
@@ -57,8 +57,7 @@ export function Settings({ access }) {
     setError(null);
     setNotice('');
     try {
-      const { data } = await api('PUT', apiPath(['settings', 'default']), { properties: edits });
-      setStored(recordOf(data).properties || {});
+      setStored(await saveSettingsGroup('default', edits));
       setEdits({});
       setNotice(t('settings.saved'));
     } catch (failure) {

@@ -12,11 +12,13 @@ const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c) => `&#
 /** Amounts and dates as the recipient's language writes them (`1.234,50`, `31/01/2026`). */
 export function localValue(value: unknown, lang: string, kind: 'amount' | 'date' | 'text'): string {
   if (value === null || value === undefined) return '';
+  // English as written in Europe (31/01/2026), where this installation's customers are.
+  const locale = lang === 'en' ? 'en-GB' : lang;
   if (kind === 'amount' && value !== '' && Number.isFinite(Number(value))) {
-    return new Intl.NumberFormat(lang, { minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(Number(value));
+    return new Intl.NumberFormat(locale, { minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(Number(value));
   }
   if (kind === 'date' && /^\d{4}-\d{2}-\d{2}$/.test(String(value))) {
-    return new Intl.DateTimeFormat(lang, { day: '2-digit', month: '2-digit', year: 'numeric', timeZone: 'UTC' }).format(new Date(`${String(value)}T00:00:00Z`));
+    return new Intl.DateTimeFormat(locale, { day: '2-digit', month: '2-digit', year: 'numeric', timeZone: 'UTC' }).format(new Date(`${String(value)}T00:00:00Z`));
   }
   return String(value);
 }

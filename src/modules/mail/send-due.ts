@@ -85,8 +85,10 @@ async function sendOne(ctx: AppContext, row: Row, token: string): Promise<void> 
   try {
     attachments = await attachmentsOf(ctx, row);
   } catch (error) {
-    if (error instanceof MissingAttachment) return record(ctx, row, token, { failure: { permanent: true, reason: error.message } });
-    throw error;
+    // A document or file gone will not come back; anything else (a renderer's failure) counts as an attempt.
+    const permanent = error instanceof MissingAttachment;
+    if (!permanent) ctx.log.error({ err: error, email: row.id }, 'e-mail attachments could not be made');
+    return record(ctx, row, token, { failure: { permanent, reason: permanent ? (error as Error).message : `attachments-failed: ${String((error as Error).message ?? error)}`.slice(0, 500) } });
   }
   // From here the server may take the message: a crash before the outcome is recorded leaves this
   // mark, and whoever sends it again says that it may arrive twice.
