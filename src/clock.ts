@@ -64,8 +64,13 @@ export class BusinessClock implements Clock {
     return dayIn(this.now(), this.zone);
   }
 
-  /** Now as `YYYY-MM-DD HH:MM:SS` in UTC. */
-  timestamp(): string {
-    return new Date(this.now()).toISOString().slice(0, 19).replace('T', ' ');
+  /** Now (or `offsetMs` from now: a lease's end, a retry's time) as `YYYY-MM-DD HH:MM:SS` in UTC. */
+  timestamp(offsetMs = 0): string {
+    return timestampOf(this.now() + offsetMs);
   }
+}
+
+/** A moment (milliseconds since the epoch) as the timestamp columns hold it: `YYYY-MM-DD HH:MM:SS`, UTC. */
+export function timestampOf(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
 }

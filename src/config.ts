@@ -86,7 +86,7 @@ export interface MailConfig {
   retryBaseSeconds: number;
   /** After this many attempts a message that never went is `fallido`. */
   maxAttempts: number;
-  /** How long (ms) one message may take, connection to the server's answer; a sender's claim lasts twice this. */
+  /** How long (ms) the SMTP server may keep the sender waiting (connection, greeting, each answer); a sender's claim lasts ten of these. */
   timeoutMs: number;
   /** The attachments of one message, together, at most this many bytes. */
   maxAttachmentBytes: number;

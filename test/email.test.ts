@@ -66,7 +66,9 @@ forEachEngine('e-mail', (t) => {
   it('payment reminders: the level a receipt has reached goes once, with the invoice\'s PDF; paid receipts and opted-out customers get none', async () => {
     await configure(t(), { reminderdays: '7,30' });
     try {
-      const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
+      // Business dates: the installation's today, as the job reads it.
+      const today = Date.parse(`${t().app.ctx.clock.today().date}T00:00:00Z`);
+      const day = (offset: number) => new Date(today + offset * 86_400_000).toISOString().slice(0, 10);
       // In date order: a serie's invoices are numbered by date (this test runs first for that).
       await invoiceFor(t(), 'BEA', day(-40));
       const paid = await invoiceFor(t(), 'ANA', day(-12));
@@ -207,6 +209,7 @@ forEachEngine('e-mail', (t) => {
       [`enviarFacturaCliente/${idfactura}`, { attach: ['PDF', 'DOCX'] }, 'attach', 'invalid-export-type'],
       [`enviarFacturaCliente/${idfactura}`, { attachfiles: [999999] }, 'attachfiles', 'file-not-linked'],
       [`enviarFacturaCliente/${idfactura}`, { sendto: 'x@y.example' }, 'sendto', 'unknown-field'],
+      [`enviarFacturaCliente/${idfactura}`, { lang: 'xx' }, 'lang', 'invalid-value'],
     ] as const) {
       const answer = await t().call('POST', `/api/3/${url}`, body);
       assert.equal(answer.status, 422, `${JSON.stringify(body)}: ${JSON.stringify(answer.body)}`);
@@ -302,6 +305,56 @@ forEachEngine('e-mail', (t) => {
     } finally {
       await t().call('DELETE', '/api/3/settings/email-1');
       await configure(t());
+    }
+  });
+
+  it('a message whose end the server never answered is tried again and flagged: the server may have taken it', async () => {
+    const { idfactura } = await invoiceFor(t(), 'ANA');
+    const answer = await t().call('POST', `/api/3/enviarFacturaCliente/${idfactura}`, { attach: [] });
+    smtp.mode = 'hang';
+    await t().app.runJob('mail-send');
+    let stored = await outbox(t(), answer.body.id);
+    assert.equal(stored.estado, 'pendiente');
+    assert.match(stored.error, /ETIMEDOUT/);
+    assert.notEqual(stored.entregando, null, 'the hand-over mark stays');
+    smtp.mode = 'accept';
+    await t().app.runJob('mail-send');
+    stored = await outbox(t(), answer.body.id);
+    assert.equal(stored.estado, 'enviado');
+    assert.equal(stored.posibleduplicado, true);
+    assert.equal(smtp.received.length, 1);
+  });
+
+  it('without a sender address the company\'s own e-mail sends, a long name cuts nothing, and a queued message cannot be edited', async () => {
+    assert.equal((await t().call('PATCH', '/api/3/empresa/1', { email: 'administracion@empresa.example' })).status, 200);
+    const name = 'Consultoría y Servicios Profesionales Integrales del Mediterráneo Occidental';
+    await configure(t(), { email: null, fromname: name });
+    try {
+      const { idfactura } = await invoiceFor(t(), 'ANA');
+      const answer = await t().call('POST', `/api/3/enviarFacturaCliente/${idfactura}`, { attach: [] });
+      assert.equal(answer.status, 202, JSON.stringify(answer.body));
+      const edited = await t().call('PATCH', `/api/3/emailsent/${answer.body.id}`, { email_from: 'ceo@bank.example', subject: 'Urgent' });
+      assert.equal(edited.status, 422, JSON.stringify(edited.body));
+      assert.equal(Object.values(edited.body.fields)[0], 'read-only');
+      await t().app.runJob('mail-send');
+      assert.deepEqual(smtp.received[0]!.from?.value[0], { address: 'administracion@empresa.example', name });
+      assert.equal((await outbox(t(), answer.body.id)).estado, 'enviado');
+      assert.equal((await t().call('POST', '/api/3/probarEmail', {})).status, 200, 'the test message has the same sender');
+      assert.equal((await t().call('POST', '/api/3/probarEmail', { idempresa: 99 })).body.fields.idempresa, 'company-not-found');
+    } finally {
+      await configure(t(), { fromname: 'Acme Facturación' });
+    }
+  });
+
+  it('a company group that names its own server never borrows the installation\'s login', async () => {
+    const own = await t().call('POST', '/api/3/settings', { name: 'email-1', properties: { host: '127.0.0.1', port: smtp.port, enc: 'tls', lowsecure: true } });
+    assert.equal(own.status, 201, JSON.stringify(own.body));
+    try {
+      const probe = await t().call('POST', '/api/3/probarEmail', {});
+      assert.equal(probe.status, 502, JSON.stringify(probe.body));
+      assert.match(probe.body.reason, /530/, 'the server asked for a login the company group does not give');
+    } finally {
+      await t().call('DELETE', '/api/3/settings/email-1');
     }
   });
 

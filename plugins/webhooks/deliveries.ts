@@ -17,8 +17,6 @@ export interface WebhookOptions {
   retryBaseSeconds: number;
 }
 
-const stampOf = (ms: number) => new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
-
 /**
  * Fan-out: reads the event log after the cursor and makes one pending delivery per matching
  * enabled webhook and event, then moves the cursor, in one transaction. Instances racing here make
@@ -33,7 +31,7 @@ export async function fanOut(ctx: PluginContext): Promise<number> {
   const after = Math.max(Number(stored?.lastid ?? 0), hooks.length ? Math.min(...hooks.map((hook) => hook.since)) : 0);
   const { events, last } = await ctx.readEvents(after, 500);
   if (last <= after) return 0;
-  const now = stampOf(ctx.clock.now());
+  const now = ctx.clock.timestamp();
   const rows = events.flatMap((event) => hooks.filter((hook) => event.id > hook.since && hook.matches(event.type))
     .map((hook) => ({ idwebhook: hook.id, eventid: event.id, eventtype: event.type, status: 'pending', attempts: 0, nexttry: now, created: now })));
   await ctx.inTransaction(async (trx) => {
@@ -48,11 +46,10 @@ export async function fanOut(ctx: PluginContext): Promise<number> {
 
 /** Takes due deliveries for this instance: rows locked by another instance are skipped where the engine can. */
 async function claim(ctx: PluginContext): Promise<Array<Record<string, unknown>>> {
-  const now = ctx.clock.now();
   return ctx.inTransaction(async (trx: DbExecutor) => {
-    const rows = await ctx.dialect.claiming(trx.selectFrom('webhook_deliveries').selectAll().where('status', '=', 'pending').where('nexttry', '<=', stampOf(now)).orderBy('id').limit(BATCH)).execute();
+    const rows = await ctx.dialect.claiming(trx.selectFrom('webhook_deliveries').selectAll().where('status', '=', 'pending').where('nexttry', '<=', ctx.clock.timestamp()).orderBy('id').limit(BATCH)).execute();
     if (rows.length) {
-      await trx.updateTable('webhook_deliveries').set({ nexttry: stampOf(now + LEASE_SECONDS * 1000) }).where('id', 'in', rows.map((row) => row.id)).execute();
+      await trx.updateTable('webhook_deliveries').set({ nexttry: ctx.clock.timestamp(LEASE_SECONDS * 1000) }).where('id', 'in', rows.map((row) => row.id)).execute();
     }
     return rows;
   });
@@ -96,11 +93,10 @@ export async function deliverDue(ctx: PluginContext, options: WebhookOptions): P
       }
     }
     const attempts = Number(delivery.attempts) + 1;
-    const now = ctx.clock.now();
     const retryIn = Math.min(3600, options.retryBaseSeconds * 2 ** (attempts - 1)) * 1000;
     await ctx.db.updateTable('webhook_deliveries').set(error === null
-      ? { status: 'delivered', attempts, responsecode: code, lasterror: null, delivered: stampOf(now), nexttry: null }
-      : { status: attempts >= MAX_ATTEMPTS ? 'failed' : 'pending', attempts, responsecode: code, lasterror: error, nexttry: stampOf(now + retryIn) })
+      ? { status: 'delivered', attempts, responsecode: code, lasterror: null, delivered: ctx.clock.timestamp(), nexttry: null }
+      : { status: attempts >= MAX_ATTEMPTS ? 'failed' : 'pending', attempts, responsecode: code, lasterror: error, nexttry: ctx.clock.timestamp(retryIn) })
       .where('id', '=', delivery.id as number).execute();
   }
   return due.length;

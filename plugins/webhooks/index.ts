@@ -27,7 +27,7 @@ export default function webhooks(api: PluginApi): PluginDefinition {
           const id = Number((request.params as { id: string }).id);
           const found = Number.isInteger(id) && (await ctx.db.selectFrom('webhook_deliveries').select('id').where('id', '=', id).executeTakeFirst());
           if (!found) throw new api.AppError('record-not-found');
-          await ctx.db.updateTable('webhook_deliveries').set({ status: 'pending', attempts: 0, nexttry: new Date(ctx.clock.now()).toISOString().slice(0, 19).replace('T', ' ') }).where('id', '=', id).execute();
+          await ctx.db.updateTable('webhook_deliveries').set({ status: 'pending', attempts: 0, nexttry: ctx.clock.timestamp() }).where('id', '=', id).execute();
           return ctx.store.get(delivery, id);
         },
       },

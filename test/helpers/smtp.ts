@@ -5,10 +5,10 @@ import { SMTPServer } from 'smtp-server';
 /**
  * A real SMTP server for the e-mail tests (smtp-server, the Nodemailer project's): STARTTLS
  * required (its own self-signed certificate: the service is set to `lowsecure`), AUTH PLAIN/LOGIN
- * with one user, and what a test wants of it: take messages, refuse them with a 5xx, or drop the
- * connection in the middle of one. `stop()` takes it down, `start()` brings it back on its port.
+ * with one user, and what a test wants of it: take messages, refuse them with a 5xx, drop the
+ * connection in the middle of one, or take one whole and never answer (`hang`). `stop()` takes it down, `start()` brings it back on its port.
  */
-export type SmtpMode = 'accept' | 'refuse' | 'drop';
+export type SmtpMode = 'accept' | 'refuse' | 'drop' | 'hang';
 
 export interface TestSmtp {
   port: number;
@@ -55,7 +55,7 @@ export async function startSmtp(): Promise<TestSmtp> {
             }
           });
           stream.on('end', () => {
-            if (dropped) return;
+            if (dropped || smtp.mode === 'hang') return;
             if (smtp.mode === 'refuse') return callback(Object.assign(new Error('Mailbox unavailable: policy refusal'), { responseCode: 550 }));
             simpleParser(Buffer.concat(chunks)).then((parsed) => {
               smtp.received.push(parsed);

@@ -12,7 +12,8 @@ const FIELDS = [
   ['host', 'text'], ['port', 'number'], ['enc', 'select'], ['user', 'text'], ['password', 'password'], ['lowsecure', 'checkbox'],
   ['email', 'email'], ['fromname', 'text'], ['replyto', 'email'], ['bcc', 'text'], ['reminderdays', 'text'],
 ];
-const SECURITY = ['ssl', 'tls', 'none'];
+// `enc` as the API stores it: empty is STARTTLS when the server offers it.
+const SECURITY = ['', 'ssl', 'tls', 'none'];
 
 function SmtpField({ name, kind, value, reason, onChange }) {
   const id = `smtp-${name}`;
@@ -24,8 +25,8 @@ function SmtpField({ name, kind, value, reason, onChange }) {
       <label for=${id}>${label} <code>${name}</code></label><${FieldError} id=${errorId} reason=${reason} /></div>`;
   }
   const control = kind === 'select'
-    ? html`<select id=${id} value=${value ?? 'ssl'} aria-describedby=${described} onChange=${(event) => onChange(event.target.value)}>
-        ${SECURITY.map((option) => html`<option value=${option}>${t(`email.enc-${option}`)}</option>`)}</select>`
+    ? html`<select id=${id} value=${value ?? ''} aria-describedby=${described} onChange=${(event) => onChange(event.target.value)}>
+        ${SECURITY.map((option) => html`<option value=${option}>${t(`email.enc-${option || 'auto'}`)}</option>`)}</select>`
     : html`<input id=${id} type=${kind} value=${value ?? ''} autocomplete=${kind === 'password' ? 'new-password' : 'off'} placeholder=${kind === 'password' ? t('email.password-kept') : ''}
         aria-describedby=${described} aria-invalid=${reason ? 'true' : undefined}
         onInput=${(event) => onChange(kind === 'number' && /^\d+$/.test(event.target.value) ? Number(event.target.value) : event.target.value)} />`;

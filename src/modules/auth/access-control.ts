@@ -1,3 +1,4 @@
+import { timestampOf } from '../../clock.ts';
 import { randomUUID, timingSafeEqual } from 'node:crypto';
 import type { AppContext } from '../../app-context.ts';
 import { AppError } from '../../errors.ts';
@@ -39,10 +40,6 @@ const METHOD_PERMISSION: Readonly<Record<string, Permission | undefined>> = Obje
   PATCH: 'put',
   DELETE: 'delete',
 });
-
-function isoSeconds(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
-}
 
 /**
  * Keys, access rules, the IP ban and key activity, served from memory.
@@ -194,7 +191,7 @@ export class AccessControl {
     this.#activity = new Map();
     const db = this.#ctx.database.kysely;
     for (const [id, { time, ip }] of pending) {
-      await db.updateTable('api_keys').set({ lastactivity: isoSeconds(time), lastip: ip.slice(0, 45) }).where('id', '=', id).execute();
+      await db.updateTable('api_keys').set({ lastactivity: timestampOf(time), lastip: ip.slice(0, 45) }).where('id', '=', id).execute();
     }
   }
 }

@@ -39,6 +39,12 @@ export function parseAddresses(value: unknown): Address[] | AddressProblem {
   return found;
 }
 
+/** A stored list (a customer's e-mail, a settings key, checked when written): [] for anything unreadable. */
+export function addressesOf(value: unknown): Address[] {
+  const parsed = parseAddresses(value);
+  return typeof parsed === 'string' ? [] : parsed;
+}
+
 /** One address (a sender, a reply-to): the problem, or undefined when it is fine or empty. */
 export function addressProblem(value: unknown): AddressProblem | 'too-many-recipients' | undefined {
   const parsed = parseAddresses(value);

@@ -39,9 +39,9 @@ export function fillTemplate(subject: string, body: string, values: Record<strin
   };
 }
 
-/** The template of that name from `emails_notifications` unless it is switched off (`enabled` false), else undefined. */
-export async function storedTemplate(db: DbExecutor, name: string): Promise<{ subject: string; body: string } | undefined> {
+/** The template of that name from `emails_notifications` unless it is switched off (`enabled` false), else the built-in one given. */
+export async function templateFor(db: DbExecutor, name: string, builtIn: { subject: string; body: string }): Promise<{ subject: string; body: string }> {
   const row = await db.selectFrom('emails_notifications').select(['subject', 'body', 'enabled']).where('name', '=', name).executeTakeFirst();
-  if (!row || (row.enabled !== null && row.enabled !== undefined && !dbBoolean(row.enabled))) return undefined;
+  if (!row || (row.enabled !== null && row.enabled !== undefined && !dbBoolean(row.enabled))) return builtIn;
   return { subject: String(row.subject ?? ''), body: String(row.body ?? '') };
 }

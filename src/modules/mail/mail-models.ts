@@ -1,4 +1,5 @@
 import { defineModel } from '../../models/define-model.ts';
+import { validationError } from '../../errors.ts';
 import { f, now, sortedFields } from '../../models/fields.ts';
 
 /**
@@ -51,7 +52,9 @@ export const emailSentModel = defineModel({
     destinatarios: f.text({ readOnly: true }),
     copia: f.text({ readOnly: true }),
     copiaoculta: f.text({ readOnly: true }),
-    responder: f.string(100, { readOnly: true }),
+    responder: f.text({ readOnly: true }),
+    /** The From header as it goes (`email_from` is the reference's column: the address alone). */
+    remitente: f.text({ readOnly: true }),
     idempresa: f.integer({ readOnly: true }),
     /** The document it sends: class name and id (`FacturaCliente`, 12), its code, and for a reminder the receipt. */
     modelo: f.string(30, { readOnly: true }),
@@ -77,6 +80,15 @@ export const emailSentModel = defineModel({
     fechaenvio: f.timestamp({ readOnly: true }),
   }),
   indexes: [['estado', 'siguienteintento'], ['modelo', 'modeloid']],
+  hooks: {
+    // A message of the outbox goes as it was checked when asked for: its text and addresses never
+    // change afterwards (a key allowed to edit the log must not send other mail through the company's server).
+    beforeSave({ existing, values }) {
+      if (!existing?.estado) return;
+      const changed = Object.keys(values).find((name) => values[name] !== undefined && values[name] !== existing[name]);
+      if (changed) throw validationError({ [changed]: 'read-only' });
+    },
+  },
 });
 
 /**

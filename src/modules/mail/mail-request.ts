@@ -1,5 +1,5 @@
 import { fieldErrors, validationError } from '../../errors.ts';
-import { exportTypeOf } from '../export/index.ts';
+import { exportTypeOf, languageOf } from '../export/index.ts';
 import { hasControl, MAX_RECIPIENTS, parseAddresses, type Address } from './addresses.ts';
 
 /** The body of `enviar<Doc>`, read and checked (docs/email.md). */
@@ -18,7 +18,15 @@ export interface SendRequest {
   files: boolean | number[];
 }
 
-const KNOWN = new Set(['to', 'cc', 'bcc', 'subject', 'body', 'lang', 'attach', 'attachfiles']);
+const KNOWN = ['to', 'cc', 'bcc', 'subject', 'body', 'lang', 'attach', 'attachfiles'];
+
+/** A request's body as its members, and an error map already naming those that are not `known` (`unknown-field`). */
+export function bodyFields(body: unknown, known: readonly string[]): { fields: Record<string, unknown>; errors: Record<string, string> } {
+  const fields = (body && typeof body === 'object' && !Array.isArray(body) ? body : {}) as Record<string, unknown>;
+  const errors = fieldErrors();
+  for (const key of Object.keys(fields)) if (!known.includes(key)) errors[key] = 'unknown-field';
+  return { fields, errors };
+}
 const listOf = (value: unknown): unknown[] => (Array.isArray(value) ? value : typeof value === 'string' ? value.split(',').map((item) => item.trim()).filter(Boolean) : [value]);
 
 /**
@@ -26,9 +34,7 @@ const listOf = (value: unknown): unknown[] => (Array.isArray(value) ? value : ty
  * request that cannot go as asked. `invoice`: e-invoice attachments are for invoices only.
  */
 export function readSendRequest(body: unknown, invoice: boolean): SendRequest {
-  const fields = (body && typeof body === 'object' && !Array.isArray(body) ? body : {}) as Record<string, unknown>;
-  const errors = fieldErrors();
-  for (const key of Object.keys(fields)) if (!KNOWN.has(key)) errors[key] = 'unknown-field';
+  const { fields, errors } = bodyFields(body, KNOWN);
   const addresses = (key: string): Address[] => {
     const parsed = parseAddresses(fields[key]);
     if (typeof parsed === 'string') {
@@ -51,6 +57,7 @@ export function readSendRequest(body: unknown, invoice: boolean): SendRequest {
   const subject = text('subject', 300, true);
   const message = text('body', 100_000, false);
   const lang = text('lang', 10, true);
+  if (lang !== undefined && !languageOf(lang)) errors.lang = 'invalid-value';
   const exports: string[] = [];
   if (fields.attach === undefined || fields.attach === null) exports.push('PDF');
   else {

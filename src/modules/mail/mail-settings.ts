@@ -3,7 +3,7 @@ import type { DbExecutor } from '../../db/database.ts';
 import { fieldErrors, validationError } from '../../errors.ts';
 import { companyOf } from '../company/index.ts';
 import { settingsGroup, settingsModel } from '../settings/index.ts';
-import { addressProblem, hasControl, parseAddresses, type Address } from './addresses.ts';
+import { addressesOf, addressProblem, hasControl, parseAddresses, type Address } from './addresses.ts';
 
 /**
  * The e-mail settings: the installation's `email` settings group (the reference's: `mailer`,
@@ -13,7 +13,8 @@ import { addressProblem, hasControl, parseAddresses, type Address } from './addr
 export interface MailSettings {
   host: string;
   port: number;
-  security: 'none' | 'starttls' | 'tls';
+  /** `auto`: STARTTLS when the server offers it (the default); `starttls`: required; `tls`: from the first byte; `none`: never. */
+  security: 'auto' | 'none' | 'starttls' | 'tls';
   user: string;
   password: string;
   /** Accept a server certificate that does not verify (the reference's `lowsecure`): tests, a server on the same host. */
@@ -32,9 +33,13 @@ const GROUP = /^email(?:-([1-9][0-9]{0,8}))?$/;
 
 /**
  * `enc` as the reference writes it (PHPMailer's words: `tls` is STARTTLS, `ssl` is TLS from the
- * first byte), and our own clearer names.
+ * first byte), and our own clearer names. Empty is STARTTLS when offered: a login never goes in
+ * clear text unless `none` says so.
  */
-const SECURITY: Record<string, MailSettings['security']> = { '': 'none', none: 'none', tls: 'starttls', starttls: 'starttls', ssl: 'tls', smtps: 'tls' };
+const SECURITY: Record<string, MailSettings['security']> = { '': 'auto', auto: 'auto', none: 'none', tls: 'starttls', starttls: 'starttls', ssl: 'tls', smtps: 'tls' };
+
+/** The keys that say which server and how to log in: a company's group that names a `host` brings all of them, never inheriting the installation's login. */
+const SERVER_KEYS = ['host', 'port', 'enc', 'user', 'password', 'lowsecure'];
 
 const text = (value: unknown): string => (value === undefined || value === null ? '' : String(value));
 
@@ -87,26 +92,33 @@ export function guardMailSettings(ctx: AppContext): void {
   });
 }
 
-/** The settings a company's messages go with: its group over the installation's, `SMTP_URL` over both. */
+/**
+ * The settings a company's messages go with: its group over the installation's (the server and
+ * its login as one, the other keys each), `SMTP_URL` over both. Without a sender address the
+ * company's own e-mail is the sender, under its name.
+ */
 export async function mailSettingsOf(ctx: AppContext, idempresa: number, db: DbExecutor = ctx.database.kysely): Promise<MailSettings> {
   const merged = { ...(await settingsGroup(db, INSTALLATION_GROUP)) };
-  for (const [key, value] of Object.entries(await settingsGroup(db, companyGroup(idempresa)))) if (value !== null && value !== '') merged[key] = value;
-  const first = (value: unknown) => {
-    const parsed = parseAddresses(value);
-    return typeof parsed === 'string' ? undefined : parsed[0];
-  };
-  const from = first(merged.email);
+  const own = await settingsGroup(db, companyGroup(idempresa));
+  if (text(own.host) !== '') for (const key of SERVER_KEYS) delete merged[key];
+  for (const [key, value] of Object.entries(own)) if (value !== null && value !== undefined) merged[key] = value;
+  let from = addressesOf(merged.email)[0];
   const fromName = text(merged.fromname);
+  if (!from) {
+    const company = await companyOf(db, idempresa);
+    const address = addressesOf(company?.email)[0];
+    if (address) from = { name: text(company?.nombre), address: address.address };
+  }
   const settings: MailSettings = {
-    host: text(merged.host),
+    host: text(merged.host).replace(/^\[|\]$/g, ''),
     port: Number(merged.port) || 0,
-    security: SECURITY[text(merged.enc).toLowerCase()] ?? 'none',
+    security: SECURITY[text(merged.enc).toLowerCase()] ?? 'auto',
     user: text(merged.user),
     password: text(merged.password),
     lowsecure: merged.lowsecure === true,
-    from: from && fromName && !from.name ? { ...from, name: fromName } : from,
-    replyTo: first(merged.replyto),
-    bcc: ((parsed) => (typeof parsed === 'string' ? [] : parsed))(parseAddresses(merged.bcc)),
+    from: from && fromName ? { ...from, name: fromName } : from,
+    replyTo: addressesOf(merged.replyto)[0],
+    bcc: addressesOf(merged.bcc),
     reminderDays: reminderDaysOf(merged.reminderdays) ?? [],
   };
   const url = ctx.config.mail.smtpUrl;
@@ -120,7 +132,7 @@ export async function mailSettingsOf(ctx: AppContext, idempresa: number, db: DbE
     settings.password = decodeURIComponent(parsed.password);
     if (parsed.searchParams.get('lowsecure') === 'true') settings.lowsecure = true;
   }
-  if (!settings.port) settings.port = settings.security === 'tls' ? 465 : settings.security === 'starttls' ? 587 : 25;
+  if (!settings.port) settings.port = settings.security === 'tls' ? 465 : settings.security === 'none' ? 25 : 587;
   return settings;
 }
 

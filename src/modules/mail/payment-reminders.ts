@@ -1,13 +1,15 @@
 import type { AppContext } from '../../app-context.ts';
+import type { DbExecutor } from '../../db/database.ts';
+import { dbBoolean } from '../../db/row-codec.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { allCompanies } from '../company/index.ts';
 import { chooseLanguage } from '../export/index.ts';
-import { parseAddresses } from './addresses.ts';
+import { addressesOf } from './addresses.ts';
 import { DEFAULT_TEXTS, reminderTemplateName } from './default-templates.ts';
-import { fillTemplate, storedTemplate } from './fill-template.ts';
+import { fillTemplate, templateFor } from './fill-template.ts';
 import { mailSettingsOf, unconfigured } from './mail-settings.ts';
 import { queueMessage } from './outbox.ts';
-import { placeholderValues, senderOf, withCopy } from './send-document.ts';
+import { placeholderValues, withCopy } from './send-document.ts';
 
 type Row = Record<string, unknown>;
 
@@ -54,7 +56,7 @@ export async function queueReminders(ctx: AppContext): Promise<number> {
   let queued = 0;
   for (const company of await allCompanies(db)) {
     const idempresa = Number(company.idempresa);
-    const settings = senderOf(await mailSettingsOf(ctx, idempresa), { email: String(company.email ?? ''), name: String(company.nombre ?? '') });
+    const settings = await mailSettingsOf(ctx, idempresa);
     if (!settings.reminderDays.length || unconfigured(settings)) continue;
     const cutoff = addDays(today, -Math.min(...settings.reminderDays));
     const receipts = await db.selectFrom('recibospagoscli as r').innerJoin('clientes as c', 'c.codcliente', 'r.codcliente')
@@ -67,10 +69,10 @@ export async function queueReminders(ctx: AppContext): Promise<number> {
     for (const receipt of receipts) {
       const level = levelReached(dateOf(receipt.vencimiento), today, settings.reminderDays);
       if (level === undefined || (receipt.sent !== null && Number(receipt.sent) >= level)) continue;
-      const to = parseAddresses(receipt.email);
-      if (typeof to === 'string' || !to.length) continue;
+      const to = addressesOf(receipt.email);
+      if (!to.length) continue;
       const lang = chooseLanguage(receipt.langcode as string | null, installationLang);
-      const template = (await storedTemplate(db, reminderTemplateName(lang))) ?? { subject: DEFAULT_TEXTS[lang]!.reminderSubject, body: DEFAULT_TEXTS[lang]!.reminderBody };
+      const template = await templateFor(db, reminderTemplateName(lang), { subject: DEFAULT_TEXTS[lang]!.reminderSubject, body: DEFAULT_TEXTS[lang]!.reminderBody });
       const values = {
         ...placeholderValues({ ...receipt, vencimiento: dateOf(receipt.vencimiento) }, lang),
         destinatario: String(receipt.nombre ?? ''), empresa: String(company.nombre ?? ''), dias: String(level),
@@ -85,4 +87,16 @@ export async function queueReminders(ctx: AppContext): Promise<number> {
     }
   }
   return queued;
+}
+
+/**
+ * Why a queued reminder should no longer go (checked again just before it is sent): its receipt
+ * paid or gone, or its customer opted out meanwhile; undefined while it is still due.
+ */
+export async function reminderObsolete(db: DbExecutor, idrecibo: number): Promise<string | undefined> {
+  const receipt = await db.selectFrom('recibospagoscli as r').leftJoin('emails_optouts as o', 'o.codcliente', 'r.codcliente')
+    .select(['r.pagado', 'o.codcliente as optedout']).where('r.idrecibo', '=', idrecibo).executeTakeFirst();
+  if (!receipt) return 'receipt-gone';
+  if (dbBoolean(receipt.pagado)) return 'receipt-paid';
+  return receipt.optedout ? 'customer-opted-out' : undefined;
 }

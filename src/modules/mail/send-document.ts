@@ -4,11 +4,11 @@ import { AppError, validationError } from '../../errors.ts';
 import { documentIdOf, headerOf, type DocumentType, type Row } from '../documents/index.ts';
 import { documentTitleOf, documentView } from '../export/index.ts';
 import { linkedFiles } from '../files/index.ts';
-import { parseAddresses, type Address } from './addresses.ts';
+import { addressesOf, MAX_RECIPIENTS, type Address } from './addresses.ts';
 import { DEFAULT_TEXTS, documentTemplateName } from './default-templates.ts';
-import { fillTemplate, localValue, storedTemplate } from './fill-template.ts';
+import { fillTemplate, localValue, templateFor } from './fill-template.ts';
 import { emailSentModel } from './mail-models.ts';
-import { mailSettingsOf, requireConfigured, type MailSettings } from './mail-settings.ts';
+import { mailSettingsOf, requireConfigured } from './mail-settings.ts';
 import type { SendRequest } from './mail-request.ts';
 import { queueMessage } from './outbox.ts';
 
@@ -23,13 +23,6 @@ export function placeholderValues(row: Row, lang: string): Record<string, string
     values[key] = localValue(plain, lang, AMOUNTS.has(key) || key === 'importe' ? 'amount' : DATES.has(key) || key === 'vencimiento' ? 'date' : 'text');
   }
   return values;
-}
-
-/** The sender: the settings' address, else the company's own e-mail under its name. */
-export function senderOf(settings: MailSettings, company: { email: string; name: string }): MailSettings {
-  if (settings.from || !company.email) return settings;
-  const parsed = parseAddresses(company.email);
-  return typeof parsed === 'string' || !parsed[0] ? settings : { ...settings, from: { name: company.name, address: parsed[0].address } };
 }
 
 /** The request's Bcc and the settings' standing copy (the company keeping every message it sends), once each. */
@@ -59,22 +52,23 @@ export async function sendDocument(ctx: AppContext, type: DocumentType, idOrCode
   const view = id === undefined || !header ? undefined : await documentView(ctx, type, id, request.lang);
   if (!header || !view || id === undefined) throw new AppError('record-not-found');
   const idempresa = Number(header.idempresa);
-  const settings = senderOf(await mailSettingsOf(ctx, idempresa), view.company);
+  const settings = await mailSettingsOf(ctx, idempresa);
   requireConfigured(settings);
   let to: Address[] = request.to;
   if (!to.length) {
-    const own = parseAddresses(view.subject.email);
-    to = typeof own === 'string' ? [] : own.map((address) => ({ ...address, name: address.name || view.subject.name }));
+    to = addressesOf(view.subject.email).map((address) => ({ ...address, name: address.name || view.subject.name }));
     if (!to.length) throw validationError({ to: 'no-recipient' });
   }
+  const bcc = withCopy(request.bcc, settings.bcc);
+  if (to.length + request.cc.length + bcc.length > MAX_RECIPIENTS) throw validationError({ to: 'too-many-recipients' });
   const files = await filesToAttach(ctx, type, id, request.files);
   const lang = view.lang;
-  const template = (await storedTemplate(db, documentTemplateName(type.name, lang))) ?? { subject: DEFAULT_TEXTS[lang]!.documentSubject, body: DEFAULT_TEXTS[lang]!.documentBody };
+  const template = await templateFor(db, documentTemplateName(type.name, lang), { subject: DEFAULT_TEXTS[lang]!.documentSubject, body: DEFAULT_TEXTS[lang]!.documentBody });
   const values = { ...placeholderValues(header, lang), documento: documentTitleOf(view), destinatario: view.subject.name, empresa: view.company.name };
   const text = fillTemplate(request.subject ?? template.subject, request.body ?? template.body, values);
   return inTransaction(ctx.database, async (trx) => {
     const queued = await queueMessage(ctx, trx, {
-      tipo: 'documento', idempresa, from: settings.from!, to, cc: request.cc, bcc: withCopy(request.bcc, settings.bcc), replyTo: settings.replyTo, text, lang,
+      tipo: 'documento', idempresa, from: settings.from!, to, cc: request.cc, bcc, replyTo: settings.replyTo, text, lang,
       document: { modelo: type.name, modeloid: id, codigo: String(header.codigo ?? '') }, attach: { exports: request.exports, files }, nick,
     });
     return (await ctx.store.get(emailSentModel, queued, trx))!;

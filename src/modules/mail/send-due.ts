@@ -5,39 +5,43 @@ import type { MailEvent } from '../../events.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { dbBoolean } from '../../db/row-codec.ts';
 import { emailSentModel, MAIL_STATES } from './mail-models.ts';
-import { mailSettingsOf, unconfigured } from './mail-settings.ts';
+import { mailSettingsOf } from './mail-settings.ts';
 import { attachmentsOf, MissingAttachment } from './message-attachments.ts';
+import { reminderObsolete } from './payment-reminders.ts';
 import { failureOf, sendThroughSmtp, type SendFailure } from './smtp-transport.ts';
 
-/** Messages one run takes at most (the next run takes the rest). */
+/** Messages one run sends at most (the next run takes the rest). */
 const BATCH = 10;
 
 type Row = Record<string, unknown>;
 
-const stampOf = (ms: number) => new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
 const text = (value: unknown) => (value === null || value === undefined ? '' : String(value));
 
+/** How long a sender's claim lasts: ten of its timeouts (connection, greeting, every wait for an answer). */
+const leaseOf = (ctx: AppContext) => 10 * ctx.config.mail.timeoutMs;
+
 /**
- * Takes due messages for this sender. Each is claimed by a conditional update (still pending,
- * still due, its claim token replaced): of two instances racing for one, the second's update finds
- * it no longer due and takes nothing, on every engine. The claim lasts three timeouts; a sender
- * that dies holding it leaves the message to whoever comes after.
+ * Takes the next due message for this sender, counting the attempt. The claim is a conditional
+ * update (still pending, still due: its token and lease written); of two instances racing for one
+ * message, the second's update finds it no longer due and takes nothing, on every engine. One at a
+ * time, just before it is sent, so that no claim waits behind other messages' sending.
  */
-async function claim(ctx: AppContext): Promise<Array<{ row: Row; token: string }>> {
+async function claimNext(ctx: AppContext, skip: Set<number>): Promise<{ row: Row; token: string } | undefined> {
   const db = ctx.database.kysely;
-  const now = ctx.clock.now();
-  const due = await db.selectFrom('emails_sent').select('id').where('estado', '=', MAIL_STATES.pending).where('siguienteintento', '<=', stampOf(now))
+  const now = ctx.clock.timestamp();
+  const due = await db.selectFrom('emails_sent').select('id').where('estado', '=', MAIL_STATES.pending).where('siguienteintento', '<=', now)
     .orderBy('id').limit(BATCH).execute();
-  const claimed: Array<{ row: Row; token: string }> = [];
   for (const { id } of due) {
+    if (skip.has(Number(id))) continue;
+    skip.add(Number(id));
     const token = randomBytes(15).toString('base64url');
-    const taken = await db.updateTable('emails_sent').set({ reserva: token, siguienteintento: stampOf(now + 3 * ctx.config.mail.timeoutMs) })
-      .where('id', '=', Number(id)).where('estado', '=', MAIL_STATES.pending).where('siguienteintento', '<=', stampOf(now)).executeTakeFirst();
+    const taken = await db.updateTable('emails_sent').set((eb) => ({ reserva: token, siguienteintento: ctx.clock.timestamp(leaseOf(ctx)), intentos: eb('intentos', '+', 1) }))
+      .where('id', '=', Number(id)).where('estado', '=', MAIL_STATES.pending).where('siguienteintento', '<=', now).executeTakeFirst();
     if (Number(taken.numUpdatedRows) !== 1) continue;
     const row = await db.selectFrom('emails_sent').selectAll().where('id', '=', Number(id)).executeTakeFirst();
-    if (row) claimed.push({ row, token });
+    if (row) return { row, token };
   }
-  return claimed;
+  return undefined;
 }
 
 function eventOf(row: Row, extra: Partial<MailEvent>): MailEvent {
@@ -51,52 +55,68 @@ function eventOf(row: Row, extra: Partial<MailEvent>): MailEvent {
 /**
  * Records an attempt's outcome, if the claim is still ours (a sender slower than its claim lost
  * the message to another; what it learnt is then that one's to record). `email.sent` and
- * `email.failed` are logged with it.
+ * `email.failed` are logged with it. A failure after the whole message was written keeps the
+ * hand-over mark: the next attempt says that it may deliver the message twice.
  */
 async function record(ctx: AppContext, row: Row, token: string, outcome: { sent: { response: string; names: string[] } } | { failure: SendFailure }): Promise<void> {
-  const attempts = Number(row.intentos ?? 0) + 1;
-  const now = ctx.clock.now();
+  const attempts = Number(row.intentos ?? 1);
   const { config } = ctx;
+  const { dialect } = ctx.database;
   const possibleDuplicate = dbBoolean(row.posibleduplicado) || row.entregando !== null;
   await inTransaction(ctx.database, async (db) => {
     let changes: Row;
     let event: Parameters<typeof publish>[2] | undefined;
     if ('sent' in outcome) {
-      changes = { estado: MAIL_STATES.sent, respuesta: outcome.sent.response.slice(0, 500), error: null, fechaenvio: stampOf(now), adjuntos: outcome.sent.names.join(', '), attachment: ctx.database.dialect.boolean(outcome.sent.names.length > 0) };
-      event = { type: 'email.sent', payload: eventOf(row, { response: outcome.sent.response.slice(0, 500), possibleDuplicate }), resource: emailSentModel.resource, key: row.id };
+      const response = outcome.sent.response.slice(0, 500);
+      changes = { estado: MAIL_STATES.sent, respuesta: response, error: null, fechaenvio: ctx.clock.timestamp(), adjuntos: outcome.sent.names.join(', '), attachment: dialect.boolean(outcome.sent.names.length > 0), entregando: null };
+      event = { type: 'email.sent', payload: eventOf(row, { response, possibleDuplicate }), resource: emailSentModel.resource, key: row.id };
     } else {
-      const giveUp = outcome.failure.permanent || attempts >= config.mail.maxAttempts;
+      const { failure } = outcome;
+      const giveUp = failure.permanent || attempts >= config.mail.maxAttempts;
       const retryIn = Math.min(3600, config.mail.retryBaseSeconds * 2 ** (attempts - 1)) * 1000;
-      changes = giveUp ? { estado: MAIL_STATES.failed, error: outcome.failure.reason } : { error: outcome.failure.reason, siguienteintento: stampOf(now + retryIn) };
-      if (giveUp) event = { type: 'email.failed', payload: eventOf(row, { reason: outcome.failure.reason, possibleDuplicate }), resource: emailSentModel.resource, key: row.id };
+      changes = { error: failure.reason, ...(giveUp ? { estado: MAIL_STATES.failed } : { siguienteintento: ctx.clock.timestamp(retryIn) }), ...(failure.afterData ? {} : { entregando: null }) };
+      if (giveUp) event = { type: 'email.failed', payload: eventOf(row, { reason: failure.reason, possibleDuplicate }), resource: emailSentModel.resource, key: row.id };
     }
-    const result = await db.updateTable('emails_sent').set({ ...changes, intentos: attempts, entregando: null, reserva: null, posibleduplicado: ctx.database.dialect.boolean(possibleDuplicate) })
+    const result = await db.updateTable('emails_sent').set({ ...changes, reserva: null, posibleduplicado: dialect.boolean(possibleDuplicate) })
       .where('id', '=', Number(row.id)).where('reserva', '=', token).executeTakeFirst();
     if (Number(result.numUpdatedRows) === 1 && event) await publish(db, ctx, event);
   });
 }
 
-/** One claimed message: its attachments rendered, handed to the server, the outcome recorded. */
-async function sendOne(ctx: AppContext, row: Row, token: string): Promise<void> {
-  const settings = await mailSettingsOf(ctx, Number(row.idempresa ?? 1));
-  const missing = unconfigured(settings);
-  if (missing) return record(ctx, row, token, { failure: { permanent: false, reason: `mail-not-configured: ${missing}` } });
-  let attachments;
+/** What stops a claimed message before its hand-over (attempts used up, a reminder no longer due, attachments that cannot be made), else its attachments. */
+async function readyToSend(ctx: AppContext, row: Row): Promise<{ failure: SendFailure } | { attachments: Awaited<ReturnType<typeof attachmentsOf>> }> {
+  // Past the last attempt: only a sender that died before recording counts them up to here.
+  if (Number(row.intentos) > ctx.config.mail.maxAttempts) return { failure: { permanent: true, reason: `attempts-exhausted: ${text(row.error)}`.slice(0, 500) } };
+  if (row.idrecibo !== null && row.idrecibo !== undefined) {
+    const obsolete = await reminderObsolete(ctx.database.kysely, Number(row.idrecibo));
+    if (obsolete) return { failure: { permanent: true, reason: `reminder-cancelled: ${obsolete}` } };
+  }
   try {
-    attachments = await attachmentsOf(ctx, row);
+    return { attachments: await attachmentsOf(ctx, row) };
   } catch (error) {
-    // A document or file gone will not come back; anything else (a renderer's failure) counts as an attempt.
+    // A document or file gone will not come back; anything else (a renderer's failure) is an attempt.
     const permanent = error instanceof MissingAttachment;
     if (!permanent) ctx.log.error({ err: error, email: row.id }, 'e-mail attachments could not be made');
-    return record(ctx, row, token, { failure: { permanent, reason: permanent ? (error as Error).message : `attachments-failed: ${String((error as Error).message ?? error)}`.slice(0, 500) } });
+    return { failure: { permanent, reason: permanent ? (error as Error).message : `attachments-failed: ${String((error as Error).message ?? error)}`.slice(0, 500) } };
   }
+}
+
+/** One claimed message: checked, its attachments rendered, handed to the server, the outcome recorded. */
+async function sendOne(ctx: AppContext, row: Row, token: string): Promise<void> {
+  const settings = await mailSettingsOf(ctx, Number(row.idempresa ?? 1));
+  // The sender, recipients and text are the row's: a server is all the settings must still give.
+  if (!settings.host) return record(ctx, row, token, { failure: { permanent: false, reason: 'mail-not-configured: host' } });
+  const ready = await readyToSend(ctx, row);
+  if ('failure' in ready) return record(ctx, row, token, ready);
+  const { attachments } = ready;
   // From here the server may take the message: a crash before the outcome is recorded leaves this
-  // mark, and whoever sends it again says that it may arrive twice.
-  const handing = await ctx.database.kysely.updateTable('emails_sent').set({ entregando: ctx.clock.timestamp() }).where('id', '=', Number(row.id)).where('reserva', '=', token).executeTakeFirst();
+  // mark, and whoever sends it again says that it may arrive twice. The claim starts again with it.
+  const handing = await ctx.database.kysely.updateTable('emails_sent').set({ entregando: ctx.clock.timestamp(), siguienteintento: ctx.clock.timestamp(leaseOf(ctx)) })
+    .where('id', '=', Number(row.id)).where('reserva', '=', token).executeTakeFirst();
   if (Number(handing.numUpdatedRows) !== 1) return;
   try {
     const accepted = await sendThroughSmtp(settings, {
-      from: text(row.email_from), to: text(row.destinatarios), cc: text(row.copia) || undefined, bcc: text(row.copiaoculta) || undefined,
+      from: text(row.remitente) || text(row.email_from), to: text(row.destinatarios), cc: text(row.copia) || undefined, bcc: text(row.copiaoculta) || undefined,
       replyTo: text(row.responder) || undefined, subject: text(row.subject), text: text(row.body), html: text(row.html), messageId: text(row.messageid), attachments,
     }, ctx.config.mail.timeoutMs);
     const refused = accepted.rejected.length ? ` (refused: ${accepted.rejected.join(', ')})` : '';
@@ -108,14 +128,16 @@ async function sendOne(ctx: AppContext, row: Row, token: string): Promise<void> 
 
 /** The sender job: sends what is due, one message after another; returns how many it took. */
 export async function sendDue(ctx: AppContext): Promise<number> {
-  const claimed = await claim(ctx);
-  for (const { row, token } of claimed) {
+  const seen = new Set<number>();
+  let taken = 0;
+  for (let next = await claimNext(ctx, seen); next; next = taken < BATCH ? await claimNext(ctx, seen) : undefined) {
+    taken++;
     try {
-      await sendOne(ctx, row, token);
+      await sendOne(ctx, next.row, next.token);
     } catch (error) {
-      // Left claimed: it is tried again once the claim runs out.
-      ctx.log.error({ err: error, email: row.id }, 'e-mail could not be sent');
+      // Left claimed (its attempt counted): tried again once the claim runs out.
+      ctx.log.error({ err: error, email: next.row.id }, 'e-mail could not be sent');
     }
   }
-  return claimed.length;
+  return taken;
 }

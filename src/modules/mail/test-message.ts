@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import type { AppContext } from '../../app-context.ts';
-import { AppError, fieldErrors, validationError } from '../../errors.ts';
+import { AppError, validationError } from '../../errors.ts';
+import { companyOf } from '../company/index.ts';
+import { bodyFields } from './mail-request.ts';
 import { formatAddresses, parseAddresses } from './addresses.ts';
 import { fillTemplate } from './fill-template.ts';
 import { mailSettingsOf, requireConfigured } from './mail-settings.ts';
@@ -13,14 +15,13 @@ import { failureOf, sendThroughSmtp } from './smtp-transport.ts';
  * a refusal or a server out of reach is 502 `mail-server-error` with its words. Nothing is queued.
  */
 export async function sendTestMessage(ctx: AppContext, body: unknown): Promise<Record<string, unknown>> {
-  const fields = (body && typeof body === 'object' && !Array.isArray(body) ? body : {}) as Record<string, unknown>;
-  const errors = fieldErrors();
-  for (const key of Object.keys(fields)) if (key !== 'to' && key !== 'idempresa') errors[key] = 'unknown-field';
+  const { fields, errors } = bodyFields(body, ['to', 'idempresa']);
   const to = parseAddresses(fields.to);
   if (typeof to === 'string') errors.to = to;
   else if (to.length > 1) errors.to = 'too-many-recipients';
   const idempresa = fields.idempresa === undefined || fields.idempresa === '' ? (await ctx.settings()).idempresa : Number(fields.idempresa);
   if (!Number.isInteger(idempresa) || idempresa < 1) errors.idempresa = 'invalid-value';
+  else if (!(await companyOf(ctx.database.kysely, idempresa))) errors.idempresa = 'company-not-found';
   if (Object.keys(errors).length) throw validationError(errors);
   const settings = await mailSettingsOf(ctx, idempresa);
   requireConfigured(settings);
