@@ -63,6 +63,7 @@ const LOGGED: Record<LoggedEventType, true> = {
   'accounting.not-posted': true,
   'email.sent': true,
   'email.failed': true,
+  'recurring.failed': true,
 };
 
 /** The types the log holds (what the feed's `type` filter accepts). */

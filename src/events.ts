@@ -84,6 +84,16 @@ export interface MailEvent {
   possibleDuplicate?: boolean;
 }
 
+/** A recurring invoice's period could not be billed (docs/recurring.md); later periods wait for it. */
+export interface RecurringFailedEvent {
+  idrecurrente: number;
+  periodo: number;
+  /** The period's first day. */
+  desde: string;
+  code: string;
+  detail: Record<string, unknown>;
+}
+
 export interface AppEvents {
   'model.save': ModelEvent & { created: boolean };
   'model.delete': ModelEvent;
@@ -109,6 +119,7 @@ export interface AppEvents {
   'accounting.not-posted': NotPostedEvent;
   'email.sent': MailEvent;
   'email.failed': MailEvent;
+  'recurring.failed': RecurringFailedEvent;
 }
 
 type Listener<T> = (payload: T) => void | Promise<void>;

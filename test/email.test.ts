@@ -76,10 +76,10 @@ forEachEngine('e-mail', (t) => {
       const late = await invoiceFor(t(), 'ANA', day(-10));
       assert.equal((await t().call('POST', '/api/3/emailoptout', { codcliente: 'BEA' })).status, 201);
       await withOtherInstance(t(), (other) => Promise.all([t().app.runJob('mail-reminders'), other.app.runJob('mail-reminders')]), { config: { mail: MAIL_CONFIG } });
-      const reminders = (await t().call('GET', '/api/3/emailsent?tipo=recordatorio')).body as Array<Record<string, any>>;
+      const reminders = (await t().call('GET', '/api/3/emailsent?filter[tipo]=recordatorio')).body as Array<Record<string, any>>;
       assert.deepEqual(reminders.map((row) => [row.modeloid, row.addressee]), [[late.idfactura, 'ana@cliente.example']]);
       await t().app.runJob('mail-reminders');
-      assert.equal((await t().call('GET', '/api/3/emailsent?tipo=recordatorio')).body.length, 1, 'a level goes once');
+      assert.equal((await t().call('GET', '/api/3/emailsent?filter[tipo]=recordatorio')).body.length, 1, 'a level goes once');
       await t().app.runJob('mail-send');
       const mail = smtp.received.find((received) => /Recordatorio de pago/.test(String(received.subject)))!;
       assert.ok(mail, 'the reminder arrived');
@@ -95,7 +95,7 @@ forEachEngine('e-mail', (t) => {
       }
       await t().app.runJob('mail-reminders');
       await t().app.runJob('mail-reminders');
-      assert.equal((await t().call('GET', '/api/3/emailsent?tipo=recordatorio')).body.length, 2);
+      assert.equal((await t().call('GET', '/api/3/emailsent?filter[tipo]=recordatorio')).body.length, 2);
       await t().app.runJob('mail-send');
       assert.equal(smtp.received.filter((received) => /Recordatorio de pago/.test(String(received.subject))).length, 2);
     } finally {

@@ -16,6 +16,7 @@ import { geographyModule } from './geography/index.ts';
 import { installationModule } from './installation/index.ts';
 import { logsModule } from './logs/index.ts';
 import { mailModule } from './mail/index.ts';
+import { recurringModule } from './recurring/index.ts';
 import { paymentsModule } from './payments/index.ts';
 import { postingModule } from './posting/index.ts';
 import { settingsModule } from './settings/index.ts';
@@ -32,7 +33,7 @@ export function coreModules(): Module[] {
   return [
     settingsModule(), usersModule(), authModule(), geographyModule(), companyModule(), fiscalModule(), taxesModule(),
     financeModule(), accountingModule(), contactsModule(), customersModule(), catalogueModule(), paymentsModule(), documentsModule(),
-    postingModule(), filesModule(), exportModule(), verifactuModule(), mailModule(), logsModule(), eventsModule(), systemModule(), installationModule(), openapiModule(),
+    postingModule(), filesModule(), exportModule(), verifactuModule(), recurringModule(), mailModule(), logsModule(), eventsModule(), systemModule(), installationModule(), openapiModule(),
   ];
 }
 

@@ -20,6 +20,9 @@ export {
 export { storedBreakdown } from './stored-breakdown.ts';
 export { documentPreparing, type DocumentInWriting, type PartMaker, type PreparingDocument } from './document-parts.ts';
 export { sameValue } from './same-value.ts';
+export { createDocument } from './create-document.ts';
+export { readDocumentInput, type DocumentInput } from './document-input.ts';
+export { previewDocument } from './prepare-document.ts';
 export type { Calculation, TaxGroup } from './calculation/types.ts';
 export { SELF_ASSESSED } from './calculation/apply-taxes.ts';
 

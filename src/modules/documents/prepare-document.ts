@@ -68,6 +68,28 @@ function riskOfNew(type: DocumentType, header: Row, paid: boolean): number {
  * answer at `documentPreparing` (posting, VERI*FACTU).
  */
 export async function prepareDocument(ctx: AppContext, type: DocumentType, input: DocumentInput): Promise<PreparedDocument> {
+  const { fecha, ...draft } = await draftOf(ctx, type, input);
+  const exercise = await exerciseOfDate(ctx, Number(draft.header.idempresa), fecha);
+  Object.assign(draft.header, { fecha, hora: input.hora ?? draft.ref.today.time, codejercicio: exercise.codejercicio });
+  return prepareComputed(ctx, { ...draft, exercise, pagada: Boolean(input.pagada) });
+}
+
+/**
+ * A new document's header and lines with their amounts, exactly as its creation would compute
+ * them, reading only: no fiscal year is opened for its date and no module is asked to take part
+ * (a preview: the recurring invoices' next ones).
+ */
+export async function previewDocument(ctx: AppContext, type: DocumentType, input: DocumentInput): Promise<{ doc: Row; lines: Row[] }> {
+  const { fecha, ...draft } = await draftOf(ctx, type, input);
+  const idempresa = Number(draft.header.idempresa);
+  const known = cachedExerciseCovering(await exerciseReference(ctx), idempresa, fecha);
+  Object.assign(draft.header, { fecha, hora: input.hora ?? draft.ref.today.time, codejercicio: known?.codejercicio ?? fecha.slice(0, 4) });
+  const { header, lines } = await amountsOf(ctx, draft);
+  return { doc: header as Row, lines: lines as Row[] };
+}
+
+/** Everything of a new document but its fiscal year and amounts: subject, defaults, lines with their products. */
+async function draftOf(ctx: AppContext, type: DocumentType, input: DocumentInput): Promise<Omit<DocumentDraft, 'exercise' | 'pagada'> & { fecha: string }> {
   const ref = await loadReference(ctx);
   const { settings, today } = ref;
   const db = ctx.database.kysely;
@@ -89,10 +111,27 @@ export async function prepareDocument(ctx: AppContext, type: DocumentType, input
 
   const products = new Map<string, LineProduct>();
   const { lines, productTypes } = await buildLines(db, ref.taxes, type, input.lines ?? [], lineDefaults(settings, status.actualizastock, subject, header), undefined, products);
-  const fecha = input.fecha ?? today.date;
-  const exercise = await exerciseOfDate(ctx, Number(header.idempresa), fecha);
-  Object.assign(header, { fecha, hora: input.hora ?? today.time, codejercicio: exercise.codejercicio });
-  return prepareComputed(ctx, { type, ref, subject, header, lines, products, productTypes, exercise, pagada: Boolean(input.pagada) });
+  return { type, ref, subject, header, lines, products, productTypes, fecha: input.fecha ?? today.date };
+}
+
+/**
+ * The lines as they will be stored (defaults and the model's own rules) with their amounts, and
+ * the header with its totals, checked as the store checks new records.
+ */
+async function amountsOf(ctx: AppContext, draft: Omit<DocumentDraft, 'exercise' | 'pagada'>) {
+  const { type, ref, subject, header } = draft;
+  const db = ctx.database.kysely;
+  const lines = await Promise.all(draft.lines.map((line) => ctx.store.prepareNew(type.line, { ...line, [type.key]: 0 }, db)));
+  const context = await calcContextFor(db, ref, header as Row, subject);
+  // A line may name a product without a reference the draft resolved (an `idproducto` given alone,
+  // a refund's line whose reference is gone): its type is then read, as the margin schemes need it.
+  const known = lines.every((line) => line.idproducto === undefined || line.idproducto === null || draft.productTypes.has(Number(line.idproducto)));
+  const productTypes = known ? new Map(draft.productTypes) : await productTypesOf(db, lines);
+  const result = calculate(type, header as Row, lines, context, productTypes);
+  Object.assign(header, totalsOf(type, result, header.tasaconv), type.invoice ? { pagada: false, vencida: false } : {});
+  const stored = lines.map((line, index) => ({ ...line, ...result.lines[index] }));
+  for (const line of stored) delete (line as Row)[type.key];
+  return { header: await ctx.store.prepareNew(type.header, header, db), lines: stored, productTypes };
 }
 
 /** A new document's header and lines before their amounts, with what was read for them. */
@@ -115,23 +154,11 @@ export interface DocumentDraft {
  * parts of its commit: the documents module's own and those the modules answer.
  */
 export async function prepareComputed(ctx: AppContext, draft: DocumentDraft): Promise<PreparedDocument> {
-  const { type, ref, subject, header, products, exercise } = draft;
-  const db = ctx.database.kysely;
-  // The lines as they will be stored (defaults and the model's own rules), then their amounts.
-  const lines = await Promise.all(draft.lines.map((line) => ctx.store.prepareNew(type.line, { ...line, [type.key]: 0 }, db)));
-  const context = await calcContextFor(db, ref, header as Row, subject);
-  // A line may name a product without a reference the draft resolved (an `idproducto` given alone,
-  // a refund's line whose reference is gone): its type is then read, as the margin schemes need it.
-  const known = lines.every((line) => line.idproducto === undefined || line.idproducto === null || draft.productTypes.has(Number(line.idproducto)));
-  const productTypes = known ? new Map(draft.productTypes) : await productTypesOf(db, lines);
-  const result = calculate(type, header as Row, lines, context, productTypes);
-  Object.assign(header, totalsOf(type, result, header.tasaconv), type.invoice ? { pagada: false, vencida: false } : {});
-  const stored = lines.map((line, index) => ({ ...line, ...result.lines[index] }));
-  for (const line of stored) delete (line as Row)[type.key];
-  const prepared = await ctx.store.prepareNew(type.header, header, db);
+  const { type, ref, subject, products, exercise } = draft;
+  const { header: prepared, lines: stored, productTypes } = await amountsOf(ctx, draft);
 
   const makers: PartMaker[] = [];
-  const paid = draft.pagada || Boolean(type.invoice && header.codpago && ref.finance.paymentMethods.get(String(header.codpago))?.pagado);
+  const paid = draft.pagada || Boolean(type.invoice && prepared.codpago && ref.finance.paymentMethods.get(String(prepared.codpago))?.pagado);
   if (type.side === 'sales') {
     const risk = riskPart({ codcliente: String(subject.codcliente), riesgomax: Number(subject.riesgomax ?? 0) }, riskOfNew(type, prepared, paid), Number(prepared.total ?? 0), ref.settings.decimals);
     if (risk) makers.push(risk);

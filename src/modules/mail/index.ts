@@ -1,6 +1,9 @@
 import type { Module } from '../../module.ts';
 import { emailNotificationModel, emailOptOutModel, emailReminderModel, emailSentModel } from './mail-models.ts';
 import { guardMailSettings } from './mail-settings.ts';
+import { readSendRequest } from './mail-request.ts';
+import { recurringInvoiceIssued } from '../recurring/index.ts';
+import { sendDocument } from './send-document.ts';
 import { registerMailRoutes } from './mail-routes.ts';
 import { queueReminders } from './payment-reminders.ts';
 import { sendDue } from './send-due.ts';
@@ -18,7 +21,14 @@ export function mailModule(): Module {
     name: 'mail',
     models: [emailNotificationModel, emailSentModel, emailOptOutModel, emailReminderModel],
     seeds: [templatesSeed],
-    setup: guardMailSettings,
+    setup(ctx) {
+      guardMailSettings(ctx);
+      // A recurring invoice whose template sends its invoices: to the customer, with its PDF, once.
+      ctx.hooks.on(recurringInvoiceIssued, async (issued) => {
+        await sendDocument(ctx, issued.type, String(issued.idfactura), readSendRequest({}, true), null, issued.claim);
+        return true;
+      });
+    },
     register: registerMailRoutes,
     jobs: [
       { name: 'mail-send', intervalMs: (ctx) => ctx.config.mail.pollMs, run: sendDue },

@@ -1,4 +1,5 @@
 import type { AppContext } from '../../app-context.ts';
+import type { DbExecutor } from '../../db/database.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { AppError, validationError } from '../../errors.ts';
 import { documentIdOf, headerOf, type DocumentType, type Row } from '../documents/index.ts';
@@ -44,8 +45,9 @@ async function filesToAttach(ctx: AppContext, type: DocumentType, id: number, as
  * `enviar<Doc>/{code or id}`: checks everything that can be checked now (recipients, settings,
  * attachments), fills the subject and body, and writes the message to the outbox: 202 with its
  * record. The sender job renders the attachments from the document as it is then and sends it.
+ * `claim` runs first in the queueing transaction: false, and nothing is queued (undefined).
  */
-export async function sendDocument(ctx: AppContext, type: DocumentType, idOrCode: string, request: SendRequest, nick: string | null): Promise<Record<string, unknown>> {
+export async function sendDocument(ctx: AppContext, type: DocumentType, idOrCode: string, request: SendRequest, nick: string | null, claim?: (db: DbExecutor) => Promise<boolean>): Promise<Record<string, unknown> | undefined> {
   const db = ctx.database.kysely;
   const id = await documentIdOf(db, type, idOrCode);
   const header = id === undefined ? undefined : await headerOf(db, type, id);
@@ -67,6 +69,8 @@ export async function sendDocument(ctx: AppContext, type: DocumentType, idOrCode
   const values = { ...placeholderValues(header, lang), documento: documentTitleOf(view), destinatario: view.subject.name, empresa: view.company.name };
   const text = fillTemplate(request.subject ?? template.subject, request.body ?? template.body, values);
   return inTransaction(ctx.database, async (trx) => {
+    // A caller's mark made with the message (a recurring invoice's): when it was made already, nothing is queued.
+    if (claim && !(await claim(trx))) return undefined;
     const queued = await queueMessage(ctx, trx, {
       tipo: 'documento', idempresa, from: settings.from!, to, cc: request.cc, bcc, replyTo: settings.replyTo, text, lang,
       document: { modelo: type.name, modeloid: id, codigo: String(header.codigo ?? '') }, attach: { exports: request.exports, files }, nick,

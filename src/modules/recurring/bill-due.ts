@@ -1,0 +1,151 @@
+import type { AppContext } from '../../app-context.ts';
+import type { DbExecutor } from '../../db/database.ts';
+import { inTransaction } from '../../db/transaction.ts';
+import { isUniqueViolation } from '../../db/translate-error.ts';
+import { publish } from '../../event-log.ts';
+import { AppError } from '../../errors.ts';
+import { productsForLines } from '../catalogue/index.ts';
+import { customerOf } from '../customers/index.ts';
+import { createDocument, documentType, readDocumentInput, type DocumentInput } from '../documents/index.ts';
+import { asInvoiceOf } from './billing-part.ts';
+import { recurringInvoiceModel } from './recurring-models.ts';
+import { recurringInvoiceIssued } from './recurring-hooks.ts';
+import { mirroredFields, templateState, type TemplateState } from './template-state.ts';
+
+type Row = Record<string, unknown>;
+
+/** What a run did: the invoices it created and the periods it could not bill. */
+export interface BillingReport {
+  created: Array<{ idrecurrente: number; periodo: number; desde: string; idfactura: number; codigo: string }>;
+  failed: Array<{ idrecurrente: number; periodo: number; desde: string; code: string; detail: Record<string, unknown> }>;
+}
+
+const INVOICE = documentType('FacturaCliente');
+
+/** A period that cannot be billed as things stand: the template keeps why. */
+class Refused extends Error {
+  readonly code: string;
+  readonly detail: Record<string, unknown>;
+  constructor(code: string, detail: Record<string, unknown> = {}) {
+    super(code);
+    this.code = code;
+    this.detail = detail;
+  }
+}
+
+/** The lines of a template in their order. */
+export const templateLines = (db: DbExecutor, idrecurrente: number): Promise<Row[]> =>
+  db.selectFrom('lineasfacturasrecurrentes').selectAll().where('idrecurrente', '=', idrecurrente).orderBy('orden').orderBy('idlinea').execute();
+
+/**
+ * The invoice of one period, as `crearFacturaCliente` would be asked for it: the template's
+ * header, its lines (a product's price of the day where the line gives none), dated `fecha`, the
+ * period it covers in its notes.
+ */
+export function invoiceInput(template: Row, lines: Row[], state: Pick<TemplateState, 'desde' | 'hasta'>, fecha: string): DocumentInput {
+  const given = (value: unknown) => value !== null && value !== undefined && value !== '';
+  const notes = [template.observaciones, `Periodo facturado: ${state.desde} - ${state.hasta}`].filter(given).join('\n');
+  const body: Row = {
+    codcliente: template.codcliente, fecha, observaciones: notes,
+    ...Object.fromEntries(['codserie', 'codpago', 'coddivisa', 'codalmacen'].filter((key) => given(template[key])).map((key) => [key, template[key]])),
+    ...(template.pagada === true || Number(template.pagada) === 1 ? { pagada: true } : {}),
+    lineas: lines.map((line) => Object.fromEntries(['referencia', 'descripcion', 'cantidad', 'pvpunitario', 'dtopor', 'dtopor2', 'codimpuesto']
+      .filter((key) => given(line[key])).map((key) => [key, line[key]]))),
+  };
+  return readDocumentInput(INVOICE, body, 'json', false);
+}
+
+/** What the documents would not refuse but a recurring invoice must: a customer dropped, a product gone. */
+async function refusals(db: DbExecutor, template: Row, lines: Row[]): Promise<void> {
+  const customer = await customerOf(db, String(template.codcliente));
+  if (!customer) throw new Refused('customer-not-found', { codcliente: template.codcliente });
+  if (customer.debaja === true || Number(customer.debaja) === 1) throw new Refused('customer-blocked', { codcliente: template.codcliente });
+  const codes = lines.map((line) => line.referencia).filter((code): code is string => typeof code === 'string' && code !== '');
+  const found = await productsForLines(db, codes);
+  const gone = codes.find((code) => !found.has(code));
+  if (gone) throw new Refused('product-not-found', { referencia: gone });
+}
+
+/** Records a failure on the template and, when it is news (another period or reason), logs `recurring.failed`. */
+async function recordFailure(ctx: AppContext, template: Row, state: TemplateState, code: string, detail: Record<string, unknown>): Promise<void> {
+  const reason = `${state.desde}: ${code}${Object.keys(detail).length ? ` ${JSON.stringify(detail)}` : ''}`.slice(0, 500);
+  if (reason === template.ultimoerror) return;
+  await inTransaction(ctx.database, async (db) => {
+    await db.updateTable('facturasrecurrentes').set({ ultimoerror: reason }).where('idrecurrente', '=', Number(template.idrecurrente)).execute();
+    await publish(db, ctx, {
+      type: 'recurring.failed', payload: { idrecurrente: Number(template.idrecurrente), periodo: state.next, desde: state.desde, code, detail },
+      resource: recurringInvoiceModel.resource, key: template.idrecurrente,
+    });
+  });
+  template.ultimoerror = reason;
+}
+
+/**
+ * Bills one template's due periods in order, each dated today (invoice numbers stay in date
+ * order) and naming its period. A period that cannot be billed stops the template there (the
+ * error kept, later periods wait); one billed meanwhile by another instance is passed over.
+ */
+async function billTemplate(ctx: AppContext, template: Row, today: string, report: BillingReport): Promise<void> {
+  const db = ctx.database.kysely;
+  const id = Number(template.idrecurrente);
+  for (let round = 0; round < 10_000; round++) {
+    const state = await templateState(db, template);
+    await db.updateTable('facturasrecurrentes').set(mirroredFields(template, state)).where('idrecurrente', '=', id).execute();
+    if (state.finished || state.desde > today) return;
+    const lines = await templateLines(db, id);
+    const sends = template.enviaremail === true || Number(template.enviaremail) === 1;
+    try {
+      await refusals(db, template, lines);
+      if (!lines.length) throw new Refused('no-lines');
+      const created = await asInvoiceOf({ idrecurrente: id, periodo: state.next, desde: state.desde, hasta: state.hasta, sends },
+        () => createDocument(ctx, INVOICE, invoiceInput(template, lines, state, today)));
+      report.created.push({ idrecurrente: id, periodo: state.next, desde: state.desde, idfactura: Number(created.doc.idfactura), codigo: String(created.doc.codigo) });
+      if (template.ultimoerror) {
+        await db.updateTable('facturasrecurrentes').set({ ultimoerror: null }).where('idrecurrente', '=', id).execute();
+        template.ultimoerror = null;
+      }
+    } catch (error) {
+      // Another instance billed this period first: its row collided with ours and we wrote nothing.
+      if (isUniqueViolation(error) || (error instanceof AppError && error.code === 'duplicate-record')) continue;
+      const code = error instanceof Refused || error instanceof AppError ? error.code : 'internal-error';
+      const detail = error instanceof Refused ? error.detail : error instanceof AppError ? (error.details ?? {}) : { message: String((error as Error).message ?? error) };
+      if (code === 'internal-error') ctx.log.error({ err: error, idrecurrente: id }, 'a recurring invoice could not be billed');
+      await recordFailure(ctx, template, state, code, detail);
+      report.failed.push({ idrecurrente: id, periodo: state.next, desde: state.desde, code, detail });
+      return;
+    }
+  }
+}
+
+/**
+ * The e-mails of billed periods not yet queued (a run that died between the invoice and its
+ * message, or this run's own): each queued once through the `recurringInvoiceIssued` hook point,
+ * its mark changed in the message's own transaction. Without a module listening nothing happens.
+ */
+async function queueEmails(ctx: AppContext, only?: number): Promise<void> {
+  const db = ctx.database.kysely;
+  let query = db.selectFrom('facturasrecurrentes_periodos').select(['id', 'idfactura']).where('correo', '=', 'pendiente').where('idfactura', 'is not', null);
+  if (only !== undefined) query = query.where('idrecurrente', '=', only);
+  for (const period of await query.orderBy('id').limit(500).execute()) {
+    const claim = async (trx: DbExecutor) =>
+      Number((await trx.updateTable('facturasrecurrentes_periodos').set({ correo: 'encolado' }).where('id', '=', Number(period.id)).where('correo', '=', 'pendiente').executeTakeFirst()).numUpdatedRows) === 1;
+    try {
+      await ctx.hooks.run(recurringInvoiceIssued, { ctx, type: INVOICE, idfactura: Number(period.idfactura), claim });
+    } catch (error) {
+      const reason = error instanceof AppError ? Object.values((error.details?.fields as Record<string, string> | undefined) ?? {})[0] ?? error.code : 'internal-error';
+      if (!(error instanceof AppError)) ctx.log.error({ err: error, period: period.id }, 'a recurring invoice\'s e-mail could not be queued');
+      await db.updateTable('facturasrecurrentes_periodos').set({ correo: String(reason).slice(0, 100) }).where('id', '=', Number(period.id)).where('correo', '=', 'pendiente').execute();
+    }
+  }
+}
+
+/** The billing job (and `generarFacturasRecurrentes`): every active template's due periods, then their e-mails. */
+export async function billDue(ctx: AppContext, only?: number): Promise<BillingReport> {
+  const today = ctx.clock.today().date;
+  const report: BillingReport = { created: [], failed: [] };
+  let query = ctx.database.kysely.selectFrom('facturasrecurrentes').selectAll().where('estado', '=', 'activa');
+  if (only !== undefined) query = query.where('idrecurrente', '=', only);
+  for (const template of await query.orderBy('idrecurrente').execute()) await billTemplate(ctx, template, today, report);
+  await queueEmails(ctx, only);
+  return report;
+}

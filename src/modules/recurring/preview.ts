@@ -1,0 +1,39 @@
+import type { AppContext } from '../../app-context.ts';
+import { validationError } from '../../errors.ts';
+import { documentType, previewDocument } from '../documents/index.ts';
+import { invoiceInput, templateLines } from './bill-due.ts';
+import { periodEnd, periodStart } from './schedule.ts';
+import { scheduleOf, templateState } from './template-state.ts';
+
+const INVOICE = documentType('FacturaCliente');
+
+/** At most this many invoices ahead. */
+export const MAX_PREVIEW = 36;
+
+/**
+ * `GET facturarecurrente/{id}/proximas?n=12`: the next `n` invoices the template would issue,
+ * each with its period, the day it would be dated (the period's first day, or today for one
+ * already due) and its lines and totals computed as its creation will compute them (the
+ * products' prices of today). Reads only.
+ */
+export async function previewInvoices(ctx: AppContext, template: Record<string, unknown>, count: unknown): Promise<Array<Record<string, unknown>>> {
+  const n = count === undefined || count === '' ? 12 : Number(count);
+  if (!Number.isInteger(n) || n < 1 || n > MAX_PREVIEW) throw validationError({ n: 'out-of-range' });
+  const db = ctx.database.kysely;
+  const state = await templateState(db, template);
+  const lines = await templateLines(db, Number(template.idrecurrente));
+  const schedule = scheduleOf(template);
+  const today = ctx.clock.today().date;
+  const ahead: Array<Record<string, unknown>> = [];
+  for (let i = 0; i < n && !state.finished && lines.length; i++) {
+    const periodo = state.next + i;
+    const desde = periodStart(schedule, periodo);
+    const hasta = periodEnd(schedule, periodo);
+    if (template.fechafin && desde > String(template.fechafin).slice(0, 10)) break;
+    if (template.maxfacturas !== null && template.maxfacturas !== undefined && state.generadas + i >= Number(template.maxfacturas)) break;
+    const fecha = desde > today ? desde : today;
+    const { doc, lines: invoiceLines } = await previewDocument(ctx, INVOICE, invoiceInput(template, lines, { desde, hasta }, fecha));
+    ahead.push({ periodo, desde, hasta, fecha, doc, lineas: invoiceLines });
+  }
+  return ahead;
+}
