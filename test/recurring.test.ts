@@ -192,4 +192,22 @@ forEachEngine('recurring invoices', (t) => {
     assert.equal((await periods(t(), skipping)).length, 0);
     assert.deepEqual((await periods(t(), catching)).map((row) => row.desde), ['2026-11-02', '2026-11-09', '2026-11-16', '2026-11-23']);
   });
-}, { clock });
+
+  it('queues each invoice\'s e-mail once when the template says so, and keeps why one could not go', async () => {
+    const settings = await t().call('POST', '/api/3/settings', { name: 'email', properties: { host: '127.0.0.1', port: 2525, email: 'facturas@acme.example' } });
+    assert.equal(settings.status, 201, JSON.stringify(settings.body));
+    assert.equal((await t().call('POST', '/api/3/cliente', { codcliente: 'REC3', nombre: 'Con correo', cifnif: '12345678Z', email: 'rec3@cliente.example' })).status, 201);
+    assert.equal((await t().call('POST', '/api/3/cliente', { codcliente: 'REC4', nombre: 'Sin correo', cifnif: '12345678Z' })).status, 201);
+    const mailed = await template(t(), { codcliente: 'REC3', periodicidad: 'day', fechainicio: '2026-11-25', enviaremail: true });
+    const unmailed = await template(t(), { codcliente: 'REC4', periodicidad: 'day', fechainicio: '2026-11-27', enviaremail: true });
+    const billed = await generate(t());
+    await generate(t());
+    const invoices = billed.created.filter((row) => row.idrecurrente === mailed).map((row) => row.idfactura);
+    assert.equal(invoices.length, 3);
+    const messages = (await t().call('GET', '/api/3/emailsent?filter[modelo]=FacturaCliente&limit=100')).body as Array<Record<string, any>>;
+    assert.deepEqual(messages.map((row) => row.modeloid).sort(), [...invoices].sort(), 'one message per invoice, none twice');
+    assert.ok(messages.every((row) => row.addressee === 'rec3@cliente.example' && row.estado === 'pendiente'));
+    assert.deepEqual((await periods(t(), mailed)).map((row) => row.correo), ['encolado', 'encolado', 'encolado']);
+    assert.deepEqual((await periods(t(), unmailed)).map((row) => row.correo), ['no-recipient']);
+  });
+}, { clock, config: { mail: { smtpUrl: undefined, pollMs: 3_600_000, retryBaseSeconds: 0, maxAttempts: 3, timeoutMs: 2000, maxAttachmentBytes: 5 * 1_048_576 } } });
