@@ -354,6 +354,28 @@ describe('admin console in Chromium', { skip: present ? false : `no Chromium at 
     }
   });
 
+  it('lists recurring invoices, previews the next ones, pauses, resumes and bills what is due', async () => {
+    assert.equal((await call('POST', 'cliente', { codcliente: 'ADMREC', nombre: 'Recurrente', cifnif: '12345678Z' })).status, 201);
+    const start = new Date(Date.now() - 10 * 86_400_000).toISOString().slice(0, 10);
+    const created = await call('POST', 'facturarecurrente', { codcliente: 'ADMREC', descripcion: 'Mantenimiento', periodicidad: 'week', fechainicio: start, estado: 'pausada' });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    const id = created.body.idrecurrente;
+    assert.equal((await call('POST', 'lineafacturarecurrente', { idrecurrente: id, descripcion: 'Cuota', pvpunitario: 25 })).status, 201);
+    await open('recurring', 'Recurring invoices');
+    await page.getByRole('button', { name: `Next invoices of recurring invoice ${id}` }).click();
+    await page.getByRole('table', { name: `Next invoices of ${id}` }).getByRole('row').nth(6).waitFor();
+    await check('recurring');
+    // Resumed with the periods missed while paused (through the API), billed from the page, paused and resumed there.
+    assert.equal((await call('POST', `reanudarFacturaRecurrente/${id}`, { facturarpendientes: true })).status, 200);
+    await page.getByRole('button', { name: 'Bill what is due now' }).click();
+    await page.getByRole('status').filter({ hasText: '2 invoice(s) created, 0 period(s) refused.' }).waitFor();
+    await page.getByRole('button', { name: `Pause recurring invoice ${id}` }).click();
+    await page.getByRole('status').filter({ hasText: `Recurring invoice ${id} paused.` }).waitFor();
+    await page.getByRole('button', { name: `Resume recurring invoice ${id}` }).click();
+    await page.getByRole('status').filter({ hasText: `Recurring invoice ${id} resumed from today.` }).waitFor();
+    await settles(() => page.locator(`[data-recurring="${id}"] td`).nth(7).innerText(), '2');
+  });
+
   it('switches VERI*FACTU on for a company, checks its chain, and cancels an invoice', async () => {
     await open('verifactu', 'VERI*FACTU');
     const company = page.locator('form[data-company="1"]');

@@ -13,6 +13,7 @@ import { DocumentPage } from './pages/document.js';
 import { Plugins } from './pages/plugins.js';
 import { Webhooks } from './pages/webhooks.js';
 import { Email } from './pages/email.js';
+import { Recurring } from './pages/recurring.js';
 import { Events } from './pages/events.js';
 import { Verifactu } from './pages/verifactu.js';
 
@@ -24,6 +25,7 @@ const MENU = [
   { id: 'documents', needs: DOCUMENT_TYPES.map((type) => type.resource) },
   { id: 'verifactu', needs: ['verifactuempresa', 'registroverifactu'] },
   { id: 'plugins', needs: ['plugins'] },
+  { id: 'recurring', needs: ['facturarecurrente'] },
   { id: 'email', needs: ['emailsent'] },
   { id: 'webhooks', needs: ['webhook'] },
   { id: 'events', needs: ['events'] },
@@ -107,6 +109,8 @@ function Page({ route, access, refreshAccess }) {
       return html`<${Verifactu} ...${props} />`;
     case 'plugins':
       return html`<${Plugins} ...${props} />`;
+    case 'recurring':
+      return html`<${Recurring} ...${props} />`;
     case 'email':
       return html`<${Email} ...${props} />`;
     case 'webhooks':

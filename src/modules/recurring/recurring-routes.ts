@@ -4,7 +4,7 @@ import { inTransaction } from '../../db/transaction.ts';
 import { AppError, validationError } from '../../errors.ts';
 import { bodyOf } from '../../http/body.ts';
 import { parseId } from '../../http/model-routes.ts';
-import { addResourceRoute, type Handler } from '../../http/resource-route.ts';
+import { addResourceRoute, type Handler, type OperationDoc } from '../../http/resource-route.ts';
 import { billDue } from './bill-due.ts';
 import { previewInvoices } from './preview.ts';
 import { recurringInvoiceModel as model } from './recurring-models.ts';
@@ -26,8 +26,13 @@ const fieldsOf = (body: unknown): Row => (body && typeof body === 'object' && !A
  */
 export function registerRecurringRoutes(app: FastifyInstance, ctx: AppContext): void {
   const preview: Handler = async (request) => previewInvoices(ctx, await templateOf(ctx, request), (request.query as Row).n);
+  const previewDoc: OperationDoc = {
+    summary: 'The next invoices of a recurring invoice, computed without writing anything',
+    description: '`n` (1-36, default 12): each with its period (`periodo`, `desde`, `hasta`), the day it would be dated (`fecha`), its header totals (`doc`) and lines (`lineas`) as its creation will compute them with today\'s prices.',
+    response: { type: 'array', items: { type: 'object', properties: { periodo: { type: 'integer' }, desde: { type: 'string', format: 'date' }, hasta: { type: 'string', format: 'date' }, fecha: { type: 'string', format: 'date' }, doc: { type: 'object' }, lineas: { type: 'array', items: { type: 'object' } } } } },
+  };
   addResourceRoute(app, {
-    resource: model.resource, urls: [`/api/3/${model.resource}/:id/proximas`, `/api/3/${model.alias}/:id/proximas`], methods: { GET: { handler: preview } },
+    resource: model.resource, urls: [`/api/3/${model.resource}/:id/proximas`, `/api/3/${model.alias}/:id/proximas`], methods: { GET: { handler: preview, openapi: previewDoc } },
   });
 
   ctx.customResources.add('generarFacturasRecurrentes');
@@ -37,7 +42,19 @@ export function registerRecurringRoutes(app: FastifyInstance, ctx: AppContext): 
     if (only !== undefined && !(Number.isInteger(only) && only > 0 && (await ctx.store.get(model, only)))) throw validationError({ idrecurrente: 'not-found' });
     return billDue(ctx, only);
   };
-  addResourceRoute(app, { resource: 'generarFacturasRecurrentes', urls: ['/api/3/generarFacturasRecurrentes'], methods: { POST: { handler: generate } } });
+  const period = { idrecurrente: { type: 'integer' }, periodo: { type: 'integer' }, desde: { type: 'string', format: 'date' } };
+  const generateDoc: OperationDoc = {
+    summary: 'Bill the due periods of every active recurring invoice now (or of one)',
+    body: { type: 'object', additionalProperties: false, properties: { idrecurrente: { type: 'integer' } } },
+    response: {
+      type: 'object',
+      properties: {
+        created: { type: 'array', items: { type: 'object', properties: { ...period, idfactura: { type: 'integer' }, codigo: { type: 'string' } } } },
+        failed: { type: 'array', items: { type: 'object', properties: { ...period, code: { type: 'string' }, detail: { type: 'object' } } } },
+      },
+    },
+  };
+  addResourceRoute(app, { resource: 'generarFacturasRecurrentes', urls: ['/api/3/generarFacturasRecurrentes'], methods: { POST: { handler: generate, openapi: generateDoc } } });
 
   ctx.customResources.add('omitirPeriodoRecurrente');
   const skip: Handler = async (request) => {
@@ -53,7 +70,8 @@ export function registerRecurringRoutes(app: FastifyInstance, ctx: AppContext): 
     });
     return ctx.store.get(model, Number(template.idrecurrente));
   };
-  addResourceRoute(app, { resource: 'omitirPeriodoRecurrente', urls: ['/api/3/omitirPeriodoRecurrente/:id'], shape: model, methods: { POST: { handler: skip } } });
+  const skipDoc: OperationDoc = { summary: 'Skip the next period of a recurring invoice (one that cannot be billed)', response: { $ref: `#/components/schemas/${model.resource}` } };
+  addResourceRoute(app, { resource: 'omitirPeriodoRecurrente', urls: ['/api/3/omitirPeriodoRecurrente/:id'], shape: model, methods: { POST: { handler: skip, openapi: skipDoc } } });
 
   ctx.customResources.add('reanudarFacturaRecurrente');
   const resume: Handler = async (request) => {
@@ -63,5 +81,11 @@ export function registerRecurringRoutes(app: FastifyInstance, ctx: AppContext): 
     const keepMissed = facturarpendientes === true || facturarpendientes === 'true' || facturarpendientes === '1' || facturarpendientes === 1;
     return ctx.store.update(model, Number(template.idrecurrente), { estado: 'activa', ...(keepMissed ? { desdeperiodo: Number(template.desdeperiodo ?? 0) } : {}) });
   };
-  addResourceRoute(app, { resource: 'reanudarFacturaRecurrente', urls: ['/api/3/reanudarFacturaRecurrente/:id'], shape: model, methods: { POST: { handler: resume } } });
+  const resumeDoc: OperationDoc = {
+    summary: 'Resume a paused recurring invoice',
+    description: 'From the first period starting today or later; `facturarpendientes: true` bills the periods missed while paused too.',
+    body: { type: 'object', properties: { facturarpendientes: { type: 'boolean' } } },
+    response: { $ref: `#/components/schemas/${model.resource}` },
+  };
+  addResourceRoute(app, { resource: 'reanudarFacturaRecurrente', urls: ['/api/3/reanudarFacturaRecurrente/:id'], shape: model, methods: { POST: { handler: resume, openapi: resumeDoc } } });
 }
