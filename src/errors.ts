@@ -142,3 +142,18 @@ export function fieldErrors(): Record<string, string> {
 export function validationError(fields: Record<string, string>): AppError {
   return new AppError('validation-failed', { fields });
 }
+
+/**
+ * A module's own refusal, named by a code and its details (an entry that cannot be posted, a
+ * recurring period that cannot be billed): caught by that module, never answered as such.
+ */
+export class CodedFailure extends Error {
+  readonly code: string;
+  readonly detail: Record<string, unknown>;
+
+  constructor(code: string, detail: Record<string, unknown> = {}) {
+    super(code);
+    this.code = code;
+    this.detail = detail;
+  }
+}

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { enabledEngines, scratchDatabase, type ScratchDatabase } from './helpers/engines.ts';
-import { freePort } from './helpers/free-port.ts';
+import { killService as kill, startService } from './helpers/service-process.ts';
 
 /**
  * The process is killed (SIGKILL) in the middle of a stream of invoice creations, then started
@@ -14,44 +14,6 @@ import { freePort } from './helpers/free-port.ts';
  */
 const KEY = 'crash-test-global-key-0123456789';
 const ROUNDS = 3;
-const root = path.resolve(import.meta.dirname, '..');
-
-async function call(port: number, method: string, url: string, body?: unknown): Promise<{ status: number; body: any }> {
-  const response = await fetch(`http://127.0.0.1:${port}${url}`, {
-    method,
-    headers: { 'x-auth-token': KEY, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: response.status, body: await response.json() };
-}
-
-async function start(url: string, dataDir: string): Promise<{ child: ChildProcess; port: number }> {
-  const port = await freePort();
-  const child = spawn(process.execPath, ['src/main.ts'], {
-    cwd: root,
-    env: { ...process.env, DATABASE_URL: url, DATA_DIR: dataDir, API_KEY: KEY, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'silent' },
-    stdio: 'ignore',
-  });
-  // A deadline, not a count of tries: a loaded machine can take long to start the process.
-  for (const deadline = Date.now() + 60_000; Date.now() < deadline;) {
-    if (child.exitCode !== null) throw new Error(`the service exited with ${child.exitCode}`);
-    try {
-      if ((await call(port, 'GET', '/api/3/')).status === 200) return { child, port };
-    } catch {
-      // not listening yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  child.kill('SIGKILL');
-  throw new Error('the service did not start');
-}
-
-function kill(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    child.once('exit', () => resolve());
-    child.kill('SIGKILL');
-  });
-}
 
 for (const engine of enabledEngines()) {
   describe(`crash during invoice creation [${engine}]`, () => {
@@ -59,7 +21,7 @@ for (const engine of enabledEngines()) {
     let running: ChildProcess | undefined;
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'invoicing-crash-'));
     after(async () => {
-      if (running && running.exitCode === null) await kill(running);
+      if (running) await kill(running);
       await scratch?.drop();
       fs.rmSync(dataDir, { recursive: true, force: true });
     });
@@ -68,15 +30,15 @@ for (const engine of enabledEngines()) {
       scratch = await scratchDatabase(engine);
       const acknowledged = new Map<number, { codigo: string; total: number }>();
       for (let round = 0; round < ROUNDS; round++) {
-        const { child, port } = await start(scratch.url, dataDir);
+        const { child, call } = await startService(scratch.url, dataDir, KEY);
         running = child;
-        if (round === 0) assert.equal((await call(port, 'POST', '/api/3/cliente', { codcliente: 'CRASH', nombre: 'Crash' })).status, 201);
+        if (round === 0) assert.equal((await call('POST', '/api/3/cliente', { codcliente: 'CRASH', nombre: 'Crash' })).status, 201);
         // Four writers create invoices until the process dies under them.
         let stop = false;
         const writer = async () => {
           while (!stop) {
             try {
-              const answer = await call(port, 'POST', '/api/3/crearFacturaCliente', {
+              const answer = await call('POST', '/api/3/crearFacturaCliente', {
                 codcliente: 'CRASH',
                 lineas: [{ descripcion: 'a', cantidad: 3, pvpunitario: 12.34 }, { descripcion: 'b', cantidad: 1, pvpunitario: 0.99, dtopor: 10 }],
               });
@@ -99,9 +61,9 @@ for (const engine of enabledEngines()) {
         await Promise.all(writers);
       }
 
-      const { child, port } = await start(scratch.url, dataDir);
+      const { child, call } = await startService(scratch.url, dataDir, KEY);
       running = child;
-      const invoices = (await call(port, 'GET', '/api/3/facturacliente?filter[codcliente]=CRASH&limit=1000')).body as Array<Record<string, any>>;
+      const invoices = (await call('GET', '/api/3/facturacliente?filter[codcliente]=CRASH&limit=1000')).body as Array<Record<string, any>>;
       assert.ok(acknowledged.size >= ROUNDS, `only ${acknowledged.size} invoices were acknowledged`);
       const byId = new Map(invoices.map((invoice) => [invoice.idfactura, invoice]));
       for (const [id, seen] of acknowledged) {
@@ -112,10 +74,10 @@ for (const engine of enabledEngines()) {
       // Nothing partial: every stored invoice has both lines, totals that match them and receipts that add up.
       const expectedTotal = Math.round((3 * 12.34 + 0.99 * 0.9) * 1.21 * 100) / 100;
       for (const invoice of invoices) {
-        const lines = (await call(port, 'GET', `/api/3/lineafacturacliente?filter[idfactura]=${invoice.idfactura}`)).body;
+        const lines = (await call('GET', `/api/3/lineafacturacliente?filter[idfactura]=${invoice.idfactura}`)).body;
         assert.equal(lines.length, 2, `invoice ${invoice.codigo} has ${lines.length} lines`);
         assert.equal(invoice.total, expectedTotal, invoice.codigo);
-        const receipts = (await call(port, 'GET', `/api/3/recibocliente?filter[idfactura]=${invoice.idfactura}`)).body as Array<{ importe: number }>;
+        const receipts = (await call('GET', `/api/3/recibocliente?filter[idfactura]=${invoice.idfactura}`)).body as Array<{ importe: number }>;
         assert.equal(Math.round(receipts.reduce((sum, r) => sum + r.importe, 0) * 100) / 100, invoice.total, invoice.codigo);
       }
       const numbers = invoices.map((invoice) => Number(invoice.numero)).sort((a, b) => a - b);

@@ -31,6 +31,8 @@ for (const model of coreModels()) {
   else if (model.fields.codcliente && model.fields.nombrecliente) FIXES[model.resource] = { codcliente: 'CUST' };
   else if (model.fields.codproveedor && model.fields.numproveedor) FIXES[model.resource] = { codproveedor: 'SUPP' };
 }
+// A recurring invoice's line without a product needs its text and price.
+FIXES.lineafacturarecurrente = { codimpuesto: null, referencia: null, descripcion: 'Monthly fee', pvpunitario: 10 };
 
 const resources = coreModels().filter((model) => !model.internal);
 

@@ -82,6 +82,12 @@ const TABLE_ACCESS: Record<string, Record<string, string>> = {
     productos: 'the product type the margin schemes read',
   },
   installation: {},
+  recurring: {
+    series: 'a template\'s serie, checked when it is written so that a refusal names the field',
+    formaspago: 'a template\'s payment method, checked the same way',
+    divisas: 'a template\'s currency, checked the same way',
+    almacenes: 'a template\'s warehouse, checked the same way',
+  },
   mail: {
     recibospagoscli: 'the unpaid receipts due for a reminder, with their customer\'s e-mail, opt-out and the levels sent: one query of the reminders job',
   },

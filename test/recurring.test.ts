@@ -193,6 +193,47 @@ forEachEngine('recurring invoices', (t) => {
     assert.deepEqual((await periods(t(), catching)).map((row) => row.desde), ['2026-11-02', '2026-11-09', '2026-11-16', '2026-11-23']);
   });
 
+  it('holds what could move billing blind: a schedule change after a resume, a stale skip, a reopened template\'s backlog', async () => {
+    const resumed = await template(t(), { periodicidad: 'day', fechainicio: '2026-10-01', estado: 'pausada' });
+    assert.equal((await t().call('PATCH', `/api/3/facturarecurrente/${resumed}`, { estado: 'activa' })).body.proximafecha, TODAY);
+    const moved = await t().call('PATCH', `/api/3/facturarecurrente/${resumed}`, { periodicidad: 'month' });
+    assert.equal(moved.status, 422, 'its period numbers are the daily schedule\'s');
+    assert.equal(moved.body.fields.periodicidad, 'schedule-in-use');
+    const stale = await t().call('POST', `/api/3/omitirPeriodoRecurrente/${resumed}`, { desde: '2026-10-01' });
+    assert.equal(stale.status, 422);
+    assert.equal(stale.body.fields.desde, 'not-next');
+    assert.equal((await periods(t(), resumed)).length, 0, 'nothing skipped');
+    const reopened = await template(t(), { periodicidad: 'week', fechainicio: '2026-10-05', estado: 'finalizada' });
+    assert.deepEqual((await t().call('GET', `/api/3/facturarecurrente/${reopened}/proximas`)).body, [], 'a finished template issues nothing');
+    const paused = await template(t(), { periodicidad: 'week', fechainicio: '2026-10-05', estado: 'pausada' });
+    assert.equal((await t().call('GET', `/api/3/facturarecurrente/${paused}/proximas?n=2`)).body.map((row: any) => row.desde).join(), '2026-11-30,2026-12-07', 'from where resuming would start');
+    const answer = await t().call('PATCH', `/api/3/facturarecurrente/${reopened}`, { estado: 'activa' });
+    assert.equal(answer.body.proximafecha, '2026-11-30', 'reopened from today on, without its backlog');
+    assert.equal((await t().call('POST', '/api/3/generarFacturasRecurrentes', [1])).status, 400);
+    assert.equal((await t().call('POST', '/api/3/generarFacturasRecurrentes', { idrecurrente: true })).body.fields.idrecurrente, 'invalid-integer');
+    assert.equal((await t().call('POST', '/api/3/facturarecurrente', { codcliente: 'REC1', fechainicio: '2026-01-01', codserie: 'ZZ' })).body.fields.codserie, 'not-found');
+    for (const id of [resumed, reopened, paused]) assert.equal((await t().call('PATCH', `/api/3/facturarecurrente/${id}`, { estado: 'finalizada' })).status, 200);
+  });
+
+  it('a period the invoice itself refuses (the customer over its risk) writes nothing, keeps the error and logs it once', async () => {
+    assert.equal((await t().call('POST', '/api/3/cliente', { codcliente: 'REC5', nombre: 'Arriesgada', cifnif: '12345678Z', riesgomax: 50 })).status, 201);
+    const id = await template(t(), { codcliente: 'REC5', fechainicio: '2026-11-01' });
+    const before = await invoiceCount(t());
+    for (let run = 0; run < 2; run++) {
+      const report = await generate(t(), id);
+      assert.deepEqual(report.failed.map((row) => row.code), ['customer-reached-maximum-risk']);
+    }
+    assert.equal(await invoiceCount(t()), before, 'no invoice, no number taken');
+    assert.equal((await periods(t(), id)).length, 0);
+    assert.match((await get(t(), id)).ultimoerror, /^2026-11-01: customer-reached-maximum-risk/);
+    const events = (await t().call('GET', '/api/3/events?type=recurring.failed&limit=100')).body.events.filter((event: any) => event.payload.idrecurrente === id);
+    assert.equal(events.length, 1);
+    assert.equal((await t().call('PATCH', '/api/3/cliente/REC5', { riesgomax: 0 })).status, 200);
+    assert.equal((await generate(t(), id)).created.length, 1);
+    assert.equal((await get(t(), id)).ultimoerror, null);
+    assert.equal((await t().call('PATCH', `/api/3/facturarecurrente/${id}`, { estado: 'finalizada' })).status, 200);
+  });
+
   it('queues each invoice\'s e-mail once when the template says so, and keeps why one could not go', async () => {
     const settings = await t().call('POST', '/api/3/settings', { name: 'email', properties: { host: '127.0.0.1', port: 2525, email: 'facturas@acme.example' } });
     assert.equal(settings.status, 201, JSON.stringify(settings.body));

@@ -42,7 +42,7 @@ export function Recurring() {
     () => (estado === 'activa' ? api('POST', apiPath(['reanudarFacturaRecurrente', row.idrecurrente])) : api('PATCH', apiPath(['facturarecurrente', row.idrecurrente]), { estado })),
     () => t(estado === 'activa' ? 'recurring.resumed' : 'recurring.paused', { id: row.idrecurrente }),
   );
-  const skip = (row) => act(() => api('POST', apiPath(['omitirPeriodoRecurrente', row.idrecurrente])), () => t('recurring.skipped', { id: row.idrecurrente }));
+  const skip = (row) => act(() => api('POST', apiPath(['omitirPeriodoRecurrente', row.idrecurrente]), { desde: row.proximafecha }), () => t('recurring.skipped', { id: row.idrecurrente }));
   const billNow = () => act(() => api('POST', apiPath(['generarFacturasRecurrentes'])), (data) => t('recurring.billed', { created: data.created.length, failed: data.failed.length }));
   return html`<h1>${t('menu.recurring')}</h1>
     <${ErrorBox} error=${error} />

@@ -2,6 +2,7 @@ import type { AppContext } from '../../app-context.ts';
 import type { DbExecutor } from '../../db/database.ts';
 import { addWarning } from '../../db/transaction.ts';
 import { publish } from '../../event-log.ts';
+import { CodedFailure } from '../../errors.ts';
 
 /**
  * Why a document or payment could not be posted (the reference's warning keys: `closed-exercise`,
@@ -9,16 +10,7 @@ import { publish } from '../../event-log.ts';
  * is written, so the record is still saved, without its entry. An entry that would not balance is
  * no `NotPosted`: it refuses the whole operation (accounting's `unbalanced`).
  */
-export class NotPosted extends Error {
-  readonly code: string;
-  readonly detail: Record<string, unknown>;
-
-  constructor(code: string, detail: Record<string, unknown> = {}) {
-    super(code);
-    this.code = code;
-    this.detail = detail;
-  }
-}
+export class NotPosted extends CodedFailure {}
 
 /** What a posting is about, for its warning and event. */
 export interface PostingSubject {

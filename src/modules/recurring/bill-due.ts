@@ -3,7 +3,7 @@ import type { DbExecutor } from '../../db/database.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { isUniqueViolation } from '../../db/translate-error.ts';
 import { publish } from '../../event-log.ts';
-import { AppError } from '../../errors.ts';
+import { AppError, CodedFailure } from '../../errors.ts';
 import { productsForLines } from '../catalogue/index.ts';
 import { customerOf } from '../customers/index.ts';
 import { createDocument, documentType, readDocumentInput, type DocumentInput } from '../documents/index.ts';
@@ -23,15 +23,7 @@ export interface BillingReport {
 const INVOICE = documentType('FacturaCliente');
 
 /** A period that cannot be billed as things stand: the template keeps why. */
-class Refused extends Error {
-  readonly code: string;
-  readonly detail: Record<string, unknown>;
-  constructor(code: string, detail: Record<string, unknown> = {}) {
-    super(code);
-    this.code = code;
-    this.detail = detail;
-  }
-}
+class Refused extends CodedFailure {}
 
 /** The lines of a template in their order. */
 export const templateLines = (db: DbExecutor, idrecurrente: number): Promise<Row[]> =>
@@ -42,11 +34,11 @@ export const templateLines = (db: DbExecutor, idrecurrente: number): Promise<Row
  * header, its lines (a product's price of the day where the line gives none), dated `fecha`, the
  * period it covers in its notes.
  */
-export function invoiceInput(template: Row, lines: Row[], state: Pick<TemplateState, 'desde' | 'hasta'>, fecha: string): DocumentInput {
+export function invoiceInput(template: Row, lines: Row[], state: Pick<TemplateState, 'desde' | 'hasta'>, fecha: string, hora?: string): DocumentInput {
   const given = (value: unknown) => value !== null && value !== undefined && value !== '';
   const notes = [template.observaciones, `Periodo facturado: ${state.desde} - ${state.hasta}`].filter(given).join('\n');
   const body: Row = {
-    codcliente: template.codcliente, fecha, observaciones: notes,
+    codcliente: template.codcliente, fecha, ...(hora ? { hora } : {}), observaciones: notes,
     ...Object.fromEntries(['codserie', 'codpago', 'coddivisa', 'codalmacen'].filter((key) => given(template[key])).map((key) => [key, template[key]])),
     ...(template.pagada === true || Number(template.pagada) === 1 ? { pagada: true } : {}),
     lineas: lines.map((line) => Object.fromEntries(['referencia', 'descripcion', 'cantidad', 'pvpunitario', 'dtopor', 'dtopor2', 'codimpuesto']
@@ -66,13 +58,18 @@ async function refusals(db: DbExecutor, template: Row, lines: Row[]): Promise<vo
   if (gone) throw new Refused('product-not-found', { referencia: gone });
 }
 
-/** Records a failure on the template and, when it is news (another period or reason), logs `recurring.failed`. */
+/**
+ * Records a failure on the template and, when it is news (another period or code: not merely
+ * other details, such as a risk that moved), logs `recurring.failed`.
+ */
 async function recordFailure(ctx: AppContext, template: Row, state: TemplateState, code: string, detail: Record<string, unknown>): Promise<void> {
-  const reason = `${state.desde}: ${code}${Object.keys(detail).length ? ` ${JSON.stringify(detail)}` : ''}`.slice(0, 500);
+  const known = `${state.desde}: ${code}`;
+  const reason = `${known}${Object.keys(detail).length ? ` ${JSON.stringify(detail)}` : ''}`.slice(0, 500);
   if (reason === template.ultimoerror) return;
+  const news = !(String(template.ultimoerror ?? '') === known || String(template.ultimoerror ?? '').startsWith(`${known} `));
   await inTransaction(ctx.database, async (db) => {
     await db.updateTable('facturasrecurrentes').set({ ultimoerror: reason }).where('idrecurrente', '=', Number(template.idrecurrente)).execute();
-    await publish(db, ctx, {
+    if (news) await publish(db, ctx, {
       type: 'recurring.failed', payload: { idrecurrente: Number(template.idrecurrente), periodo: state.next, desde: state.desde, code, detail },
       resource: recurringInvoiceModel.resource, key: template.idrecurrente,
     });
@@ -85,28 +82,34 @@ async function recordFailure(ctx: AppContext, template: Row, state: TemplateStat
  * order) and naming its period. A period that cannot be billed stops the template there (the
  * error kept, later periods wait); one billed meanwhile by another instance is passed over.
  */
-async function billTemplate(ctx: AppContext, template: Row, today: string, report: BillingReport): Promise<void> {
+async function billTemplate(ctx: AppContext, id: number, report: BillingReport): Promise<void> {
   const db = ctx.database.kysely;
-  const id = Number(template.idrecurrente);
-  for (let round = 0; round < 10_000; round++) {
+  let collided: number | undefined;
+  for (;;) {
+    // Read again each period: a pause (or a resume's new start) made during the run holds it there.
+    const template = await db.selectFrom('facturasrecurrentes').selectAll().where('idrecurrente', '=', id).executeTakeFirst();
+    if (!template || template.estado !== 'activa') return;
     const state = await templateState(db, template);
     await db.updateTable('facturasrecurrentes').set(mirroredFields(template, state)).where('idrecurrente', '=', id).execute();
-    if (state.finished || state.desde > today) return;
+    // The day of each invoice when it is made: a run that crosses midnight dates the next ones on the new day.
+    const today = ctx.clock.today();
+    if (state.finished || state.desde > today.date) return;
     const lines = await templateLines(db, id);
     const sends = template.enviaremail === true || Number(template.enviaremail) === 1;
     try {
       await refusals(db, template, lines);
       if (!lines.length) throw new Refused('no-lines');
       const created = await asInvoiceOf({ idrecurrente: id, periodo: state.next, desde: state.desde, hasta: state.hasta, sends },
-        () => createDocument(ctx, INVOICE, invoiceInput(template, lines, state, today)));
+        () => createDocument(ctx, INVOICE, invoiceInput(template, lines, state, today.date, today.time)));
       report.created.push({ idrecurrente: id, periodo: state.next, desde: state.desde, idfactura: Number(created.doc.idfactura), codigo: String(created.doc.codigo) });
-      if (template.ultimoerror) {
-        await db.updateTable('facturasrecurrentes').set({ ultimoerror: null }).where('idrecurrente', '=', id).execute();
-        template.ultimoerror = null;
-      }
+      if (template.ultimoerror) await db.updateTable('facturasrecurrentes').set({ ultimoerror: null }).where('idrecurrente', '=', id).execute();
     } catch (error) {
       // Another instance billed this period first: its row collided with ours and we wrote nothing.
-      if (isUniqueViolation(error) || (error instanceof AppError && error.code === 'duplicate-record')) continue;
+      // Tried once more: a collision that does not move the template on is no rival, but a failure.
+      if ((isUniqueViolation(error) || (error instanceof AppError && error.code === 'duplicate-record')) && collided !== state.next) {
+        collided = state.next;
+        continue;
+      }
       const code = error instanceof Refused || error instanceof AppError ? error.code : 'internal-error';
       const detail = error instanceof Refused ? error.detail : error instanceof AppError ? (error.details ?? {}) : { message: String((error as Error).message ?? error) };
       if (code === 'internal-error') ctx.log.error({ err: error, idrecurrente: id }, 'a recurring invoice could not be billed');
@@ -141,11 +144,10 @@ async function queueEmails(ctx: AppContext, only?: number): Promise<void> {
 
 /** The billing job (and `generarFacturasRecurrentes`): every active template's due periods, then their e-mails. */
 export async function billDue(ctx: AppContext, only?: number): Promise<BillingReport> {
-  const today = ctx.clock.today().date;
   const report: BillingReport = { created: [], failed: [] };
-  let query = ctx.database.kysely.selectFrom('facturasrecurrentes').selectAll().where('estado', '=', 'activa');
+  let query = ctx.database.kysely.selectFrom('facturasrecurrentes').where('estado', '=', 'activa');
   if (only !== undefined) query = query.where('idrecurrente', '=', only);
-  for (const template of await query.orderBy('idrecurrente').execute()) await billTemplate(ctx, template, today, report);
+  for (const { idrecurrente } of await query.select('idrecurrente').orderBy('idrecurrente').execute()) await billTemplate(ctx, Number(idrecurrente), report);
   await queueEmails(ctx, only);
   return report;
 }

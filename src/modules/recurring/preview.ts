@@ -3,7 +3,7 @@ import { validationError } from '../../errors.ts';
 import { documentType, previewDocument } from '../documents/index.ts';
 import { invoiceInput, templateLines } from './bill-due.ts';
 import { periodEnd, periodStart } from './schedule.ts';
-import { scheduleOf, templateState } from './template-state.ts';
+import { resumedFrom, scheduleOf, templateState } from './template-state.ts';
 
 const INVOICE = documentType('FacturaCliente');
 
@@ -11,7 +11,8 @@ const INVOICE = documentType('FacturaCliente');
 export const MAX_PREVIEW = 36;
 
 /**
- * `GET facturarecurrente/{id}/proximas?n=12`: the next `n` invoices the template would issue,
+ * `GET facturarecurrente/{id}/proximas?n=12`: the next `n` invoices the template would issue
+ * (none once finished; a paused one's from where resuming would start),
  * each with its period, the day it would be dated (the period's first day, or today for one
  * already due) and its lines and totals computed as its creation will compute them (the
  * products' prices of today). Reads only.
@@ -25,12 +26,16 @@ export async function previewInvoices(ctx: AppContext, template: Record<string, 
   const schedule = scheduleOf(template);
   const today = ctx.clock.today().date;
   const ahead: Array<Record<string, unknown>> = [];
+  if (template.estado === 'finalizada') return ahead;
+  // A paused template's missed periods are not billed once it is resumed: its preview starts where resuming would.
+  const first = template.estado === 'pausada' ? Math.max(state.next, resumedFrom(template, today)) : state.next;
   for (let i = 0; i < n && !state.finished && lines.length; i++) {
-    const periodo = state.next + i;
+    const periodo = first + i;
     const desde = periodStart(schedule, periodo);
     const hasta = periodEnd(schedule, periodo);
     if (template.fechafin && desde > String(template.fechafin).slice(0, 10)) break;
     if (template.maxfacturas !== null && template.maxfacturas !== undefined && state.generadas + i >= Number(template.maxfacturas)) break;
+    // Dated the period's first day, or today for one already due.
     const fecha = desde > today ? desde : today;
     const { doc, lines: invoiceLines } = await previewDocument(ctx, INVOICE, invoiceInput(template, lines, { desde, hasta }, fecha));
     ahead.push({ periodo, desde, hasta, fecha, doc, lineas: invoiceLines });

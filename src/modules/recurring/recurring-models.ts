@@ -52,16 +52,22 @@ export const recurringInvoiceModel = defineModel({
   },
   hooks: {
     async beforeSave({ db, values, existing, clock }) {
-      // The customer named, as the field (the database's own refusal would not say which).
+      // What the template names, each as its field (the database's own refusal would not say which).
       if (values.codcliente !== undefined && !(await customerOf(db, String(values.codcliente)))) throw validationError({ codcliente: 'not-found' });
+      for (const [field, table] of NAMED) {
+        const code = values[field];
+        if (code !== undefined && code !== null && code !== '' && !(await db.selectFrom(table).select(field).where(field, '=', String(code)).executeTakeFirst())) throw validationError({ [field]: 'not-found' });
+      }
       if (!existing) return;
-      // Periods are numbered by the schedule: once one is billed, the schedule no longer changes.
+      // Periods are numbered by the schedule: once one is billed (or the numbering moved on, a
+      // resume), the schedule no longer changes.
       const changed = SCHEDULE_FIELDS.find((name) => values[name] !== undefined && String(values[name]) !== String(existing[name]));
-      if (changed && (await db.selectFrom('facturasrecurrentes_periodos').select('id').where('idrecurrente', '=', Number(existing.idrecurrente)).limit(1).executeTakeFirst())) {
+      if (changed && (Number(existing.desdeperiodo ?? 0) > 0 || (await db.selectFrom('facturasrecurrentes_periodos').select('id').where('idrecurrente', '=', Number(existing.idrecurrente)).limit(1).executeTakeFirst()))) {
         throw validationError({ [changed]: 'schedule-in-use' });
       }
-      // Resuming bills from the next period on; `reanudarFacturaRecurrente` with `facturarpendientes` keeps the missed ones.
-      if (existing.estado === 'pausada' && values.estado === 'activa' && values.desdeperiodo === undefined) {
+      // Back to `activa` from paused or finished: from the first period starting today on;
+      // `reanudarFacturaRecurrente` with `facturarpendientes` keeps the missed ones (it sets `desdeperiodo` itself).
+      if (existing.estado !== 'activa' && values.estado === 'activa' && values.desdeperiodo === undefined) {
         values.desdeperiodo = Math.max(Number(existing.desdeperiodo ?? 0), resumedFrom({ ...existing, ...values }, clock.today().date));
       }
     },
@@ -72,6 +78,8 @@ export const recurringInvoiceModel = defineModel({
 });
 
 const SCHEDULE_FIELDS = ['periodicidad', 'intervalo', 'fechainicio'];
+/** The template's other references, checked so that a refusal names its field. */
+const NAMED: ReadonlyArray<[string, string]> = [['codserie', 'series'], ['codpago', 'formaspago'], ['coddivisa', 'divisas'], ['codalmacen', 'almacenes']];
 
 /** A recurring invoice's lines: a product (its price on the day unless `pvpunitario` is given) or free text. */
 export const recurringLineModel = defineModel({

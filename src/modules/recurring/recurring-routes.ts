@@ -37,10 +37,13 @@ export function registerRecurringRoutes(app: FastifyInstance, ctx: AppContext): 
 
   ctx.customResources.add('generarFacturasRecurrentes');
   const generate: Handler = async (request) => {
-    const fields = fieldsOf(bodyOf(request).body);
-    const only = fields.idrecurrente === undefined || fields.idrecurrente === '' ? undefined : Number(fields.idrecurrente);
-    if (only !== undefined && !(Number.isInteger(only) && only > 0 && (await ctx.store.get(model, only)))) throw validationError({ idrecurrente: 'not-found' });
-    return billDue(ctx, only);
+    const { body } = bodyOf(request);
+    if (Array.isArray(body)) throw new AppError('invalid-body');
+    const given = fieldsOf(body).idrecurrente;
+    if (given === undefined || given === null || given === '') return billDue(ctx);
+    if (!(typeof given === 'number' || (typeof given === 'string' && /^\d{1,9}$/.test(given))) || !Number.isInteger(Number(given))) throw validationError({ idrecurrente: 'invalid-integer' });
+    if (!(await ctx.store.get(model, Number(given)))) throw validationError({ idrecurrente: 'not-found' });
+    return billDue(ctx, Number(given));
   };
   const period = { idrecurrente: { type: 'integer' }, periodo: { type: 'integer' }, desde: { type: 'string', format: 'date' } };
   const generateDoc: OperationDoc = {
@@ -59,9 +62,12 @@ export function registerRecurringRoutes(app: FastifyInstance, ctx: AppContext): 
   ctx.customResources.add('omitirPeriodoRecurrente');
   const skip: Handler = async (request) => {
     const template = await templateOf(ctx, request);
+    const { desde } = fieldsOf(bodyOf(request).body);
     await inTransaction(ctx.database, async (db) => {
       const state = await templateState(db, template);
       if (state.finished) throw validationError({ estado: 'finished' });
+      // The period the client saw as next (`desde`, its `proximafecha`): if it was billed meanwhile, the next one is not skipped blind.
+      if (desde !== undefined && desde !== null && desde !== '' && String(desde) !== state.desde) throw validationError({ desde: 'not-next' });
       await db.insertInto('facturasrecurrentes_periodos').values({
         idrecurrente: Number(template.idrecurrente), periodo: state.next, desde: state.desde, hasta: state.hasta, estado: 'omitido', creado: ctx.clock.timestamp(),
       }).execute();
@@ -70,7 +76,12 @@ export function registerRecurringRoutes(app: FastifyInstance, ctx: AppContext): 
     });
     return ctx.store.get(model, Number(template.idrecurrente));
   };
-  const skipDoc: OperationDoc = { summary: 'Skip the next period of a recurring invoice (one that cannot be billed)', response: { $ref: `#/components/schemas/${model.resource}` } };
+  const skipDoc: OperationDoc = {
+    summary: 'Skip the next period of a recurring invoice (one that cannot be billed)',
+    description: '`desde`: the first day of the period meant (the template\'s `proximafecha` as the client saw it); when another is next by now, 422 `desde: not-next` and nothing is skipped.',
+    body: { type: 'object', properties: { desde: { type: 'string', format: 'date' } } },
+    response: { $ref: `#/components/schemas/${model.resource}` },
+  };
   addResourceRoute(app, { resource: 'omitirPeriodoRecurrente', urls: ['/api/3/omitirPeriodoRecurrente/:id'], shape: model, methods: { POST: { handler: skip, openapi: skipDoc } } });
 
   ctx.customResources.add('reanudarFacturaRecurrente');

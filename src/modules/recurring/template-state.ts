@@ -3,7 +3,9 @@ import { firstPeriodFrom, periodEnd, periodStart, type Periodicity, type Schedul
 
 type Row = Record<string, unknown>;
 
-const dateText = (value: unknown): string => (value instanceof Date ? value.toISOString() : String(value)).slice(0, 10);
+/** A date column's value as `YYYY-MM-DD` (the drivers give text; a Date would be the local midnight). */
+const dateText = (value: unknown): string =>
+  value instanceof Date ? `${value.getFullYear()}-${String(value.getMonth() + 1).padStart(2, '0')}-${String(value.getDate()).padStart(2, '0')}` : String(value).slice(0, 10);
 
 export function scheduleOf(template: Row): Schedule {
   return { periodicidad: String(template.periodicidad) as Periodicity, intervalo: Number(template.intervalo), fechainicio: dateText(template.fechainicio) };
