@@ -1,5 +1,6 @@
 import { AppError } from '../../errors.ts';
-import { EXPORT_TYPES, EXPORTERS, TYPE_ALIASES, type Exporter } from './exporters.ts';
+import { exportTypeOf } from './document-file.ts';
+import { EXPORT_TYPES, EXPORTERS, type Exporter } from './exporters.ts';
 
 /** The query of an export: which exporter, which print format (`undefined`: automatic), which language. */
 export interface ExportRequest {
@@ -21,10 +22,10 @@ function single(query: Record<string, unknown>, name: string): string | undefine
  * never fails). An unknown type is refused, unlike the reference, which printed a PDF instead.
  */
 export function readExportRequest(query: Record<string, unknown>): ExportRequest {
-  const asked = (single(query, 'type') ?? 'PDF').toUpperCase();
-  const type = TYPE_ALIASES[asked] ?? asked;
-  const exporter = Object.hasOwn(EXPORTERS, type) ? EXPORTERS[type] : undefined;
-  if (!exporter) throw new AppError('invalid-export-type', { type: single(query, 'type'), supported: EXPORT_TYPES });
+  const known = exportTypeOf(single(query, 'type') ?? 'PDF');
+  if (!known) throw new AppError('invalid-export-type', { type: single(query, 'type'), supported: EXPORT_TYPES });
+  const type = known.name;
+  const exporter = EXPORTERS[type]!;
   const format = single(query, 'format');
   if (format !== undefined && !/^[0-9]{1,9}$/.test(format)) throw new AppError('invalid-export-format', { parameter: 'format' });
   return { type, exporter, format: format === undefined || Number(format) === 0 ? undefined : Number(format), lang: single(query, 'lang') };
