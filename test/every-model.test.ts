@@ -31,6 +31,29 @@ for (const model of coreModels()) {
   else if (model.fields.codcliente && model.fields.nombrecliente) FIXES[model.resource] = { codcliente: 'CUST' };
   else if (model.fields.codproveedor && model.fields.numproveedor) FIXES[model.resource] = { codproveedor: 'SUPP' };
 }
+// A remittance gathers receipts: a collecting account, a direct-debit method, a customer's mandate
+// and an invoice of that method (its receipt, due today, collected in 2099).
+let remittances = 0;
+FIXES.remesasepa = async (record, t) => {
+  const n = ++remittances;
+  const calls: Array<[string, string, Record<string, unknown>]> = [
+    ['PATCH', 'empresa/1', { cifnif: 'B85626240' }],
+    ['POST', 'cuentabanco', { codcuenta: `RB${n}`, descripcion: 'Cobros', iban: 'ES9121000418450200051332', idempresa: 1 }],
+    ['POST', 'formapago', { codpago: `RD${n}`, descripcion: 'Domiciliación', domiciliado: true, codcuentabanco: `RB${n}` }],
+    ['POST', 'cuentabancocliente', { codcliente: 'CUST', iban: 'ES7921000813610123456789', mandato: `M-${n}`, fmandato: '2025-01-01' }],
+    ['POST', 'crearFacturaCliente', { codcliente: 'CUST', codpago: `RD${n}`, lineas: [{ descripcion: 'Cuota', cantidad: 1, pvpunitario: 10 }] }],
+  ];
+  for (const [method, url, body] of calls) assert.ok((await t.call(method, `/api/3/${url}`, body)).status < 300, `${method} ${url}`);
+  return { ...record, codcuenta: `RB${n}`, fechacargo: '2099-12-31' };
+};
+// A receipt is in one remittance at most: a fresh one for the service's own row.
+FIXES.reciboremesa = async (record, t) => {
+  assert.equal((await t.call('POST', '/api/3/crearFacturaCliente', { codcliente: 'CUST', lineas: [{ descripcion: 'Cuota', cantidad: 1, pvpunitario: 10 }] })).status, 200);
+  const [receipt] = (await t.call('GET', '/api/3/recibocliente?sort[idrecibo]=DESC&limit=1')).body;
+  return { ...record, idrecibo: receipt.idrecibo };
+};
+/** What a creation answers beside the record (a remittance: its receipts and the ones it left out). */
+const CREATION_EXTRAS: Record<string, string[]> = { remesasepa: ['recibos', 'excluidos'] };
 // A recurring invoice's line without a product needs its text and price.
 FIXES.lineafacturarecurrente = { codimpuesto: null, referencia: null, descripcion: 'Monthly fee', pvpunitario: 10 };
 
@@ -76,6 +99,10 @@ forEachEngine('every model: create, get, list with filter, update, delete', (t) 
 
       // Hidden values (a key's token) appear in the creation response only.
       for (const name of model.hidden) delete created.body[name];
+      for (const name of CREATION_EXTRAS[model.resource] ?? []) {
+        assert.ok(name in created.body, `${model.resource} answers ${name} on creation`);
+        delete created.body[name];
+      }
       const fetched = await t().call('GET', path);
       assert.equal(fetched.status, 200);
       assert.deepEqual(fetched.body, created.body);

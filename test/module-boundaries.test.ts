@@ -88,6 +88,9 @@ const TABLE_ACCESS: Record<string, Record<string, string>> = {
     divisas: 'a template\'s currency, checked the same way',
     almacenes: 'a template\'s warehouse, checked the same way',
   },
+  banking: {
+    recibospagoscli: 'the unpaid direct-debit receipts a remittance gathers, with their payment method, customer and main bank account: one query',
+  },
   mail: {
     recibospagoscli: 'the unpaid receipts due for a reminder, with their customer\'s e-mail, opt-out and the levels sent: one query of the reminders job',
   },

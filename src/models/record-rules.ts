@@ -59,12 +59,20 @@ export const compactIban = (iban: string): string => iban.replace(/\s+/g, '').to
 export function isIban(iban: string): boolean {
   const compact = compactIban(iban);
   if (!/^[A-Z]{2}[0-9]{2}[A-Z0-9]{11,30}$/.test(compact)) return false;
+  return mod97(compact.slice(4) + compact.slice(0, 4)) === 1;
+}
+
+/**
+ * The number an upper-case text of letters and digits stands for (letters as 10..35) modulo 97,
+ * reduced digit by digit (ISO 7064 MOD 97-10: IBANs, SEPA creditor identifiers).
+ */
+export function mod97(text: string): number {
   let remainder = 0;
-  for (const ch of compact.slice(4) + compact.slice(0, 4)) {
+  for (const ch of text) {
     const digits = ch >= 'A' ? String(ch.charCodeAt(0) - 55) : ch;
     for (const digit of digits) remainder = (remainder * 10 + Number(digit)) % 97;
   }
-  return remainder === 1;
+  return remainder;
 }
 
 /** Whether `swift` is a SWIFT/BIC code (ISO 9362): bank, country, location and an optional branch. */

@@ -1,6 +1,7 @@
 import type { Module } from '../module.ts';
 import { accountingModule } from './accounting/index.ts';
 import { authModule } from './auth/index.ts';
+import { bankingModule } from './banking/index.ts';
 import { catalogueModule } from './catalogue/index.ts';
 import { companyModule } from './company/index.ts';
 import { contactsModule } from './contacts/index.ts';
@@ -33,7 +34,7 @@ export function coreModules(): Module[] {
   return [
     settingsModule(), usersModule(), authModule(), geographyModule(), companyModule(), fiscalModule(), taxesModule(),
     financeModule(), accountingModule(), contactsModule(), customersModule(), catalogueModule(), paymentsModule(), documentsModule(),
-    postingModule(), filesModule(), exportModule(), verifactuModule(), recurringModule(), mailModule(), logsModule(), eventsModule(), systemModule(), installationModule(), openapiModule(),
+    postingModule(), filesModule(), exportModule(), verifactuModule(), recurringModule(), mailModule(), bankingModule(), logsModule(), eventsModule(), systemModule(), installationModule(), openapiModule(),
   ];
 }
 

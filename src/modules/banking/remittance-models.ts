@@ -1,0 +1,56 @@
+import { defineModel } from '../../models/define-model.ts';
+import { f, now } from '../../models/fields.ts';
+
+export const REMITTANCE_STATES = ['borrador', 'generada', 'enviada', 'cobrada'] as const;
+export const PAIN_008_VERSIONS = ['001.02', '001.08'] as const;
+
+/**
+ * A SEPA direct-debit remittance (`remesassepa`, docs/banking.md): the unpaid direct-debit
+ * receipts due by `vencimientohasta`, collected into the company bank account `codcuenta` on
+ * `fechacargo`. Built by `POST /api/3/remesasepa`; its receipts are `reciboremesa` rows.
+ */
+export const remittanceModel = defineModel({
+  name: 'RemesaSepa',
+  table: 'remesassepa',
+  fields: {
+    idremesa: f.serial(),
+    codcuenta: f.string(10, { notNull: true, references: f.ref('cuentasbanco', 'codcuenta', 'RESTRICT') }),
+    idempresa: f.integer({ readOnly: true }),
+    descripcion: f.string(100),
+    fechacargo: f.date({ notNull: true }),
+    vencimientohasta: f.date(),
+    /** The pain.008 version of its file. */
+    version: f.string(10, { notNull: true, default: '001.02', values: PAIN_008_VERSIONS }),
+    estado: f.string(10, { notNull: true, default: 'borrador', values: REMITTANCE_STATES }),
+    /** The SEPA creditor identifier its file carries (from the company's tax id and the account's `sufijosepa`). */
+    identificador: f.string(35, { readOnly: true }),
+    total: f.double({ readOnly: true, default: 0 }),
+    numrecibos: f.integer({ readOnly: true, default: 0 }),
+    creado: f.timestamp({ initial: now, readOnly: true }),
+  },
+});
+
+/** A receipt in a remittance (read-only): what its collection carries, fixed when the remittance was built. A receipt is in one remittance at most. */
+export const remittanceReceiptModel = defineModel({
+  name: 'ReciboRemesa',
+  table: 'remesassepa_recibos',
+  readOnlyResource: true,
+  fields: {
+    id: f.serial(),
+    idremesa: f.integer({ notNull: true, references: f.ref('remesassepa', 'idremesa', 'CASCADE') }),
+    idrecibo: f.integer({ notNull: true, references: f.ref('recibospagoscli', 'idrecibo', 'CASCADE') }),
+    codcliente: f.string(10, { notNull: true }),
+    nombre: f.string(100),
+    importe: f.double({ notNull: true }),
+    vencimiento: f.date(),
+    iban: f.string(34, { notNull: true }),
+    bic: f.string(11),
+    mandato: f.string(35, { notNull: true }),
+    fmandato: f.date({ notNull: true }),
+    /** `FRST` (the mandate's first collection) or `RCUR`. */
+    secuencia: f.string(4, { notNull: true }),
+    endtoend: f.string(35, { notNull: true }),
+    concepto: f.string(140),
+  },
+  unique: [['idrecibo']],
+});
