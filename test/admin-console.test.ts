@@ -376,6 +376,31 @@ describe('admin console in Chromium', { skip: present ? false : `no Chromium at 
     await settles(() => page.locator(`[data-recurring="${id}"] td`).nth(7).innerText(), '2');
   });
 
+  it('builds a SEPA remittance, lists the receipts it left out and downloads its pain.008', async () => {
+    assert.equal((await call('POST', 'cuentabanco', { codcuenta: 'ADMB', descripcion: 'Cobros consola', iban: 'ES9121000418450200051332', idempresa: 1 })).status, 201);
+    assert.equal((await call('POST', 'formapago', { codpago: 'ADMDD', descripcion: 'Domiciliación', domiciliado: true, codcuentabanco: 'ADMB' })).status, 201);
+    for (const codcliente of ['ADMD1', 'ADMD2']) assert.equal((await call('POST', 'cliente', { codcliente, nombre: `Domiciliado ${codcliente}`, cifnif: '12345678Z' })).status, 201);
+    assert.equal((await call('POST', 'cuentabancocliente', { codcliente: 'ADMD1', iban: 'ES7921000813610123456789', mandato: 'ADM-MANDATE-1', fmandato: '2025-01-01' })).status, 201);
+    for (const codcliente of ['ADMD1', 'ADMD2']) {
+      assert.equal((await call('POST', 'crearFacturaCliente', { codcliente, codpago: 'ADMDD', lineas: [{ descripcion: 'Cuota', cantidad: 1, pvpunitario: 40 }] })).status, 200);
+    }
+    await open('remittances', 'SEPA remittances');
+    await page.getByLabel('Company account').selectOption('ADMB');
+    await page.getByLabel('Collection date').fill(new Date(Date.now() + 5 * 86_400_000).toISOString().slice(0, 10));
+    await page.getByRole('button', { name: 'Build', exact: true }).click();
+    await page.getByRole('status').filter({ hasText: /Remittance \d+: 1 receipt\(s\)/ }).waitFor();
+    await page.getByRole('table', { name: 'Receipts left out' }).getByRole('cell', { name: 'The customer has no main bank account' }).waitFor();
+    await check('remittances');
+    const [remittance] = (await call('GET', 'remesasepa?sort[idremesa]=DESC&limit=1')).body;
+    const download = page.waitForEvent('download');
+    await page.getByRole('button', { name: `pain.008 file of remittance ${remittance.idremesa}` }).click();
+    const xml = fs.readFileSync(await (await download).path(), 'utf8');
+    assert.match(xml, /<CstmrDrctDbtInitn>/);
+    assert.match(xml, /<MndtId>ADM-MANDATE-1<\/MndtId>/);
+    await page.getByRole('button', { name: `Mark generated: remittance ${remittance.idremesa}` }).click();
+    await settles(async () => (await call('GET', `remesasepa/${remittance.idremesa}`)).body.estado, 'generada');
+  });
+
   it('switches VERI*FACTU on for a company, checks its chain, and cancels an invoice', async () => {
     await open('verifactu', 'VERI*FACTU');
     const company = page.locator('form[data-company="1"]');

@@ -14,6 +14,7 @@ import { Plugins } from './pages/plugins.js';
 import { Webhooks } from './pages/webhooks.js';
 import { Email } from './pages/email.js';
 import { Recurring } from './pages/recurring.js';
+import { Remittances } from './pages/remittances.js';
 import { Events } from './pages/events.js';
 import { Verifactu } from './pages/verifactu.js';
 
@@ -26,6 +27,7 @@ const MENU = [
   { id: 'verifactu', needs: ['verifactuempresa', 'registroverifactu'] },
   { id: 'plugins', needs: ['plugins'] },
   { id: 'recurring', needs: ['facturarecurrente'] },
+  { id: 'remittances', needs: ['remesasepa'] },
   { id: 'email', needs: ['emailsent'] },
   { id: 'webhooks', needs: ['webhook'] },
   { id: 'events', needs: ['events'] },
@@ -111,6 +113,8 @@ function Page({ route, access, refreshAccess }) {
       return html`<${Plugins} ...${props} />`;
     case 'recurring':
       return html`<${Recurring} ...${props} />`;
+    case 'remittances':
+      return html`<${Remittances} ...${props} />`;
     case 'email':
       return html`<${Email} ...${props} />`;
     case 'webhooks':
