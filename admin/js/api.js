@@ -144,13 +144,3 @@ export function fileNameOf(response, fallback) {
   return plain ? plain[1] : fallback;
 }
 
-/**
- * Writes keys of a settings group (`default`, `email`) and returns the group's properties as now
- * stored (secrets left out by the API). A group that does not exist yet is created.
- */
-export async function saveSettingsGroup(name, properties, exists = true) {
-  const { data } = exists
-    ? await api('PUT', apiPath(['settings', name]), { properties })
-    : await api('POST', apiPath(['settings']), { name, properties });
-  return recordOf(data).properties || {};
-}

@@ -2,7 +2,8 @@
 // never shown) with a test button (`probarEmail`), and the outbox (`emailsent`) with each message's
 // state, attempts and the server's answer or the reason it failed.
 import { html, useEffect, useState } from '../lib.js';
-import { api, apiPath, saveSettingsGroup } from '../api.js';
+import { api, apiPath } from '../api.js';
+import { useSettingsGroup } from '../settings-group.js';
 import { useListPage } from '../list-page.js';
 import { t } from '../i18n.js';
 import { cell, ErrorBox, FieldError, Notice, Pager } from '../ui.js';
@@ -34,31 +35,12 @@ function SmtpField({ name, kind, value, reason, onChange }) {
 }
 
 export function Email() {
-  const [stored, setStored] = useState(null);
-  const [edits, setEdits] = useState({});
-  const [error, setError] = useState(null);
-  const [notice, setNotice] = useState('');
+  const { stored, edits, value, edit, save, error, setError, notice, setNotice } = useSettingsGroup('email', { mailer: 'smtp' });
   const [testTo, setTestTo] = useState('');
   const [offset, setOffset] = useState(0);
   const [version, setVersion] = useState(0);
   const { rows: messages, total, error: listError } = useListPage('emailsent', { 'sort[id]': 'DESC', limit: PAGE, offset }, version);
-  useEffect(() => {
-    api('GET', apiPath(['settings', 'email'])).then(({ data }) => setStored(data.properties || {}), (failure) => (failure.status === 404 ? setStored({}) : setError(failure)));
-  }, []);
   if (!stored) return html`<h1>${t('menu.email')}</h1><${ErrorBox} error=${error} />`;
-  const value = (name) => (name in edits ? edits[name] : stored[name]);
-  const save = async (event) => {
-    event.preventDefault();
-    setError(null);
-    setNotice('');
-    try {
-      setStored(await saveSettingsGroup('email', { mailer: 'smtp', ...edits }, Object.keys(stored).length > 0));
-      setEdits({});
-      setNotice(t('settings.saved'));
-    } catch (failure) {
-      setError(failure);
-    }
-  };
   const probe = async () => {
     setError(null);
     setNotice('');
@@ -74,7 +56,7 @@ export function Email() {
     <form onSubmit=${save} aria-labelledby="smtp-title" novalidate>
       <h2 id="smtp-title">${t('email.settings')}</h2>
       ${FIELDS.map(([name, kind]) => html`<${SmtpField} name=${name} kind=${kind} value=${value(name)} reason=${error?.fields?.[`properties.${name}`]}
-        onChange=${(next) => setEdits((previous) => ({ ...previous, [name]: next }))} />`)}
+        onChange=${(next) => edit(name, next)} />`)}
       <${ErrorBox} error=${error} />
       <button type="submit" disabled=${!Object.keys(edits).length}>${t('common.save')}</button>
       <${Notice} text=${notice} />

@@ -1,7 +1,8 @@
 // Settings: a form built from the `default` group's schema (the OpenAPI component
 // `settings.default`), with the API's field errors beside their fields; and the API switch.
 import { html, useEffect, useState } from '../lib.js';
-import { api, apiDescription, apiPath, saveSettingsGroup } from '../api.js';
+import { api, apiDescription, apiPath } from '../api.js';
+import { useSettingsGroup } from '../settings-group.js';
 import { t } from '../i18n.js';
 import { Confirm, ErrorBox, FieldError, Notice } from '../ui.js';
 
@@ -37,33 +38,16 @@ function SettingField({ name, schema, value, reason, onChange }) {
 }
 
 export function Settings({ access }) {
-  const [stored, setStored] = useState(null);
+  const { stored, edits, value, edit, save, error, setError, notice } = useSettingsGroup('default');
   const [schema, setSchema] = useState(null);
-  const [edits, setEdits] = useState({});
-  const [error, setError] = useState(null);
-  const [notice, setNotice] = useState('');
   const [confirmOff, setConfirmOff] = useState(false);
   const [switchedOff, setSwitchedOff] = useState(false);
   useEffect(() => {
-    api('GET', apiPath(['settings', 'default'])).then(({ data }) => setStored(data.properties || {}), setError);
     if (access.readable.has('openapi')) apiDescription().then((description) => setSchema(description.components?.schemas?.['settings.default'] || null), () => setSchema(null));
   }, []);
   if (!stored) return html`<h1>${t('menu.settings')}</h1><${ErrorBox} error=${error} />`;
   const form = schema || schemaFromValues(stored);
   const names = Object.keys(form.properties).filter((name) => name !== 'enable_api');
-  const value = (name) => (name in edits ? edits[name] : stored[name]);
-  const save = async (event) => {
-    event.preventDefault();
-    setError(null);
-    setNotice('');
-    try {
-      setStored(await saveSettingsGroup('default', edits));
-      setEdits({});
-      setNotice(t('settings.saved'));
-    } catch (failure) {
-      setError(failure);
-    }
-  };
   const switchOff = async () => {
     setConfirmOff(false);
     try {
@@ -83,7 +67,7 @@ export function Settings({ access }) {
     </section>
     <form onSubmit=${save} aria-labelledby="settings-title" novalidate>
       <h2 id="settings-title">${t('settings.form')}</h2>
-      ${names.map((name) => html`<${SettingField} name=${name} schema=${form.properties[name]} value=${value(name)} reason=${reasonOf(name)} onChange=${(next) => setEdits((previous) => ({ ...previous, [name]: next }))} />`)}
+      ${names.map((name) => html`<${SettingField} name=${name} schema=${form.properties[name]} value=${value(name)} reason=${reasonOf(name)} onChange=${(next) => edit(name, next)} />`)}
       <${ErrorBox} error=${error} />
       <button type="submit" disabled=${!Object.keys(edits).length}>${t('common.save')}</button>
       <${Notice} text=${notice} />
