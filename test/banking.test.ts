@@ -10,7 +10,7 @@ import { forEachEngine, type TestApp } from './helpers/test-app.ts';
  * pain.008 files of both versions valid against the vendored ISO 20022 schemas (xmllint), with the
  * creditor identifier, counts and sums to the cent over 200 receipts; bad input refused by name.
  */
-const SCHEMAS = path.resolve(import.meta.dirname, '../../shared/vendor/sepa');
+const SCHEMAS = path.resolve(import.meta.dirname, 'vendor/sepa');
 
 function assertValidPain008(xml: string, version: string): void {
   const run = spawnSync('xmllint', ['--nonet', '--noout', '--schema', path.join(SCHEMAS, `pain.008.${version}.xsd`), '-'], { input: xml, encoding: 'utf8' });
