@@ -74,3 +74,8 @@ export class BusinessClock implements Clock {
 export function timestampOf(ms: number): string {
   return new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
 }
+
+/** A business date (`YYYY-MM-DD`) `days` calendar days later (earlier when negative). */
+export function addDays(date: string, days: number): string {
+  return new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
+}

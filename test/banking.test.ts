@@ -98,9 +98,16 @@ forEachEngine('SEPA direct-debit remittances', (t) => {
       if (field === 'estado') continue;
       assert.equal(answer.body.fields[field], reason, JSON.stringify(answer.body));
     }
-    await invoice(t(), 'DD1', 12.34);
-    const built = await t().call('POST', '/api/3/remesasepa', { codcuenta: 'CB1', fechacargo: '2026-12-03' });
+    for (const price of [12.34, 5.6, 7.8]) await invoice(t(), 'DD1', price);
+    // Two remittances built at once over the same receipts: one takes them all, the other none (its
+    // gathering found them taken, or its rows collided on the receipts' unique key and rolled back).
+    const [first, second] = await Promise.all([1, 2].map(() => t().call('POST', '/api/3/remesasepa', { codcuenta: 'CB1', fechacargo: '2026-12-03' })));
+    const built = first!.status === 201 ? first! : second!;
+    const lost = built === first ? second! : first!;
     assert.equal(built.status, 201, JSON.stringify(built.body));
+    assert.ok(lost.status === 422 || lost.status === 409, JSON.stringify(lost.body));
+    assert.equal(built.body.numrecibos, 3);
+    assert.equal(Number((await t().call('GET', '/api/3/reciboremesa?limit=1')).headers['x-total-count']), 203, 'every receipt in one remittance');
     assert.equal(built.body.recibos[0].secuencia, 'RCUR', 'the mandate was used before');
     assert.equal((await t().call('PATCH', `/api/3/remesasepa/${built.body.idremesa}`, { estado: 'generada' })).status, 200);
     const moved = await t().call('PATCH', `/api/3/remesasepa/${built.body.idremesa}`, { fechacargo: '2026-12-09' });

@@ -12,6 +12,7 @@ import { forEachEngine, withOtherInstance, type TestApp } from './helpers/test-a
 const TODAY = '2026-11-27';
 const offset = Date.parse(`${TODAY}T10:00:00Z`) - Date.now();
 const clock = { now: () => Date.now() + offset };
+const MAIL = { smtpUrl: undefined, pollMs: 3_600_000, retryBaseSeconds: 0, maxAttempts: 3, timeoutMs: 2000, maxAttachmentBytes: 5 * 1_048_576 };
 
 async function template(t: TestApp, fields: Record<string, unknown>, lines: Array<Record<string, unknown>> = [{ referencia: 'MANT', cantidad: 1 }]): Promise<number> {
   const created = await t.call('POST', '/api/3/facturarecurrente', { codcliente: 'REC1', ...fields });
@@ -241,9 +242,10 @@ forEachEngine('recurring invoices', (t) => {
     assert.equal((await t().call('POST', '/api/3/cliente', { codcliente: 'REC4', nombre: 'Sin correo', cifnif: '12345678Z' })).status, 201);
     const mailed = await template(t(), { codcliente: 'REC3', periodicidad: 'day', fechainicio: '2026-11-25', enviaremail: true });
     const unmailed = await template(t(), { codcliente: 'REC4', periodicidad: 'day', fechainicio: '2026-11-27', enviaremail: true });
-    const billed = await generate(t());
+    // Two instances billing and queueing at once, then once more: each invoice's message is queued once.
+    await withOtherInstance(t(), (other) => Promise.all([generate(t()), generate(other), generate(t())]), { clock, config: { mail: MAIL } });
     await generate(t());
-    const invoices = billed.created.filter((row) => row.idrecurrente === mailed).map((row) => row.idfactura);
+    const invoices = (await periods(t(), mailed)).map((row) => row.idfactura);
     assert.equal(invoices.length, 3);
     const messages = (await t().call('GET', '/api/3/emailsent?filter[modelo]=FacturaCliente&limit=100')).body as Array<Record<string, any>>;
     assert.deepEqual(messages.map((row) => row.modeloid).sort(), [...invoices].sort(), 'one message per invoice, none twice');
@@ -251,4 +253,4 @@ forEachEngine('recurring invoices', (t) => {
     assert.deepEqual((await periods(t(), mailed)).map((row) => row.correo), ['encolado', 'encolado', 'encolado']);
     assert.deepEqual((await periods(t(), unmailed)).map((row) => row.correo), ['no-recipient']);
   });
-}, { clock, config: { mail: { smtpUrl: undefined, pollMs: 3_600_000, retryBaseSeconds: 0, maxAttempts: 3, timeoutMs: 2000, maxAttachmentBytes: 5 * 1_048_576 } } });
+}, { clock, config: { mail: MAIL } });

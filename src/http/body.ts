@@ -2,6 +2,7 @@ import { isUtf8 } from 'node:buffer';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import formbody from '@fastify/formbody';
 import type { InputSource } from '../models/coerce.ts';
+import { fieldErrors, validationError } from '../errors.ts';
 import { registerMultipartBody } from './multipart-body.ts';
 import { withinDepth } from '../models/json-depth.ts';
 import { AppError } from '../errors.ts';
@@ -35,4 +36,19 @@ export async function registerBodyParsers(app: FastifyInstance, limits: { bodyLi
 export function bodyOf(request: FastifyRequest): { body: unknown; source: InputSource } {
   const type = request.headers['content-type'] ?? '';
   return { body: request.body, source: /^application\/json/i.test(type) ? 'json' : 'form' };
+}
+
+/** A request's body as its members, and an error map already naming those that are not `known` (`unknown-field`). */
+export function bodyFields(body: unknown, known: readonly string[]): { fields: Record<string, unknown>; errors: Record<string, string> } {
+  const fields = (body && typeof body === 'object' && !Array.isArray(body) ? body : {}) as Record<string, unknown>;
+  const errors = fieldErrors();
+  for (const key of Object.keys(fields)) if (!known.includes(key)) errors[key] = 'unknown-field';
+  return { fields, errors };
+}
+
+/** The members of a custom endpoint's body that has no other checks: 422 `unknown-field` for any not `known`. */
+export function knownFields(body: unknown, known: readonly string[]): Record<string, unknown> {
+  const { fields, errors } = bodyFields(body, known);
+  if (Object.keys(errors).length) throw validationError(errors);
+  return fields;
 }

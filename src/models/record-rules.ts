@@ -22,6 +22,9 @@ export function current(values: Values, existing: Record<string, unknown> | unde
 
 export const hasText = (value: unknown): value is string => typeof value === 'string' && value.trim() !== '';
 
+/** A column's value as text: '' for null or undefined (the drivers give dates and timestamps as text already). */
+export const textOf = (value: unknown): string => (value === null || value === undefined ? '' : String(value));
+
 export const num = (value: unknown): number => (typeof value === 'number' ? value : 0);
 
 /** A key code is checked when the record is created (it cannot change afterwards). */

@@ -4,7 +4,7 @@ import type { SqlDialect } from '../../db/dialect.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { AppError, validationError } from '../../errors.ts';
 import { readInput } from '../../models/read-input.ts';
-import { compactIban, isIban, isSwift } from '../../models/record-rules.ts';
+import { compactIban, isIban, isSwift, textOf } from '../../models/record-rules.ts';
 import type { Values } from '../../models/define-model.ts';
 import { companyOf } from '../company/index.ts';
 import { cuentaBancoModel } from '../finance/index.ts';
@@ -21,19 +21,17 @@ export interface Excluded {
   motivo: 'no-bank-account' | 'invalid-iban' | 'no-mandate' | 'not-euro' | 'invalid-amount';
 }
 
-const text = (value: unknown) => (value === null || value === undefined ? '' : String(value));
-const dateText = (value: unknown) => (value instanceof Date ? value.toISOString() : text(value)).slice(0, 10);
 
 /** The company bank account collecting, checked: it exists, has a valid IBAN, and its company a tax id for the creditor identifier. */
-async function collectingAccount(ctx: AppContext, db: DbExecutor, codcuenta: string, defaultCompany: number): Promise<{ account: Row; idempresa: number; identifier: string; creditor: string }> {
+async function collectingAccount(ctx: AppContext, db: DbExecutor, codcuenta: string, defaultCompany: number): Promise<{ idempresa: number; identifier: string }> {
   const account = await ctx.store.get(cuentaBancoModel, codcuenta, db, 'all');
   if (!account) throw validationError({ codcuenta: 'not-found' });
   if (!account.iban || !isIban(String(account.iban))) throw validationError({ codcuenta: 'invalid-iban' });
   const idempresa = account.idempresa === null || account.idempresa === undefined ? defaultCompany : Number(account.idempresa);
   const company = await companyOf(db, idempresa);
-  const taxId = text(company?.cifnif).replace(/[\s.-]+/g, '');
+  const taxId = textOf(company?.cifnif).replace(/[\s.-]+/g, '');
   if (!company || !/^[A-Z0-9]{5,28}$/i.test(taxId)) throw validationError({ codcuenta: 'company-without-tax-id' });
-  return { account, idempresa, identifier: creditorIdentifier(text(company.codpais) === 'ESP' || !company.codpais ? 'ES' : text(company.codpais).slice(0, 2), taxId, text(account.sufijosepa) || '000'), creditor: text(company.nombre) };
+  return { idempresa, identifier: creditorIdentifier(textOf(company.codpais) === 'ESP' || !company.codpais ? 'ES' : textOf(company.codpais).slice(0, 2), taxId, textOf(account.sufijosepa) || '000') };
 }
 
 /**
@@ -56,24 +54,24 @@ function candidates(db: DbExecutor, dialect: SqlDialect, codcuenta: string, idem
 
 /** A receipt's collection as the remittance keeps it, or why it cannot be collected. */
 function collectionOf(receipt: Row, usedMandates: Set<string>): Values | Excluded['motivo'] {
-  if (text(receipt.coddivisa || 'EUR') !== 'EUR') return 'not-euro';
+  if (textOf(receipt.coddivisa || 'EUR') !== 'EUR') return 'not-euro';
   const importe = Number(receipt.importe);
   if (!(importe >= 0.01 && importe <= 999_999_999.99)) return 'invalid-amount';
   if (!receipt.iban) return 'no-bank-account';
-  if (!isIban(text(receipt.iban))) return 'invalid-iban';
-  const mandato = sepaIdentifier(text(receipt.mandato), 35, '');
+  if (!isIban(textOf(receipt.iban))) return 'invalid-iban';
+  const mandato = sepaIdentifier(textOf(receipt.mandato), 35, '');
   if (!mandato || !receipt.fmandato) return 'no-mandate';
-  const invoice = text(receipt.codigofactura);
+  const invoice = textOf(receipt.codigofactura);
   return {
-    idrecibo: Number(receipt.idrecibo), codcliente: text(receipt.codcliente), nombre: sepaText(text(receipt.razonsocial) || text(receipt.nombre), 70),
-    importe: Math.round(importe * 100) / 100, vencimiento: dateText(receipt.vencimiento), iban: compactIban(text(receipt.iban)),
-    bic: receipt.swift && isSwift(text(receipt.swift)) ? text(receipt.swift).trim().toUpperCase() : null,
-    mandato, fmandato: dateText(receipt.fmandato),
+    idrecibo: Number(receipt.idrecibo), codcliente: textOf(receipt.codcliente), nombre: sepaText(textOf(receipt.razonsocial) || textOf(receipt.nombre), 70),
+    importe: Math.round(importe * 100) / 100, vencimiento: textOf(receipt.vencimiento), iban: compactIban(textOf(receipt.iban)),
+    bic: receipt.swift && isSwift(textOf(receipt.swift)) ? textOf(receipt.swift).trim().toUpperCase() : null,
+    mandato, fmandato: textOf(receipt.fmandato),
     // The mandate's first collection is FRST; a later one RCUR (allowed for the first too since
     // the 2016 rulebook; FRST kept for the banks that still expect it).
     secuencia: usedMandates.has(mandato) ? 'RCUR' : 'FRST',
-    endtoend: sepaIdentifier(`${invoice || 'R'}-${text(receipt.numero) || receipt.idrecibo}`),
-    concepto: sepaText(`Factura ${invoice} recibo ${text(receipt.numero)}`, 140),
+    endtoend: sepaIdentifier(`${invoice || 'R'}-${textOf(receipt.numero) || receipt.idrecibo}`),
+    concepto: sepaText(`Factura ${invoice} recibo ${textOf(receipt.numero)}`, 140),
   };
 }
 
@@ -85,25 +83,25 @@ function collectionOf(receipt: Row, usedMandates: Set<string>): Values | Exclude
 export async function buildRemittance(ctx: AppContext, body: unknown, source: 'json' | 'form'): Promise<Row> {
   const values = readInput(remittanceModel, body, source, 'create');
   for (const field of ['codcuenta', 'fechacargo']) if (values[field] === undefined || values[field] === null || values[field] === '') throw validationError({ [field]: 'required' });
-  const hasta = text(values.vencimientohasta ?? values.fechacargo);
-  if (hasta > text(values.fechacargo) && values.vencimientohasta !== undefined) {
+  const hasta = textOf(values.vencimientohasta ?? values.fechacargo);
+  if (hasta > textOf(values.fechacargo) && values.vencimientohasta !== undefined) {
     // Receipts due after the collection date would be collected before they are due.
     throw validationError({ vencimientohasta: 'after-collection-date' });
   }
   const db = ctx.database.kysely;
-  const { idempresa, identifier } = await collectingAccount(ctx, db, text(values.codcuenta), (await ctx.settings()).idempresa);
+  const { idempresa, identifier } = await collectingAccount(ctx, db, textOf(values.codcuenta), (await ctx.settings()).idempresa);
   return inTransaction(ctx.database, async (trx) => {
-    const found = await candidates(trx, ctx.database.dialect, text(values.codcuenta), idempresa, hasta).execute();
-    const mandates = found.map((receipt) => text(receipt.mandato)).filter(Boolean);
-    const used = new Set(mandates.length ? (await trx.selectFrom('remesassepa_recibos').select('mandato').distinct().where('mandato', 'in', mandates).execute()).map((row) => text(row.mandato)) : []);
+    const found = await candidates(trx, ctx.database.dialect, textOf(values.codcuenta), idempresa, hasta).execute();
+    const mandates = found.map((receipt) => textOf(receipt.mandato)).filter(Boolean);
+    const used = new Set(mandates.length ? (await trx.selectFrom('remesassepa_recibos').select('mandato').distinct().where('mandato', 'in', mandates).execute()).map((row) => textOf(row.mandato)) : []);
     const included: Values[] = [];
     const excluidos: Excluded[] = [];
     for (const receipt of found) {
       const collection = collectionOf(receipt, used);
-      if (typeof collection === 'string') excluidos.push({ idrecibo: Number(receipt.idrecibo), codcliente: text(receipt.codcliente), motivo: collection });
+      if (typeof collection === 'string') excluidos.push({ idrecibo: Number(receipt.idrecibo), codcliente: textOf(receipt.codcliente), motivo: collection });
       else {
         included.push(collection);
-        used.add(text(collection.mandato));
+        used.add(textOf(collection.mandato));
       }
     }
     if (!included.length) throw new AppError('validation-failed', { fields: { vencimientohasta: 'no-receipts' }, excluidos });

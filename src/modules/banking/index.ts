@@ -3,7 +3,6 @@ import { registerBankingRoutes } from './banking-routes.ts';
 import { remittanceWriter } from './build-remittance.ts';
 import { remittanceModel, remittanceReceiptModel } from './remittance-models.ts';
 
-export { creditorIdentifier, isCreditorIdentifier } from './creditor-id.ts';
 export { remittanceModel, remittanceReceiptModel };
 
 /**

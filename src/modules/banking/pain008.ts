@@ -1,6 +1,6 @@
 import type { create } from 'xmlbuilder2';
 import { lazyLibrary } from '../../lazy-library.ts';
-import { compactIban } from '../../models/record-rules.ts';
+import { compactIban, textOf } from '../../models/record-rules.ts';
 import { sepaIdentifier, sepaText } from './sepa-text.ts';
 
 const xmlbuilder2 = lazyLibrary<{ create: typeof create }>('xmlbuilder2');
@@ -16,8 +16,6 @@ export interface Creditor {
   identifier: string;
 }
 
-const text = (value: unknown) => (value === null || value === undefined ? '' : String(value));
-const dateText = (value: unknown) => (value instanceof Date ? value.toISOString() : text(value)).slice(0, 10);
 const cents = (amount: number) => Math.round(amount * 100);
 const amountText = (centsValue: number) => (centsValue / 100).toFixed(2);
 
@@ -35,11 +33,11 @@ function agent(parent: XmlNode, name: string, bic: string | null, version: strin
  * end-to-end id and the invoice in its remittance information; counts and control sums in cents.
  */
 export function pain008(remittance: Row, receipts: Row[], creditor: Creditor, createdAt: string): string {
-  const version = text(remittance.version) || '001.02';
+  const version = textOf(remittance.version) || '001.02';
   const doc = xmlbuilder2().create({ version: '1.0', encoding: 'UTF-8' });
   const root = doc.ele(`urn:iso:std:iso:20022:tech:xsd:pain.008.${version}`, 'Document').ele('CstmrDrctDbtInitn');
   const total = receipts.reduce((sum, receipt) => sum + cents(Number(receipt.importe)), 0);
-  const msgId = sepaIdentifier(`REM-${text(remittance.idremesa)}-${createdAt.replace(/\D/g, '').slice(0, 14)}`);
+  const msgId = sepaIdentifier(`REM-${textOf(remittance.idremesa)}-${createdAt.replace(/\D/g, '').slice(0, 14)}`);
   const header = root.ele('GrpHdr');
   header.ele('MsgId').txt(msgId);
   header.ele('CreDtTm').txt(createdAt);
@@ -58,7 +56,7 @@ export function pain008(remittance: Row, receipts: Row[], creditor: Creditor, cr
     type.ele('SvcLvl').ele('Cd').txt('SEPA');
     type.ele('LclInstrm').ele('Cd').txt('CORE');
     type.ele('SeqTp').txt(sequence);
-    info.ele('ReqdColltnDt').txt(dateText(remittance.fechacargo));
+    info.ele('ReqdColltnDt').txt(textOf(remittance.fechacargo));
     info.ele('Cdtr').ele('Nm').txt(sepaText(creditor.name, 70));
     info.ele('CdtrAcct').ele('Id').ele('IBAN').txt(compactIban(creditor.iban));
     agent(info, 'CdtrAgt', creditor.bic, version);
@@ -68,15 +66,15 @@ export function pain008(remittance: Row, receipts: Row[], creditor: Creditor, cr
     scheme.ele('SchmeNm').ele('Prtry').txt('SEPA');
     for (const receipt of block) {
       const tx = info.ele('DrctDbtTxInf');
-      tx.ele('PmtId').ele('EndToEndId').txt(text(receipt.endtoend));
+      tx.ele('PmtId').ele('EndToEndId').txt(textOf(receipt.endtoend));
       tx.ele('InstdAmt', { Ccy: 'EUR' }).txt(amountText(cents(Number(receipt.importe))));
       const mandate = tx.ele('DrctDbtTx').ele('MndtRltdInf');
-      mandate.ele('MndtId').txt(text(receipt.mandato));
-      mandate.ele('DtOfSgntr').txt(dateText(receipt.fmandato));
-      agent(tx, 'DbtrAgt', receipt.bic ? text(receipt.bic) : null, version);
-      tx.ele('Dbtr').ele('Nm').txt(sepaText(text(receipt.nombre) || text(receipt.codcliente), 70) || 'NOTPROVIDED');
-      tx.ele('DbtrAcct').ele('Id').ele('IBAN').txt(text(receipt.iban));
-      if (receipt.concepto) tx.ele('RmtInf').ele('Ustrd').txt(text(receipt.concepto));
+      mandate.ele('MndtId').txt(textOf(receipt.mandato));
+      mandate.ele('DtOfSgntr').txt(textOf(receipt.fmandato));
+      agent(tx, 'DbtrAgt', receipt.bic ? textOf(receipt.bic) : null, version);
+      tx.ele('Dbtr').ele('Nm').txt(sepaText(textOf(receipt.nombre) || textOf(receipt.codcliente), 70) || 'NOTPROVIDED');
+      tx.ele('DbtrAcct').ele('Id').ele('IBAN').txt(textOf(receipt.iban));
+      if (receipt.concepto) tx.ele('RmtInf').ele('Ustrd').txt(textOf(receipt.concepto));
     }
   }
   return doc.end({ prettyPrint: true });

@@ -5,7 +5,7 @@ import { registerTrialBalanceExport } from './trial-balance-export.ts';
 export type { ExportView } from './export-view.ts';
 export { fiscalQr, type FiscalQr } from './fiscal-qr.ts';
 export { documentTitleOf, documentView, exportTypeOf, renderDocumentFile, type DocumentFile } from './document-file.ts';
-export { chooseLanguage, languageOf, LANGUAGES } from './labels/labels.ts';
+export { chooseLanguage, languageOf } from './labels/labels.ts';
 
 /**
  * Document export: PDF, CSV, XLSX and e-invoices (UBL, CII, Facturae) of the eight documents; the

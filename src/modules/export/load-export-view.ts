@@ -4,6 +4,7 @@ import { dbBoolean } from '../../db/row-codec.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { AppError } from '../../errors.ts';
 import type { FieldValue } from '../../models/fields.ts';
+import { textOf } from '../../models/record-rules.ts';
 import { automaticFormat, empresaModel, formatoDocumentoModel } from '../company/index.ts';
 import { customerOf, debitAccountOf } from '../customers/index.ts';
 import { supplierOf } from '../contacts/index.ts';
@@ -24,7 +25,7 @@ export interface ViewOptions {
   lang?: string;
 }
 
-const text = (value: unknown): string => (value === null || value === undefined ? '' : String(value));
+const text = textOf;
 const orNull = (value: unknown): string | null => (value === null || value === undefined || value === '' ? null : String(value));
 const num = (value: unknown): number => Number(value ?? 0) || 0;
 

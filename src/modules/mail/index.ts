@@ -9,8 +9,6 @@ import { queueReminders } from './payment-reminders.ts';
 import { sendDue } from './send-due.ts';
 import { templatesSeed } from './templates-seed.ts';
 
-export { emailNotificationModel, emailSentModel };
-
 /**
  * E-mail (docs/email.md): documents sent to their customer or supplier through an outbox
  * (`emailsent`) that a background sender empties, templates (`emailnotification`), payment

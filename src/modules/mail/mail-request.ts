@@ -1,4 +1,5 @@
-import { fieldErrors, validationError } from '../../errors.ts';
+import { validationError } from '../../errors.ts';
+import { bodyFields } from '../../http/body.ts';
 import { exportTypeOf, languageOf } from '../export/index.ts';
 import { hasControl, MAX_RECIPIENTS, parseAddresses, type Address } from './addresses.ts';
 
@@ -20,13 +21,6 @@ export interface SendRequest {
 
 const KNOWN = ['to', 'cc', 'bcc', 'subject', 'body', 'lang', 'attach', 'attachfiles'];
 
-/** A request's body as its members, and an error map already naming those that are not `known` (`unknown-field`). */
-export function bodyFields(body: unknown, known: readonly string[]): { fields: Record<string, unknown>; errors: Record<string, string> } {
-  const fields = (body && typeof body === 'object' && !Array.isArray(body) ? body : {}) as Record<string, unknown>;
-  const errors = fieldErrors();
-  for (const key of Object.keys(fields)) if (!known.includes(key)) errors[key] = 'unknown-field';
-  return { fields, errors };
-}
 const listOf = (value: unknown): unknown[] => (Array.isArray(value) ? value : typeof value === 'string' ? value.split(',').map((item) => item.trim()).filter(Boolean) : [value]);
 
 /**

@@ -1,6 +1,7 @@
 import type { AppContext } from '../../app-context.ts';
 import type { DbExecutor } from '../../db/database.ts';
 import { fieldErrors, validationError } from '../../errors.ts';
+import { textOf } from '../../models/record-rules.ts';
 import { companyOf } from '../company/index.ts';
 import { settingsGroup, settingsModel } from '../settings/index.ts';
 import { addressesOf, addressProblem, hasControl, parseAddresses, type Address } from './addresses.ts';
@@ -41,8 +42,6 @@ const SECURITY: Record<string, MailSettings['security']> = { '': 'auto', auto: '
 /** The keys that say which server and how to log in: a company's group that names a `host` brings all of them, never inheriting the installation's login. */
 const SERVER_KEYS = ['host', 'port', 'enc', 'user', 'password', 'lowsecure'];
 
-const text = (value: unknown): string => (value === undefined || value === null ? '' : String(value));
-
 function reminderDaysOf(value: unknown): number[] | undefined {
   if (value === undefined || value === null || value === '') return [];
   const items = Array.isArray(value) ? value : String(value).split(',');
@@ -58,13 +57,13 @@ export function mailSettingsProblems(properties: Record<string, unknown>): Recor
   for (const [key, value] of Object.entries(properties)) {
     if (typeof value === 'string' && hasControl(value) && key !== 'password') bad(key, 'header-injection');
   }
-  if (properties.mailer !== undefined && !['smtp', ''].includes(text(properties.mailer))) bad('mailer', 'unsupported-mailer');
-  if (properties.host !== undefined && text(properties.host) !== '' && !/^[A-Za-z0-9.-]{1,253}$|^\[[0-9A-Fa-f:.]+\]$/.test(text(properties.host))) bad('host', 'invalid-host');
+  if (properties.mailer !== undefined && !['smtp', ''].includes(textOf(properties.mailer))) bad('mailer', 'unsupported-mailer');
+  if (properties.host !== undefined && textOf(properties.host) !== '' && !/^[A-Za-z0-9.-]{1,253}$|^\[[0-9A-Fa-f:.]+\]$/.test(textOf(properties.host))) bad('host', 'invalid-host');
   if (properties.port !== undefined && properties.port !== '') {
     const port = Number(properties.port);
     if (!Number.isInteger(port) || port < 1 || port > 65535) bad('port', 'invalid-port');
   }
-  if (properties.enc !== undefined && !Object.hasOwn(SECURITY, text(properties.enc).toLowerCase())) bad('enc', 'invalid-value');
+  if (properties.enc !== undefined && !Object.hasOwn(SECURITY, textOf(properties.enc).toLowerCase())) bad('enc', 'invalid-value');
   if (properties.lowsecure !== undefined && typeof properties.lowsecure !== 'boolean') bad('lowsecure', 'invalid-value');
   for (const key of ['email', 'replyto']) {
     const problem = addressProblem(properties[key]);
@@ -100,21 +99,21 @@ export function guardMailSettings(ctx: AppContext): void {
 export async function mailSettingsOf(ctx: AppContext, idempresa: number, db: DbExecutor = ctx.database.kysely): Promise<MailSettings> {
   const merged = { ...(await settingsGroup(db, INSTALLATION_GROUP)) };
   const own = await settingsGroup(db, companyGroup(idempresa));
-  if (text(own.host) !== '') for (const key of SERVER_KEYS) delete merged[key];
+  if (textOf(own.host) !== '') for (const key of SERVER_KEYS) delete merged[key];
   for (const [key, value] of Object.entries(own)) if (value !== null && value !== undefined) merged[key] = value;
   let from = addressesOf(merged.email)[0];
-  const fromName = text(merged.fromname);
+  const fromName = textOf(merged.fromname);
   if (!from) {
     const company = await companyOf(db, idempresa);
     const address = addressesOf(company?.email)[0];
-    if (address) from = { name: text(company?.nombre), address: address.address };
+    if (address) from = { name: textOf(company?.nombre), address: address.address };
   }
   const settings: MailSettings = {
-    host: text(merged.host).replace(/^\[|\]$/g, ''),
+    host: textOf(merged.host).replace(/^\[|\]$/g, ''),
     port: Number(merged.port) || 0,
-    security: SECURITY[text(merged.enc).toLowerCase()] ?? 'auto',
-    user: text(merged.user),
-    password: text(merged.password),
+    security: SECURITY[textOf(merged.enc).toLowerCase()] ?? 'auto',
+    user: textOf(merged.user),
+    password: textOf(merged.password),
     lowsecure: merged.lowsecure === true,
     from: from && fromName ? { ...from, name: fromName } : from,
     replyTo: addressesOf(merged.replyto)[0],

@@ -1,4 +1,5 @@
 import type { AppContext } from '../../app-context.ts';
+import { addDays } from '../../clock.ts';
 import type { DbExecutor } from '../../db/database.ts';
 import { dbBoolean } from '../../db/row-codec.ts';
 import { inTransaction } from '../../db/transaction.ts';
@@ -13,8 +14,6 @@ import { placeholderValues, withCopy } from './send-document.ts';
 
 type Row = Record<string, unknown>;
 
-const dateOf = (value: unknown): string => (value instanceof Date ? value.toISOString() : String(value)).slice(0, 10);
-const addDays = (date: string, days: number): string => new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
 
 /** The highest of `days` reached by a receipt due on `due`, today; undefined when none is. */
 export function levelReached(due: string, today: string, days: readonly number[]): number | undefined {
@@ -53,6 +52,8 @@ export async function queueReminders(ctx: AppContext): Promise<number> {
   const { dialect } = ctx.database;
   const today = ctx.clock.today().date;
   const installationLang = (await ctx.settings()).langcode;
+  // One read of each language's template per run, however many reminders go in it.
+  const templates = new Map<string, ReturnType<typeof templateFor>>();
   let queued = 0;
   for (const company of await allCompanies(db)) {
     const idempresa = Number(company.idempresa);
@@ -67,14 +68,14 @@ export async function queueReminders(ctx: AppContext): Promise<number> {
       .where('r.idfactura', 'is not', null).where('o.codcliente', 'is', null).where('c.email', 'is not', null).where('c.email', '<>', '')
       .orderBy('r.idrecibo').execute();
     for (const receipt of receipts) {
-      const level = levelReached(dateOf(receipt.vencimiento), today, settings.reminderDays);
+      const level = levelReached(String(receipt.vencimiento), today, settings.reminderDays);
       if (level === undefined || (receipt.sent !== null && Number(receipt.sent) >= level)) continue;
       const to = addressesOf(receipt.email);
       if (!to.length) continue;
       const lang = chooseLanguage(receipt.langcode as string | null, installationLang);
-      const template = await templateFor(db, reminderTemplateName(lang), { subject: DEFAULT_TEXTS[lang]!.reminderSubject, body: DEFAULT_TEXTS[lang]!.reminderBody });
+      const template = await (templates.get(lang) ?? templates.set(lang, templateFor(db, reminderTemplateName(lang), { subject: DEFAULT_TEXTS[lang]!.reminderSubject, body: DEFAULT_TEXTS[lang]!.reminderBody })).get(lang)!);
       const values = {
-        ...placeholderValues({ ...receipt, vencimiento: dateOf(receipt.vencimiento) }, lang),
+        ...placeholderValues({ ...receipt, vencimiento: String(receipt.vencimiento) }, lang),
         destinatario: String(receipt.nombre ?? ''), empresa: String(company.nombre ?? ''), dias: String(level),
       };
       const sent = await queueReminder(ctx, receipt, level, settings.reminderDays, {

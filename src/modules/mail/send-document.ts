@@ -20,8 +20,7 @@ const DATES = new Set(['fecha', 'fechadevengo', 'femail', 'finoferta', 'fechasal
 export function placeholderValues(row: Row, lang: string): Record<string, string> {
   const values: Record<string, string> = {};
   for (const [key, value] of Object.entries(row)) {
-    const plain = value instanceof Date ? value.toISOString().slice(0, 10) : value;
-    values[key] = localValue(plain, lang, AMOUNTS.has(key) || key === 'importe' ? 'amount' : DATES.has(key) || key === 'vencimiento' ? 'date' : 'text');
+    values[key] = localValue(value, lang, AMOUNTS.has(key) || key === 'importe' ? 'amount' : DATES.has(key) || key === 'vencimiento' ? 'date' : 'text');
   }
   return values;
 }

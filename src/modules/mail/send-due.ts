@@ -4,6 +4,7 @@ import { publish } from '../../event-log.ts';
 import type { MailEvent } from '../../events.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { dbBoolean } from '../../db/row-codec.ts';
+import { textOf } from '../../models/record-rules.ts';
 import { emailSentModel, MAIL_STATES } from './mail-models.ts';
 import { mailSettingsOf } from './mail-settings.ts';
 import { attachmentsOf, MissingAttachment } from './message-attachments.ts';
@@ -15,40 +16,32 @@ const BATCH = 10;
 
 type Row = Record<string, unknown>;
 
-const text = (value: unknown) => (value === null || value === undefined ? '' : String(value));
-
 /** How long a sender's claim lasts: ten of its timeouts (connection, greeting, every wait for an answer). */
 const leaseOf = (ctx: AppContext) => 10 * ctx.config.mail.timeoutMs;
 
 /**
- * Takes the next due message for this sender, counting the attempt. The claim is a conditional
- * update (still pending, still due: its token and lease written); of two instances racing for one
- * message, the second's update finds it no longer due and takes nothing, on every engine. One at a
- * time, just before it is sent, so that no claim waits behind other messages' sending.
+ * Takes one due message for this sender, counting the attempt; undefined when another took it
+ * first. The claim is a conditional update (still pending, still due: its token and lease
+ * written): of two instances racing for one message the second's update finds it no longer due
+ * and takes nothing, on every engine. Made just before the message is sent, so that no claim runs
+ * out while other messages are sent.
  */
-async function claimNext(ctx: AppContext, skip: Set<number>): Promise<{ row: Row; token: string } | undefined> {
+async function claim(ctx: AppContext, id: number): Promise<{ row: Row; token: string } | undefined> {
   const db = ctx.database.kysely;
   const now = ctx.clock.timestamp();
-  const due = await db.selectFrom('emails_sent').select('id').where('estado', '=', MAIL_STATES.pending).where('siguienteintento', '<=', now)
-    .orderBy('id').limit(BATCH).execute();
-  for (const { id } of due) {
-    if (skip.has(Number(id))) continue;
-    skip.add(Number(id));
-    const token = randomBytes(15).toString('base64url');
-    const taken = await db.updateTable('emails_sent').set((eb) => ({ reserva: token, siguienteintento: ctx.clock.timestamp(leaseOf(ctx)), intentos: eb('intentos', '+', 1) }))
-      .where('id', '=', Number(id)).where('estado', '=', MAIL_STATES.pending).where('siguienteintento', '<=', now).executeTakeFirst();
-    if (Number(taken.numUpdatedRows) !== 1) continue;
-    const row = await db.selectFrom('emails_sent').selectAll().where('id', '=', Number(id)).executeTakeFirst();
-    if (row) return { row, token };
-  }
-  return undefined;
+  const token = randomBytes(15).toString('base64url');
+  const taken = await db.updateTable('emails_sent').set((eb) => ({ reserva: token, siguienteintento: ctx.clock.timestamp(leaseOf(ctx)), intentos: eb('intentos', '+', 1) }))
+    .where('id', '=', id).where('estado', '=', MAIL_STATES.pending).where('siguienteintento', '<=', now).executeTakeFirst();
+  if (Number(taken.numUpdatedRows) !== 1) return undefined;
+  const row = await db.selectFrom('emails_sent').selectAll().where('id', '=', id).executeTakeFirst();
+  return row && { row, token };
 }
 
 function eventOf(row: Row, extra: Partial<MailEvent>): MailEvent {
   return {
-    id: Number(row.id), tipo: text(row.tipo), to: text(row.destinatarios), subject: text(row.subject),
-    modelo: row.modelo === null ? null : text(row.modelo), modeloid: row.modeloid === null ? null : Number(row.modeloid),
-    idrecibo: row.idrecibo === null || row.idrecibo === undefined ? null : Number(row.idrecibo), messageid: text(row.messageid), ...extra,
+    id: Number(row.id), tipo: textOf(row.tipo), to: textOf(row.destinatarios), subject: textOf(row.subject),
+    modelo: row.modelo === null ? null : textOf(row.modelo), modeloid: row.modeloid === null ? null : Number(row.modeloid),
+    idrecibo: row.idrecibo === null || row.idrecibo === undefined ? null : Number(row.idrecibo), messageid: textOf(row.messageid), ...extra,
   };
 }
 
@@ -86,7 +79,7 @@ async function record(ctx: AppContext, row: Row, token: string, outcome: { sent:
 /** What stops a claimed message before its hand-over (attempts used up, a reminder no longer due, attachments that cannot be made), else its attachments. */
 async function readyToSend(ctx: AppContext, row: Row): Promise<{ failure: SendFailure } | { attachments: Awaited<ReturnType<typeof attachmentsOf>> }> {
   // Past the last attempt: only a sender that died before recording counts them up to here.
-  if (Number(row.intentos) > ctx.config.mail.maxAttempts) return { failure: { permanent: true, reason: `attempts-exhausted: ${text(row.error)}`.slice(0, 500) } };
+  if (Number(row.intentos) > ctx.config.mail.maxAttempts) return { failure: { permanent: true, reason: `attempts-exhausted: ${textOf(row.error)}`.slice(0, 500) } };
   if (row.idrecibo !== null && row.idrecibo !== undefined) {
     const obsolete = await reminderObsolete(ctx.database.kysely, Number(row.idrecibo));
     if (obsolete) return { failure: { permanent: true, reason: `reminder-cancelled: ${obsolete}` } };
@@ -116,8 +109,8 @@ async function sendOne(ctx: AppContext, row: Row, token: string): Promise<void> 
   if (Number(handing.numUpdatedRows) !== 1) return;
   try {
     const accepted = await sendThroughSmtp(settings, {
-      from: text(row.remitente) || text(row.email_from), to: text(row.destinatarios), cc: text(row.copia) || undefined, bcc: text(row.copiaoculta) || undefined,
-      replyTo: text(row.responder) || undefined, subject: text(row.subject), text: text(row.body), html: text(row.html), messageId: text(row.messageid), attachments,
+      from: textOf(row.remitente) || textOf(row.email_from), to: textOf(row.destinatarios), cc: textOf(row.copia) || undefined, bcc: textOf(row.copiaoculta) || undefined,
+      replyTo: textOf(row.responder) || undefined, subject: textOf(row.subject), text: textOf(row.body), html: textOf(row.html), messageId: textOf(row.messageid), attachments,
     }, ctx.config.mail.timeoutMs);
     const refused = accepted.rejected.length ? ` (refused: ${accepted.rejected.join(', ')})` : '';
     await record(ctx, row, token, { sent: { response: accepted.response + refused, names: attachments.map((file) => file.filename) } });
@@ -126,11 +119,14 @@ async function sendOne(ctx: AppContext, row: Row, token: string): Promise<void> 
   }
 }
 
-/** The sender job: sends what is due, one message after another; returns how many it took. */
+/** The sender job: the messages due when it starts (at most BATCH), one after another; returns how many it sent or tried. */
 export async function sendDue(ctx: AppContext): Promise<number> {
-  const seen = new Set<number>();
+  const due = await ctx.database.kysely.selectFrom('emails_sent').select('id').where('estado', '=', MAIL_STATES.pending)
+    .where('siguienteintento', '<=', ctx.clock.timestamp()).orderBy('id').limit(BATCH).execute();
   let taken = 0;
-  for (let next = await claimNext(ctx, seen); next; next = taken < BATCH ? await claimNext(ctx, seen) : undefined) {
+  for (const { id } of due) {
+    const next = await claim(ctx, Number(id));
+    if (!next) continue;
     taken++;
     try {
       await sendOne(ctx, next.row, next.token);

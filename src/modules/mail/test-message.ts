@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { AppContext } from '../../app-context.ts';
 import { AppError, validationError } from '../../errors.ts';
 import { companyOf } from '../company/index.ts';
-import { bodyFields } from './mail-request.ts';
+import { bodyFields } from '../../http/body.ts';
 import { formatAddresses, parseAddresses } from './addresses.ts';
 import { fillTemplate } from './fill-template.ts';
 import { mailSettingsOf, requireConfigured } from './mail-settings.ts';

@@ -10,7 +10,7 @@ import { createDocument, documentType, readDocumentInput, type DocumentInput } f
 import { asInvoiceOf } from './billing-part.ts';
 import { recurringInvoiceModel } from './recurring-models.ts';
 import { recurringInvoiceIssued } from './recurring-hooks.ts';
-import { mirroredFields, templateState, type TemplateState } from './template-state.ts';
+import { changedMirror, templateState, type TemplateState } from './template-state.ts';
 
 type Row = Record<string, unknown>;
 
@@ -47,15 +47,16 @@ export function invoiceInput(template: Row, lines: Row[], state: Pick<TemplateSt
   return readDocumentInput(INVOICE, body, 'json', false);
 }
 
-/** What the documents would not refuse but a recurring invoice must: a customer dropped, a product gone. */
-async function refusals(db: DbExecutor, template: Row, lines: Row[]): Promise<void> {
+/** What the documents would not refuse but a recurring invoice must: no lines, a customer dropped, a product gone. */
+async function refusals(db: DbExecutor, template: Row, lines: Row[]): Promise<Refused | undefined> {
+  if (!lines.length) return new Refused('no-lines');
   const customer = await customerOf(db, String(template.codcliente));
-  if (!customer) throw new Refused('customer-not-found', { codcliente: template.codcliente });
-  if (customer.debaja === true || Number(customer.debaja) === 1) throw new Refused('customer-blocked', { codcliente: template.codcliente });
+  if (!customer) return new Refused('customer-not-found', { codcliente: template.codcliente });
+  if (customer.debaja === true || Number(customer.debaja) === 1) return new Refused('customer-blocked', { codcliente: template.codcliente });
   const codes = lines.map((line) => line.referencia).filter((code): code is string => typeof code === 'string' && code !== '');
   const found = await productsForLines(db, codes);
   const gone = codes.find((code) => !found.has(code));
-  if (gone) throw new Refused('product-not-found', { referencia: gone });
+  return gone ? new Refused('product-not-found', { referencia: gone }) : undefined;
 }
 
 /**
@@ -84,21 +85,24 @@ async function recordFailure(ctx: AppContext, template: Row, state: TemplateStat
  */
 async function billTemplate(ctx: AppContext, id: number, report: BillingReport): Promise<void> {
   const db = ctx.database.kysely;
+  const lines = await templateLines(db, id);
+  // What would refuse every period of this run (its customer, its products), read once per run.
+  let blocked: Refused | undefined;
   let collided: number | undefined;
-  for (;;) {
+  for (let round = 0; ; round++) {
     // Read again each period: a pause (or a resume's new start) made during the run holds it there.
     const template = await db.selectFrom('facturasrecurrentes').selectAll().where('idrecurrente', '=', id).executeTakeFirst();
     if (!template || template.estado !== 'activa') return;
     const state = await templateState(db, template);
-    await db.updateTable('facturasrecurrentes').set(mirroredFields(template, state)).where('idrecurrente', '=', id).execute();
+    const mirror = changedMirror(template, state);
+    if (mirror) await db.updateTable('facturasrecurrentes').set(mirror).where('idrecurrente', '=', id).execute();
     // The day of each invoice when it is made: a run that crosses midnight dates the next ones on the new day.
     const today = ctx.clock.today();
     if (state.finished || state.desde > today.date) return;
-    const lines = await templateLines(db, id);
+    if (round === 0) blocked = await refusals(db, template, lines);
     const sends = template.enviaremail === true || Number(template.enviaremail) === 1;
     try {
-      await refusals(db, template, lines);
-      if (!lines.length) throw new Refused('no-lines');
+      if (blocked) throw blocked;
       const created = await asInvoiceOf({ idrecurrente: id, periodo: state.next, desde: state.desde, hasta: state.hasta, sends },
         () => createDocument(ctx, INVOICE, invoiceInput(template, lines, state, today.date, today.time)));
       report.created.push({ idrecurrente: id, periodo: state.next, desde: state.desde, idfactura: Number(created.doc.idfactura), codigo: String(created.doc.codigo) });

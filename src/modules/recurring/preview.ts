@@ -26,6 +26,7 @@ export async function previewInvoices(ctx: AppContext, template: Record<string, 
   const schedule = scheduleOf(template);
   const today = ctx.clock.today().date;
   const ahead: Array<Record<string, unknown>> = [];
+  const byYear = new Map<string, Awaited<ReturnType<typeof previewDocument>>>();
   if (template.estado === 'finalizada') return ahead;
   // A paused template's missed periods are not billed once it is resumed: its preview starts where resuming would.
   const first = template.estado === 'pausada' ? Math.max(state.next, resumedFrom(template, today)) : state.next;
@@ -37,8 +38,11 @@ export async function previewInvoices(ctx: AppContext, template: Record<string, 
     if (template.maxfacturas !== null && template.maxfacturas !== undefined && state.generadas + i >= Number(template.maxfacturas)) break;
     // Dated the period's first day, or today for one already due.
     const fecha = desde > today ? desde : today;
-    const { doc, lines: invoiceLines } = await previewDocument(ctx, INVOICE, invoiceInput(template, lines, { desde, hasta }, fecha));
-    ahead.push({ periodo, desde, hasta, fecha, doc, lineas: invoiceLines });
+    const input = invoiceInput(template, lines, { desde, hasta }, fecha);
+    // The same lines and prices give the same amounts on every date of a fiscal year: computed once per year.
+    const year = fecha.slice(0, 4);
+    const computed = byYear.get(year) ?? byYear.set(year, await previewDocument(ctx, INVOICE, input)).get(year)!;
+    ahead.push({ periodo, desde, hasta, fecha, doc: { ...computed.doc, fecha, observaciones: input.header.observaciones }, lineas: computed.lines });
   }
   return ahead;
 }

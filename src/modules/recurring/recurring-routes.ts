@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../app-context.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { AppError, validationError } from '../../errors.ts';
-import { bodyOf } from '../../http/body.ts';
+import { bodyOf, knownFields } from '../../http/body.ts';
 import { parseId } from '../../http/model-routes.ts';
 import { addResourceRoute, type Handler, type OperationDoc } from '../../http/resource-route.ts';
 import { billDue } from './bill-due.ts';
@@ -17,8 +17,6 @@ async function templateOf(ctx: AppContext, request: Parameters<Handler>[0]): Pro
   if (!found) throw new AppError('record-not-found');
   return found;
 }
-
-const fieldsOf = (body: unknown): Row => (body && typeof body === 'object' && !Array.isArray(body) ? (body as Row) : {});
 
 /**
  * The recurring invoices' own endpoints (docs/recurring.md): the preview of the next invoices,
@@ -39,7 +37,7 @@ export function registerRecurringRoutes(app: FastifyInstance, ctx: AppContext): 
   const generate: Handler = async (request) => {
     const { body } = bodyOf(request);
     if (Array.isArray(body)) throw new AppError('invalid-body');
-    const given = fieldsOf(body).idrecurrente;
+    const given = knownFields(body, ['idrecurrente']).idrecurrente;
     if (given === undefined || given === null || given === '') return billDue(ctx);
     if (!(typeof given === 'number' || (typeof given === 'string' && /^\d{1,9}$/.test(given))) || !Number.isInteger(Number(given))) throw validationError({ idrecurrente: 'invalid-integer' });
     if (!(await ctx.store.get(model, Number(given)))) throw validationError({ idrecurrente: 'not-found' });
@@ -62,7 +60,7 @@ export function registerRecurringRoutes(app: FastifyInstance, ctx: AppContext): 
   ctx.customResources.add('omitirPeriodoRecurrente');
   const skip: Handler = async (request) => {
     const template = await templateOf(ctx, request);
-    const { desde } = fieldsOf(bodyOf(request).body);
+    const { desde } = knownFields(bodyOf(request).body, ['desde']);
     await inTransaction(ctx.database, async (db) => {
       const state = await templateState(db, template);
       if (state.finished) throw validationError({ estado: 'finished' });
@@ -88,7 +86,7 @@ export function registerRecurringRoutes(app: FastifyInstance, ctx: AppContext): 
   const resume: Handler = async (request) => {
     const template = await templateOf(ctx, request);
     if (template.estado !== 'pausada') throw validationError({ estado: 'not-paused' });
-    const { facturarpendientes } = fieldsOf(bodyOf(request).body);
+    const { facturarpendientes } = knownFields(bodyOf(request).body, ['facturarpendientes']);
     const keepMissed = facturarpendientes === true || facturarpendientes === 'true' || facturarpendientes === '1' || facturarpendientes === 1;
     return ctx.store.update(model, Number(template.idrecurrente), { estado: 'activa', ...(keepMissed ? { desdeperiodo: Number(template.desdeperiodo ?? 0) } : {}) });
   };

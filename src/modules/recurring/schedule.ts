@@ -1,3 +1,5 @@
+import { addDays } from '../../clock.ts';
+
 /**
  * When a recurring invoice's periods fall (pure date arithmetic on `YYYY-MM-DD`, the
  * installation's calendar days). Period `n` (from 0) starts on `periodStart(n)` and ends the day
@@ -18,8 +20,6 @@ const DAY = 86_400_000;
 const utc = (date: string) => Date.parse(`${date}T00:00:00Z`);
 const iso = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 const daysIn = (year: number, month: number) => new Date(Date.UTC(year, month + 1, 0)).getUTCDate();
-
-export const addDays = (date: string, days: number): string => iso(utc(date) + days * DAY);
 
 /**
  * The date period `n` starts. Months and years keep the first date's day where the month has it

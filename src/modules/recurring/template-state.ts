@@ -3,9 +3,8 @@ import { firstPeriodFrom, periodEnd, periodStart, type Periodicity, type Schedul
 
 type Row = Record<string, unknown>;
 
-/** A date column's value as `YYYY-MM-DD` (the drivers give text; a Date would be the local midnight). */
-const dateText = (value: unknown): string =>
-  value instanceof Date ? `${value.getFullYear()}-${String(value.getMonth() + 1).padStart(2, '0')}-${String(value.getDate()).padStart(2, '0')}` : String(value).slice(0, 10);
+/** A date column's value (the drivers give `YYYY-MM-DD` text on every engine: db/database.ts). */
+const dateText = (value: unknown): string => String(value).slice(0, 10);
 
 export function scheduleOf(template: Row): Schedule {
   return { periodicidad: String(template.periodicidad) as Periodicity, intervalo: Number(template.intervalo), fechainicio: dateText(template.fechainicio) };
@@ -42,7 +41,7 @@ export async function templateState(db: DbExecutor, template: Row): Promise<Temp
 }
 
 /** The template's mirrored fields as its periods say (`finalizada` once it is over). */
-export function mirroredFields(template: Row, state: TemplateState): Row {
+function mirroredFields(template: Row, state: TemplateState): Row {
   return {
     proximafecha: state.finished ? null : state.desde,
     generadas: state.generadas,
@@ -51,11 +50,19 @@ export function mirroredFields(template: Row, state: TemplateState): Row {
   };
 }
 
-/** Writes the mirrored fields of one template; returns them. */
+/** The mirrored fields that differ from the template's stored ones; undefined when none does (nothing to write). */
+export function changedMirror(template: Row, state: TemplateState): Row | undefined {
+  const fields = mirroredFields(template, state);
+  const changed = Object.entries(fields).filter(([name, value]) => String(value ?? '') !== String(template[name] ?? ''));
+  return changed.length ? Object.fromEntries(changed) : undefined;
+}
+
+/** Writes the mirrored fields of one template where they changed; returns them all. */
 export async function refreshTemplate(db: DbExecutor, template: Row): Promise<Row> {
-  const fields = mirroredFields(template, await templateState(db, template));
-  await db.updateTable('facturasrecurrentes').set(fields).where('idrecurrente', '=', Number(template.idrecurrente)).execute();
-  return fields;
+  const state = await templateState(db, template);
+  const changed = changedMirror(template, state);
+  if (changed) await db.updateTable('facturasrecurrentes').set(changed).where('idrecurrente', '=', Number(template.idrecurrente)).execute();
+  return mirroredFields(template, state);
 }
 
 /** A resumed template's first period: the first starting today or later (the ones missed while paused are not billed). */
