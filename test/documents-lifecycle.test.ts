@@ -47,6 +47,29 @@ forEachEngine('document lifecycle', (t) => {
     assert.equal(all.length, 4, 'two receipts, paid then unpaid');
   });
 
+  it('pays an invoice receipt by receipt through the receipts\' own resource: the invoice and the customer\'s risk follow', async () => {
+    const risk = async () => Number((await t().call('GET', '/api/3/clientes/BETA')).body.riesgoalcanzado);
+    const before = await risk();
+    const invoice = (await t().call('POST', '/api/3/crearFacturaCliente', { codcliente: 'BETA', lineas: [{ descripcion: 'x', pvpunitario: 100 }] })).body.doc;
+    assert.equal(await risk(), before + 121);
+    const [first] = (await t().call('GET', `/api/3/reciboclientes?filter[idfactura]=${invoice.idfactura}`)).body;
+    assert.equal((await t().call('PATCH', `/api/3/recibocliente/${first.idrecibo}`, { importe: 100 })).status, 200);
+    const second = (await t().call('POST', '/api/3/recibocliente', {
+      codcliente: 'BETA', idempresa: 1, idfactura: invoice.idfactura, importe: 21, numero: 2, fecha: invoice.fecha, vencimiento: '2099-01-01', coddivisa: 'EUR',
+    })).body;
+    const state = async () => (await t().call('GET', `/api/3/facturaclientes/${invoice.idfactura}`)).body.pagada;
+    assert.equal((await t().call('PATCH', `/api/3/recibocliente/${first.idrecibo}`, { pagado: true, fechapago: '2026-11-20' })).status, 200);
+    assert.deepEqual([await state(), await risk()], [false, before + 21], 'one receipt of two paid');
+    assert.equal((await t().call('PATCH', `/api/3/recibocliente/${second.idrecibo}`, { pagado: true })).status, 200);
+    assert.deepEqual([await state(), await risk()], [true, before], 'both paid: the invoice is paid');
+    assert.equal((await t().call('PATCH', `/api/3/recibocliente/${first.idrecibo}`, { pagado: false })).status, 200);
+    assert.deepEqual([await state(), await risk()], [false, before + 100], 'one un-paid again');
+    const payments = (await t().call('GET', `/api/3/pagocliente?filter[idrecibo]=${first.idrecibo}`)).body;
+    assert.deepEqual(payments.map((p: any) => p.importe), [100, -100]);
+    assert.equal((await t().call('DELETE', `/api/3/recibocliente/${first.idrecibo}`)).status, 200);
+    assert.equal(await state(), false, 'the paid receipt left covers 21 of 121');
+  });
+
   it('answers payment errors: missing flag 400, unknown invoice 404, other methods 405', async () => {
     const invoice = (await t().call('POST', '/api/3/crearFacturaProveedor', { codproveedor: 'SUP1', lineas: [{ descripcion: 'y', pvpunitario: 10 }] })).body.doc;
     assert.deepEqual((await t().call('POST', `/api/3/pagarFacturaProveedor/${invoice.idfactura}`, { fechapago: '2026-01-01' })).body, { status: 'error', message: 'missing-pagada-parameter' });

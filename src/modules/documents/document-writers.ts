@@ -19,6 +19,8 @@ import { effectOf } from './insert-document.ts';
 import { editableDocumentOf, lineAfter, lineDefaultsOf, lineStockMoves, productPartIfChanged } from './line-changes.ts';
 import { recalculate } from './recalculate.ts';
 import { settleCustomerRisk, type LockedCustomer } from './customer-risk.ts';
+import { customerReceiptModel, supplierReceiptModel } from '../payments/index.ts';
+import { receiptWriter } from './receipt-changes.ts';
 
 /** Generic writes to a document header behave as the document endpoints do. */
 function headerWriter(ctx: AppContext, type: DocumentType): RecordWriter {
@@ -104,10 +106,12 @@ function lineWriter(ctx: AppContext, type: DocumentType): RecordWriter {
   };
 }
 
-/** Documents and their lines are written through the document rules on every path. */
+/** Documents, their lines and their invoices' receipts are written through the document rules on every path. */
 export function registerDocumentWriters(ctx: AppContext): void {
   for (const type of DOCUMENT_TYPES) {
     ctx.writers.set(type.header, headerWriter(ctx, type));
     ctx.writers.set(type.line, lineWriter(ctx, type));
   }
+  ctx.writers.set(customerReceiptModel, receiptWriter(ctx, 'sales'));
+  ctx.writers.set(supplierReceiptModel, receiptWriter(ctx, 'purchase'));
 }

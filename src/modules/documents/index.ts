@@ -23,6 +23,7 @@ export { sameValue } from './same-value.ts';
 export { createDocument } from './create-document.ts';
 export { readDocumentInput, type DocumentInput } from './document-input.ts';
 export { previewDocument } from './prepare-document.ts';
+export { payReceipts, type ReceiptPaymentRequest } from './receipt-changes.ts';
 export type { Calculation, TaxGroup } from './calculation/types.ts';
 export { SELF_ASSESSED } from './calculation/apply-taxes.ts';
 

@@ -10,7 +10,8 @@ export function paymentsModule(): Module {
   return { name: 'payments', models: [customerReceiptModel, supplierReceiptModel, customerPaymentModel, supplierPaymentModel], setup: recordPaymentsOfReceiptWrites };
 }
 export {
-  applyPaymentDays, deleteReceipts, insertReceiptStatement, newReceipt, paymentRecorded, paymentsRemoving, type RecordedPayment, type RemovedPayments, invoiceReceipts, deleteUnpaidReceipts, markOverdueReceipts, overdueInvoiceIds, setReceiptsPaid, syncReceipts,
+  applyPaymentDays, deleteReceipts, insertReceiptStatement, newReceipt, paymentRecorded, paymentsRemoving, type RecordedPayment, type RemovedPayments, invoiceReceipts, deleteUnpaidReceipts, markOverdueReceipts, overdueInvoiceIds, setReceiptsPaid, setReceiptPaid, invoicePaymentState, syncReceipts,
+  type ReceiptPaymentChange,
   type InvoiceForReceipts, type InvoicePaymentState, type InvoiceSide, type ReceiptTerms,
 } from './receipts.ts';
 export { paidOnCustomerInvoices } from './paid-receipts.ts';

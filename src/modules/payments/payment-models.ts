@@ -25,6 +25,8 @@ export const customerPaymentModel = defineModel({
     customid: f.string(30),
     customstatus: f.string(30),
     gastos: f.double({ default: 0 }),
+    /** Ours: on an un-payment by the bank's return of a direct debit, the fee the bank charged for it (posted as an expense). */
+    gastosdevolucion: f.double({ default: 0 }),
   }),
 });
 

@@ -140,7 +140,7 @@ async function recordPayment(c: Call, receipt: Row, importe: number, fecha: stri
  */
 export async function insertPayment(
   db: DbExecutor, dialect: SqlDialect, terms: ReceiptTerms, side: InvoiceSide, receipt: Row,
-  movement: { importe: number; fecha: string; codpago: unknown; nick: unknown; idempresa: number },
+  movement: { importe: number; fecha: string; codpago: unknown; nick: unknown; idempresa: number; gastosdevolucion?: number },
 ): Promise<void> {
   const payment: Row = {
     idrecibo: receipt.idrecibo,
@@ -149,7 +149,7 @@ export async function insertPayment(
     hora: terms.today.time,
     codpago: movement.codpago ?? null,
     nick: movement.nick ?? null,
-    ...(side === 'sales' ? { gastos: Number(receipt.gastos ?? 0) } : {}),
+    ...(side === 'sales' ? { gastos: Number(receipt.gastos ?? 0), ...(movement.gastosdevolucion ? { gastosdevolucion: Math.abs(movement.gastosdevolucion) } : {}) } : {}),
   };
   payment.idpago = await insertedId(dialect.engine, db.insertInto(TABLES[side].payment.table).values(payment), 'idpago');
   await terms.hooks.run(paymentRecorded, { db, side, payment, receipt, idempresa: movement.idempresa, decimals: terms.decimals });
@@ -242,20 +242,52 @@ export async function setReceiptsPaid(
   const receipts = await receiptsOf(c);
   for (const receipt of receipts) {
     if (dbBoolean(receipt.pagado) === paid) continue;
-    const date = paid ? (fechapago ?? (receipt.fechapago as string | null) ?? terms.today.date) : null;
-    const method = paid ? (codpago ?? receipt.codpago) : receipt.codpago;
-    // Only a receipt that really changes state records a payment (a concurrent request may have
-    // changed it first).
-    const { numUpdatedRows } = await db.updateTable(TABLES[invoice.side].receipt.table)
-      .set({ pagado: dialect.boolean(paid), fechapago: date, codpago: method, vencido: dialect.boolean(false) })
-      .where('idrecibo', '=', receipt.idrecibo as number).where('pagado', '=', dialect.boolean(!paid)).executeTakeFirst();
-    if (!Number(numUpdatedRows)) continue;
-    const importe = Number(receipt.importe);
-    await recordPayment(c, receipt, paid ? importe : -importe, date ?? terms.today.date, method);
-    Object.assign(receipt, { pagado: paid, fechapago: date, codpago: method, vencido: false });
-    changed.push({ ...receipt });
+    const fecha = paid ? (fechapago ?? (receipt.fechapago as string | null) ?? terms.today.date) : terms.today.date;
+    if (await setReceiptPaid(db, dialect, terms, invoice.side, receipt, { paid, fecha, codpago: paid ? (codpago ?? null) : null, nick: invoice.nick, idempresa: invoice.idempresa })) {
+      changed.push({ ...receipt });
+    }
   }
   return { changed, state: await settleFlags(c, receipts) };
+}
+
+/** One receipt paid or un-paid on a date: how a bank's collection, return or statement line moves it. */
+export interface ReceiptPaymentChange {
+  paid: boolean;
+  /** The payment's date, or the un-payment's (a return's). */
+  fecha: string;
+  /** The method paid with (default the receipt's own). */
+  codpago?: string | null;
+  nick: unknown;
+  idempresa: number;
+  /** A customer receipt returned by the bank: the bank's fee for the return, posted as an expense. */
+  gastosdevolucion?: number;
+}
+
+/**
+ * Pays or un-pays one receipt (`receipt` as read, updated in place) and records its payment
+ * movement, only if the receipt still is in the other state (a concurrent request may have changed
+ * it first): true when it changed. The caller holds its invoice's lock and settles the invoice.
+ */
+export async function setReceiptPaid(db: DbExecutor, dialect: SqlDialect, terms: ReceiptTerms, side: InvoiceSide, receipt: Row, change: ReceiptPaymentChange): Promise<boolean> {
+  const { paid } = change;
+  const method = change.codpago ?? receipt.codpago ?? null;
+  const fechapago = paid ? change.fecha : null;
+  const { numUpdatedRows } = await db.updateTable(TABLES[side].receipt.table)
+    .set({ pagado: dialect.boolean(paid), fechapago, codpago: method, vencido: dialect.boolean(false) })
+    .where('idrecibo', '=', receipt.idrecibo as number).where('pagado', '=', dialect.boolean(!paid)).executeTakeFirst();
+  if (!Number(numUpdatedRows)) return false;
+  const importe = Number(receipt.importe);
+  await insertPayment(db, dialect, terms, side, receipt, {
+    importe: paid ? importe : -importe, fecha: change.fecha, codpago: method, nick: change.nick, idempresa: change.idempresa, gastosdevolucion: change.gastosdevolucion,
+  });
+  Object.assign(receipt, { pagado: paid, fechapago, codpago: method, vencido: false });
+  return true;
+}
+
+/** The invoice's payment state as its receipts give it now (overdue receipts marked on the way). */
+export async function invoicePaymentState(db: DbExecutor, dialect: SqlDialect, invoice: InvoiceForReceipts, terms: ReceiptTerms): Promise<InvoicePaymentState> {
+  const c: Call = { db, dialect, invoice, terms };
+  return settleFlags(c, await receiptsOf(c));
 }
 
 /**

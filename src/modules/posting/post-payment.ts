@@ -75,11 +75,14 @@ export function paymentEntryLines(args: {
   const text2 = { concepto, documento };
   // The fees follow the movement: a reversal takes them back from the fee account too.
   const fees = side === 'sales' ? Math.sign(importe) * Math.abs(Number(payment.gastos ?? 0)) : 0;
+  // A direct debit returned by the bank: the bank also takes its fee for the return, an expense.
+  const returnFee = side === 'sales' && importe < 0 ? Math.abs(Number(payment.gastosdevolucion ?? 0)) : 0;
   const lines = side === 'sales'
     ? [
       entryLine(args.subject, importe, 'H', decimals, text2),
-      entryLine(args.bank, roundNumber(dec(importe).minus(fees), decimals), 'D', decimals, text2),
+      entryLine(args.bank, roundNumber(dec(importe).minus(fees).minus(returnFee), decimals), 'D', decimals, text2),
       ...(fees !== 0 ? [entryLine(args.fees, fees, 'D', decimals, { concepto: `Gastos en el recibo ${codigo}`, documento })] : []),
+      ...(returnFee !== 0 ? [entryLine(args.fees, returnFee, 'D', decimals, { concepto: `Gastos de devolución del recibo ${codigo}`, documento })] : []),
     ]
     : [entryLine(args.subject, importe, 'D', decimals, text2), entryLine(args.bank, importe, 'H', decimals, text2)];
   if (!isBalanced(lines, decimals)) throw unbalanced('payment', Number(payment.idpago ?? 0), lines);
