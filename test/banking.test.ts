@@ -116,4 +116,53 @@ forEachEngine('SEPA direct-debit remittances', (t) => {
     assert.equal((await t().call('PATCH', `/api/3/remesasepa/${built.body.idremesa}`, { estado: 'cobrada' })).body.fields.estado, 'use-cobrarRemesa');
     assert.equal((await t().call('POST', '/api/3/reciboremesa', { idremesa: built.body.idremesa })).status, 405, 'its receipts are the service\'s');
   });
+  it('collects a remittance: each receipt paid on the collection day with its entry; a returned receipt un-paid with the bank\'s fee, then presented again', async () => {
+    for (const price of [10.01, 20.02, 30.03]) await invoice(t(), 'DD1', price);
+    const built = (await t().call('POST', '/api/3/remesasepa', { codcuenta: 'CB1', fechacargo: '2026-12-04' })).body;
+    assert.equal(built.numrecibos, 3, JSON.stringify(built).slice(0, 300));
+    const collected = await t().call('POST', `/api/3/cobrarRemesa/${built.idremesa}`, {});
+    assert.equal(collected.status, 200, JSON.stringify(collected.body));
+    assert.deepEqual([collected.body.estado, collected.body.fechacobro, collected.body.pagados.length, collected.body.yapagados], ['cobrada', '2026-12-04', 3, []]);
+    const lines = async (idasiento: number) => (await t().call('GET', `/api/3/partidas?filter[idasiento]=${idasiento}&limit=100`)).body as any[];
+    const cents = (rows: any[], side: 'debe' | 'haber') => rows.reduce((sum, row) => sum + Math.round(row[side] * 100), 0);
+    for (const row of built.recibos) {
+      const receipt = (await t().call('GET', `/api/3/reciboclientes/${row.idrecibo}`)).body;
+      assert.deepEqual([receipt.pagado, receipt.fechapago], [true, '2026-12-04']);
+      assert.equal((await t().call('GET', `/api/3/facturaclientes/${receipt.idfactura}`)).body.pagada, true, 'the invoice is paid');
+      const payments = (await t().call('GET', `/api/3/pagoclientes?filter[idrecibo]=${row.idrecibo}`)).body;
+      assert.equal(payments.length, 1, 'one payment per receipt');
+      assert.deepEqual([payments[0].importe, payments[0].fecha], [row.importe, '2026-12-04']);
+      const entry = await lines(payments[0].idasiento);
+      assert.equal(cents(entry, 'debe'), Math.round(row.importe * 100), 'the entry moves the receipt');
+      assert.equal(cents(entry, 'debe'), cents(entry, 'haber'), 'and balances');
+    }
+    assert.equal((await t().call('POST', `/api/3/cobrarRemesa/${built.idremesa}`, {})).body.fields.estado, 'already-collected');
+    assert.equal((await t().call('PATCH', `/api/3/remesasepa/${built.idremesa}`, { estado: 'enviada' })).body.fields.estado, 'collected');
+
+    // The bank returns the second receipt with a fee of 2.50.
+    const returned = built.recibos[1];
+    const answer = await t().call('POST', `/api/3/devolverReciboRemesa/${returned.idrecibo}`, { fecha: '2026-12-10', gastos: 2.5, motivo: 'MD06' });
+    assert.equal(answer.status, 200, JSON.stringify(answer.body));
+    assert.deepEqual([answer.body.vigente, answer.body.fechadevolucion, answer.body.gastosdevolucion, answer.body.motivodevolucion, answer.body.recibo.pagado], [null, '2026-12-10', 2.5, 'MD06', false]);
+    assert.equal((await t().call('GET', `/api/3/facturaclientes/${answer.body.recibo.idfactura}`)).body.pagada, false, 'its invoice is unpaid again');
+    const [, back] = (await t().call('GET', `/api/3/pagoclientes?filter[idrecibo]=${returned.idrecibo}&sort[idpago]=ASC`)).body;
+    assert.deepEqual([back.importe, back.fecha, back.gastosdevolucion], [-20.02, '2026-12-10', 2.5]);
+    const entry = await lines(back.idasiento);
+    assert.equal(cents(entry, 'debe'), cents(entry, 'haber'), 'the return\'s entry balances');
+    assert.equal(cents(entry, 'haber'), 2252, 'the bank gives back the receipt and takes the fee');
+    assert.deepEqual(entry.filter((row) => row.debe > 0).map((row) => row.debe).sort(), [2.5, 20.02], 'the customer owes the receipt again; the fee is an expense');
+    for (const [body, reason] of [[{}, 'already-returned'], [{ gastos: -1 }, 'invalid-amount'], [{ fecha: 'mañana' }, 'invalid-date'], [{ motivo: 'x', nada: 1 }, 'unknown-field']] as const) {
+      const refused = await t().call('POST', `/api/3/devolverReciboRemesa/${returned.idrecibo}`, body);
+      assert.equal(refused.status, 422, JSON.stringify(refused.body));
+      assert.ok(Object.values(refused.body.fields).includes(reason), JSON.stringify(refused.body));
+    }
+    assert.equal((await t().call('POST', `/api/3/devolverReciboRemesa/${built.recibos[0].idrecibo + 100000}`, {})).body.fields.idrecibo, 'not-in-remittance');
+
+    // The returned receipt is presented again; the remittance that returned it keeps its file as made.
+    const again = await t().call('POST', '/api/3/remesasepa', { codcuenta: 'CB1', fechacargo: '2026-12-20' });
+    assert.equal(again.status, 201, JSON.stringify(again.body));
+    assert.deepEqual(again.body.recibos.map((row: any) => [row.idrecibo, row.secuencia]), [[returned.idrecibo, 'RCUR']]);
+    const file = await t().request({ method: 'GET', url: `/api/3/remesasepa/${built.idremesa}/xml` });
+    assert.equal(tag(file.body, 'NbOfTxs')[0], '3');
+  });
 }, { clock });

@@ -44,7 +44,7 @@ function candidates(db: DbExecutor, dialect: SqlDialect, codcuenta: string, idem
     .innerJoin('formaspago as f', 'f.codpago', 'r.codpago')
     .innerJoin('clientes as c', 'c.codcliente', 'r.codcliente')
     .leftJoin('cuentasbcocli as b', (join) => join.onRef('b.codcliente', '=', 'r.codcliente').on('b.principal', '=', dialect.boolean(true) as never))
-    .leftJoin('remesassepa_recibos as x', 'x.idrecibo', 'r.idrecibo')
+    .leftJoin('remesassepa_recibos as x', (join) => join.onRef('x.idrecibo', '=', 'r.idrecibo').on('x.vigente', '=', dialect.boolean(true) as never))
     .select(['r.idrecibo', 'r.codcliente', 'r.importe', 'r.vencimiento', 'r.numero', 'r.codigofactura', 'r.coddivisa', 'c.nombre', 'c.razonsocial', 'b.iban', 'b.swift', 'b.mandato', 'b.fmandato'])
     .where('f.domiciliado', '=', dialect.boolean(true) as never).where('r.pagado', '=', dialect.boolean(false) as never).where('r.idempresa', '=', idempresa)
     .where('r.vencimiento', '<=', hasta).where('x.idrecibo', 'is', null)
@@ -124,6 +124,8 @@ export function remittanceWriter(ctx: AppContext): RecordWriter {
       // Once its file was made, what it collects and from where no longer changes: only its state and description.
       const frozen = Object.keys(values).find((name) => !['estado', 'descripcion'].includes(name));
       if (frozen && existing.estado !== 'borrador') throw validationError({ [frozen]: 'read-only' });
+      // Collected: its receipts were paid from it; returns go receipt by receipt (devolverReciboRemesa).
+      if (values.estado !== undefined && existing.estado === 'cobrada' && values.estado !== 'cobrada') throw validationError({ estado: 'collected' });
       if (values.estado === 'cobrada') throw validationError({ estado: 'use-cobrarRemesa' });
       return ctx.store.update(remittanceModel, id, values);
     },

@@ -26,11 +26,17 @@ export const remittanceModel = defineModel({
     identificador: f.string(35, { readOnly: true }),
     total: f.double({ readOnly: true, default: 0 }),
     numrecibos: f.integer({ readOnly: true, default: 0 }),
+    /** The day the bank credited it (`cobrarRemesa`): its receipts were paid on it. */
+    fechacobro: f.date({ readOnly: true }),
     creado: f.timestamp({ initial: now, readOnly: true }),
   },
 });
 
-/** A receipt in a remittance (read-only): what its collection carries, fixed when the remittance was built. A receipt is in one remittance at most. */
+/**
+ * A receipt in a remittance (read-only): what its collection carries, fixed when the remittance was
+ * built. A receipt stands in one remittance at most (the key on `idrecibo` and `vigente`); once
+ * returned it keeps its row here, no longer standing.
+ */
 export const remittanceReceiptModel = defineModel({
   name: 'ReciboRemesa',
   table: 'remesassepa_recibos',
@@ -51,6 +57,12 @@ export const remittanceReceiptModel = defineModel({
     secuencia: f.string(4, { notNull: true }),
     endtoend: f.string(35, { notNull: true }),
     concepto: f.string(140),
+    /** True while the receipt stands in this remittance; NULL once the bank returned it (it may then be presented again in another). */
+    vigente: f.boolean({ default: true }),
+    /** A return (`devolverReciboRemesa`): its day, the bank's fee and reason (e.g. the SEPA return code `AM04`, `MD06`). */
+    fechadevolucion: f.date(),
+    gastosdevolucion: f.double({ default: 0 }),
+    motivodevolucion: f.string(100),
   },
-  unique: [['idrecibo']],
+  unique: [['idrecibo', 'vigente']],
 });
