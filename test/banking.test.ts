@@ -12,11 +12,12 @@ import { forEachEngine, type TestApp } from './helpers/test-app.ts';
  */
 const SCHEMAS = path.resolve(import.meta.dirname, 'vendor/sepa');
 
-function assertValidPain008(xml: string, version: string): void {
-  const run = spawnSync('xmllint', ['--nonet', '--noout', '--schema', path.join(SCHEMAS, `pain.008.${version}.xsd`), '-'], { input: xml, encoding: 'utf8' });
-  assert.equal(run.status, 0, `pain.008.${version}: ${run.stderr}\n${xml.slice(0, 3000)}`);
+function assertValid(xml: string, schema: string): void {
+  const run = spawnSync('xmllint', ['--nonet', '--noout', '--schema', path.join(SCHEMAS, `${schema}.xsd`), '-'], { input: xml, encoding: 'utf8' });
+  assert.equal(run.status, 0, `${schema}: ${run.stderr}\n${xml.slice(0, 3000)}`);
   assert.match(run.stderr, /- validates/);
 }
+const assertValidPain008 = (xml: string, version: string) => assertValid(xml, `pain.008.${version}`);
 
 const TODAY = '2026-11-27';
 const offset = Date.parse(`${TODAY}T10:00:00Z`) - Date.now();
@@ -164,5 +165,49 @@ forEachEngine('SEPA direct-debit remittances', (t) => {
     assert.deepEqual(again.body.recibos.map((row: any) => [row.idrecibo, row.secuencia]), [[returned.idrecibo, 'RCUR']]);
     const file = await t().request({ method: 'GET', url: `/api/3/remesasepa/${built.idremesa}/xml` });
     assert.equal(tag(file.body, 'NbOfTxs')[0], '3');
+  });
+
+  it('pays suppliers by transfer: a pain.001 of each version that validates, the receipts paid on the execution day with their entries', async () => {
+    assert.equal((await t().call('POST', '/api/3/proveedor', { codproveedor: 'TR1', nombre: 'Suministros Ñandú', cifnif: 'B12345674' })).status, 201);
+    assert.equal((await t().call('POST', '/api/3/proveedor', { codproveedor: 'TR2', nombre: 'Sin Cuenta', cifnif: 'A28000032' })).status, 201);
+    const refused = await t().call('POST', '/api/3/cuentabancoproveedor', { codproveedor: 'TR1', iban: 'ES7921000813610123456780' });
+    assert.equal(refused.status, 422, 'a wrong IBAN is refused where it is written');
+    assert.equal((await t().call('POST', '/api/3/cuentabancoproveedor', { codproveedor: 'TR1', iban: 'ES7921000813610123456789', swift: 'CAIXESBB' })).status, 201);
+    const amounts = [0.1, 0.2, 1234567.89, 99.99];
+    for (const [codproveedor, price] of [...amounts.map((amount) => ['TR1', amount] as const), ['TR2', 5] as const]) {
+      const created = await t().call('POST', '/api/3/crearFacturaProveedor', { codproveedor, codpago: 'TRANS', lineas: [{ descripcion: 'Material', cantidad: 1, pvpunitario: price, codimpuesto: 'IVA0' }] });
+      assert.equal(created.status, 200, JSON.stringify(created.body));
+    }
+    assert.equal((await t().call('POST', '/api/3/transferenciasepa', { codcuenta: 'CB1', fechaejecucion: '2026-12-20' })).body.fields.vencimientohasta, 'no-receipts', 'nothing due yet');
+    const built = await t().call('POST', '/api/3/transferenciasepa', { codcuenta: 'CB1', fechaejecucion: '2026-12-31', version: '001.09' });
+    assert.equal(built.status, 201, JSON.stringify(built.body));
+    assert.equal(built.body.numrecibos, 4);
+    assert.equal(Math.round(built.body.total * 100), amounts.reduce((sum, amount) => sum + Math.round(amount * 100), 0));
+    assert.deepEqual(built.body.excluidos.map((row: any) => [row.codproveedor, row.motivo]), [['TR2', 'no-bank-account']]);
+    for (const version of ['001.09', '001.03']) {
+      if (version === '001.03') assert.equal((await t().call('PATCH', `/api/3/transferenciasepa/${built.body.idtransferencia}`, { version })).status, 200);
+      const file = await t().request({ method: 'GET', url: `/api/3/transferenciasepa/${built.body.idtransferencia}/xml` });
+      assert.equal(file.statusCode, 200);
+      assertValid(file.body, `pain.001.${version}`);
+      assert.deepEqual(tag(file.body, 'NbOfTxs'), ['4', '4']);
+      assert.deepEqual(tag(file.body, 'CtrlSum'), ['1234668.18', '1234668.18']);
+      assert.match(file.body, /<Nm>Suministros Nandu<\/Nm>/);
+      assert.match(file.body, version === '001.03' ? /<BIC>CAIXESBB<\/BIC>/ : /<BICFI>CAIXESBB<\/BICFI>/);
+      assert.match(file.body, version === '001.03' ? /<ReqdExctnDt>2026-12-31<\/ReqdExctnDt>/ : /<ReqdExctnDt>\s*<Dt>2026-12-31<\/Dt>/);
+    }
+    assert.equal((await t().call('PATCH', `/api/3/transferenciasepa/${built.body.idtransferencia}`, { estado: 'pagada' })).body.fields.estado, 'use-pagarTransferenciaSepa');
+    const paid = await t().call('POST', `/api/3/pagarTransferenciaSepa/${built.body.idtransferencia}`, {});
+    assert.equal(paid.status, 200, JSON.stringify(paid.body));
+    assert.deepEqual([paid.body.estado, paid.body.fechapago, paid.body.pagados.length], ['pagada', '2026-12-31', 4]);
+    for (const row of built.body.recibos) {
+      const receipt = (await t().call('GET', `/api/3/reciboproveedores/${row.idrecibo}`)).body;
+      assert.deepEqual([receipt.pagado, receipt.fechapago], [true, '2026-12-31']);
+      assert.equal((await t().call('GET', `/api/3/facturaproveedores/${receipt.idfactura}`)).body.pagada, true);
+      const [payment] = (await t().call('GET', `/api/3/pagoproveedores?filter[idrecibo]=${row.idrecibo}`)).body;
+      const entry = (await t().call('GET', `/api/3/partidas?filter[idasiento]=${payment.idasiento}`)).body as any[];
+      assert.deepEqual(entry.map((line) => Math.round((line.debe + line.haber) * 100)), [Math.round(row.importe * 100), Math.round(row.importe * 100)]);
+    }
+    assert.equal((await t().call('POST', `/api/3/pagarTransferenciaSepa/${built.body.idtransferencia}`, {})).body.fields.estado, 'already-paid');
+    assert.equal((await t().call('DELETE', `/api/3/transferenciasepa/${built.body.idtransferencia}`)).status, 422, 'an order sent to the bank stays');
   });
 }, { clock });

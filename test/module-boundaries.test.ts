@@ -90,6 +90,7 @@ const TABLE_ACCESS: Record<string, Record<string, string>> = {
   },
   banking: {
     recibospagoscli: 'the unpaid direct-debit receipts a remittance gathers, with their payment method, customer and main bank account: one query',
+    recibospagosprov: 'the unpaid supplier receipts a transfer order gathers, with their payment method, supplier and main bank account: one query',
   },
   mail: {
     recibospagoscli: 'the unpaid receipts due for a reminder, with their customer\'s e-mail, opt-out and the levels sent: one query of the reminders job',

@@ -1,58 +1,88 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../app-context.ts';
 import { AppError } from '../../errors.ts';
+import { bodyOf } from '../../http/body.ts';
 import { parseId } from '../../http/model-routes.ts';
 import { addResourceRoute, type Handler, type OperationDoc } from '../../http/resource-route.ts';
+import type { Model } from '../../models/define-model.ts';
+import { textOf } from '../../models/record-rules.ts';
 import { companyOf } from '../company/index.ts';
 import { cuentaBancoModel } from '../finance/index.ts';
-import { bodyOf } from '../../http/body.ts';
-import { collectRemittance, returnReceipt } from './collect-remittance.ts';
+import { pain001, type Pain001Version } from './pain001.ts';
 import { pain008 } from './pain008.ts';
-import { remittanceModel as model } from './remittance-models.ts';
+import { remittanceModel, remittanceReceiptModel } from './remittance-models.ts';
+import { batchRows } from './sepa-batch.ts';
+import { collectRemittance, payTransfer, returnReceipt } from './settle-batch.ts';
+import { transferModel, transferPaymentModel } from './transfer-models.ts';
 
-/**
- * `GET /api/3/remesasepa/{id}/xml`: the remittance's pain.008 file in its version, built from what
- * the remittance fixed when it was made (its receipts' amounts, mandates and accounts).
- */
-export function registerBankingRoutes(app: FastifyInstance, ctx: AppContext): void {
-  const xml: Handler = async (request, reply) => {
-    const remittance = await ctx.store.get(model, parseId(model, request));
-    if (!remittance) throw new AppError('record-not-found');
+type Row = Record<string, unknown>;
+type Company = { name: string; iban: string; bic: string | null };
+
+/** The id in an operation's path (`/api/3/cobrarRemesa/{id}`): digits, or the record is not found. */
+function pathId(request: Parameters<Handler>[0]): number {
+  const raw = (request.params as { id?: string }).id ?? '';
+  if (!/^\d{1,9}$/.test(raw)) throw new AppError('record-not-found');
+  return Number(raw);
+}
+
+/** A batch's file: `GET /api/3/<batch>/{id}/xml`, written from what the batch fixed when it was made. */
+function fileRoute(app: FastifyInstance, ctx: AppContext, model: Model, rows: Model, summary: string, write: (batch: Row, rows: Row[], company: Company, createdAt: string) => { file: string; name: string }): void {
+  const handler: Handler = async (request, reply) => {
+    const batch = await ctx.store.get(model, parseId(model, request));
+    if (!batch) throw new AppError('record-not-found');
     const db = ctx.database.kysely;
-    const [account, company, receipts] = await Promise.all([
-      ctx.store.get(cuentaBancoModel, String(remittance.codcuenta), db, 'all'),
-      companyOf(db, Number(remittance.idempresa)),
-      db.selectFrom('remesassepa_recibos').selectAll().where('idremesa', '=', Number(remittance.idremesa)).orderBy('id').execute(),
+    const [account, company, payments] = await Promise.all([
+      ctx.store.get(cuentaBancoModel, textOf(batch.codcuenta), db, 'all'),
+      companyOf(db, Number(batch.idempresa)),
+      batchRows(db, rows, model.primaryKey, Number(batch[model.primaryKey])),
     ]);
-    const file = pain008(remittance, receipts, {
-      name: String(company?.nombre ?? ''), iban: String(account?.iban ?? ''), bic: account?.swift ? String(account.swift).trim().toUpperCase() : null, identifier: String(remittance.identificador),
+    const { file, name } = write(batch, payments, {
+      name: textOf(company?.nombre), iban: textOf(account?.iban), bic: account?.swift ? textOf(account.swift).replace(/\s+/g, '').toUpperCase() : null,
     }, new Date(ctx.clock.now()).toISOString().slice(0, 19));
-    return reply.header('Content-Type', 'application/xml; charset=utf-8')
-      .header('Content-Disposition', `attachment; filename="remesa-${remittance.idremesa}-pain.008.${remittance.version}.xml"`).send(file);
+    return reply.header('Content-Type', 'application/xml; charset=utf-8').header('Content-Disposition', `attachment; filename="${name}"`).send(file);
   };
-  const openapi: OperationDoc = { summary: 'The remittance\'s SEPA direct-debit file (pain.008, in the remittance\'s version)', response: { type: 'string', contentMediaType: 'application/xml' } };
-  addResourceRoute(app, { resource: model.resource, urls: [`/api/3/${model.resource}/:id/xml`, `/api/3/${model.alias}/:id/xml`], methods: { GET: { handler: xml, openapi } } });
+  const openapi: OperationDoc = { summary, response: { type: 'string', contentMediaType: 'application/xml' } };
+  addResourceRoute(app, { resource: model.resource, urls: [`/api/3/${model.resource}/:id/xml`, `/api/3/${model.alias}/:id/xml`], methods: { GET: { handler, openapi } } });
+}
 
-  const id = (request: Parameters<Handler>[0]) => {
-    const raw = (request.params as { id?: string }).id ?? '';
-    if (!/^\d{1,9}$/.test(raw)) throw new AppError('record-not-found');
-    return Number(raw);
-  };
-  ctx.customResources.add('cobrarRemesa');
-  const collectDoc: OperationDoc = {
+/** A banking operation on one record: `POST /api/3/<name>/{id}`. */
+function operationRoute(app: FastifyInstance, ctx: AppContext, name: string, run: (ctx: AppContext, id: number, body: unknown) => Promise<Row>, openapi: OperationDoc, shape?: Model): void {
+  ctx.customResources.add(name);
+  addResourceRoute(app, { resource: name, urls: [`/api/3/${name}/:id`], ...(shape ? { shape } : {}), methods: { POST: { handler: async (request) => run(ctx, pathId(request), bodyOf(request).body), openapi } } });
+}
+
+const settleBody = { type: 'object', additionalProperties: false, properties: { fecha: { type: 'string', format: 'date' } } } as const;
+const settled = (date: string) => ({
+  type: 'object', properties: { estado: { type: 'string' }, [date]: { type: 'string', format: 'date' }, pagados: { type: 'array', items: { type: 'integer' } }, yapagados: { type: 'array', items: { type: 'integer' } } },
+});
+
+/** The banking module's files and operations (docs/banking.md). */
+export function registerBankingRoutes(app: FastifyInstance, ctx: AppContext): void {
+  fileRoute(app, ctx, remittanceModel, remittanceReceiptModel, 'The remittance\'s SEPA direct-debit file (pain.008, in the remittance\'s version)', (batch, rows, company, createdAt) => ({
+    file: pain008(batch, rows, { ...company, identifier: textOf(batch.identificador) }, createdAt),
+    name: `remesa-${batch.idremesa}-pain.008.${batch.version}.xml`,
+  }));
+  fileRoute(app, ctx, transferModel, transferPaymentModel, 'The transfer order\'s SEPA credit-transfer file (pain.001, in the order\'s version)', (batch, rows, company, createdAt) => ({
+    file: pain001({ id: Number(batch.idtransferencia), fechaejecucion: textOf(batch.fechaejecucion), version: textOf(batch.version) as Pain001Version }, rows.map((row) => ({
+      importe: Number(row.importe), iban: textOf(row.iban), bic: row.bic ? textOf(row.bic) : null, nombre: textOf(row.nombre) || textOf(row.codproveedor), endtoend: textOf(row.endtoend), concepto: row.concepto ? textOf(row.concepto) : null,
+    })), company, createdAt),
+    name: `transferencia-${batch.idtransferencia}-pain.001.${batch.version}.xml`,
+  }));
+
+  operationRoute(app, ctx, 'cobrarRemesa', collectRemittance, {
     summary: 'Mark a remittance collected: every receipt standing in it paid on the collection day, with its accounting entry',
-    description: '`fecha` (default the remittance\'s `fechacargo`). Answers the remittance with `pagados` (receipts paid now) and `yapagados` (already paid another way, left alone). A collected remittance again: 422 `estado: already-collected`.',
-    body: { type: 'object', additionalProperties: false, properties: { fecha: { type: 'string', format: 'date' } } },
-    response: { type: 'object', properties: { idremesa: { type: 'integer' }, estado: { type: 'string' }, fechacobro: { type: 'string', format: 'date' }, pagados: { type: 'array', items: { type: 'integer' } }, yapagados: { type: 'array', items: { type: 'integer' } } } },
-  };
-  addResourceRoute(app, { resource: 'cobrarRemesa', urls: ['/api/3/cobrarRemesa/:id'], shape: model, methods: { POST: { handler: async (request) => collectRemittance(ctx, id(request), bodyOf(request).body), openapi: collectDoc } } });
-
-  ctx.customResources.add('devolverReciboRemesa');
-  const returnDoc: OperationDoc = {
+    description: '`fecha` (default the remittance\'s `fechacargo`). Answers the remittance with `pagados` (receipts paid now) and `yapagados` (already paid another way, left alone). Collected already: 422 `estado: already-collected`.',
+    body: settleBody, response: settled('fechacobro'),
+  }, remittanceModel);
+  operationRoute(app, ctx, 'pagarTransferenciaSepa', payTransfer, {
+    summary: 'Mark a transfer order executed: every supplier receipt in it paid on the execution day, with its accounting entry',
+    description: '`fecha` (default the order\'s `fechaejecucion`). Answers the order with `pagados` and `yapagados`. Paid already: 422 `estado: already-paid`.',
+    body: settleBody, response: settled('fechapago'),
+  }, transferModel);
+  operationRoute(app, ctx, 'devolverReciboRemesa', returnReceipt, {
     summary: 'A collected receipt returned by the bank: un-paid on the return day, the bank\'s fee posted as an expense',
     description: 'The id is the customer receipt\'s (`idrecibo`). `fecha` (default today), `gastos` (the bank\'s fee, default 0), `motivo` (e.g. the SEPA reason code). The receipt no longer stands in the remittance and may be presented again. 422 `idrecibo`: `not-in-remittance`, `remittance-not-collected`, `already-returned`, `not-paid`.',
     body: { type: 'object', additionalProperties: false, properties: { fecha: { type: 'string', format: 'date' }, gastos: { type: 'number', minimum: 0 }, motivo: { type: 'string', maxLength: 100 } } },
     response: { type: 'object', properties: { idremesa: { type: 'integer' }, idrecibo: { type: 'integer' }, fechadevolucion: { type: 'string', format: 'date' }, gastosdevolucion: { type: 'number' }, recibo: { type: 'object' } } },
-  };
-  addResourceRoute(app, { resource: 'devolverReciboRemesa', urls: ['/api/3/devolverReciboRemesa/:id'], methods: { POST: { handler: async (request) => returnReceipt(ctx, id(request), bodyOf(request).body), openapi: returnDoc } } });
+  });
 }
