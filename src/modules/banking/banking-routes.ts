@@ -12,7 +12,10 @@ import { pain001, type Pain001Version } from './pain001.ts';
 import { pain008 } from './pain008.ts';
 import { remittanceModel, remittanceReceiptModel } from './remittance-models.ts';
 import { batchRows } from './sepa-batch.ts';
+import { importStatement } from './import-statement.ts';
+import { reconcileMovement } from './reconcile.ts';
 import { collectRemittance, payTransfer, returnReceipt } from './settle-batch.ts';
+import { bankMovementModel } from './statement-models.ts';
 import { transferModel, transferPaymentModel } from './transfer-models.ts';
 
 type Row = Record<string, unknown>;
@@ -85,4 +88,27 @@ export function registerBankingRoutes(app: FastifyInstance, ctx: AppContext): vo
     body: { type: 'object', additionalProperties: false, properties: { fecha: { type: 'string', format: 'date' }, gastos: { type: 'number', minimum: 0 }, motivo: { type: 'string', maxLength: 100 } } },
     response: { type: 'object', properties: { idremesa: { type: 'integer' }, idrecibo: { type: 'integer' }, fechadevolucion: { type: 'string', format: 'date' }, gastosdevolucion: { type: 'number' }, recibo: { type: 'object' } } },
   });
+
+  ctx.customResources.add('importarExtractoBancario');
+  const movementProps = { idmovimiento: { type: 'integer' }, codcuenta: { type: 'string' }, fecha: { type: 'string', format: 'date' }, fechavalor: { type: 'string', format: 'date' }, importe: { type: 'number' }, concepto: { type: 'string' }, texto: { type: 'string' }, propuestas: { type: 'array', items: { type: 'object' } }, conciliado: { type: 'boolean' } };
+  addResourceRoute(app, {
+    resource: 'importarExtractoBancario', urls: ['/api/3/importarExtractoBancario'],
+    methods: {
+      POST: {
+        handler: async (request) => importStatement(ctx, bodyOf(request).body),
+        openapi: {
+          summary: 'Import a bank statement (AEB Norma 43 or ISO 20022 camt.053): its movements stored once, with what each could pay',
+          description: 'Multipart `file` or JSON `contenido` (the file\'s text). The company bank account is found by the file\'s account (Norma 43: its IBAN rebuilt from bank, branch and account). A file that does not read, whose movements do not add up to its account trailer (counts, totals, balances), or that names another account is refused whole: 422 naming the member, with `linea` and `cuenta`. Movements already imported (same identity) are not stored again.',
+          body: { type: 'object', properties: { contenido: { type: 'string' } } },
+          response: { type: 'object', properties: { formato: { type: 'string', enum: ['norma43', 'camt053'] }, movimientos: { type: 'array', items: { type: 'object', properties: movementProps } }, nuevos: { type: 'integer' }, repetidos: { type: 'integer' } } },
+        },
+      },
+    },
+  });
+  operationRoute(app, ctx, 'conciliarMovimiento', reconcileMovement, {
+    summary: 'Reconcile a bank movement: pay what it paid (its best proposal, or the receipts named) on its value day',
+    description: 'No body: the best proposal, computed again now (a remittance or transfer order settled whole, receipts paid, or a returned direct debit un-paid). `{idrecibos: [...]}`: those receipts (customer\'s for money in, supplier\'s for money out), unpaid and summing exactly to the amount. 422: `estado: already-reconciled`, `propuestas: none`, `idrecibos: not-found | already-paid | other-company | amount-mismatch`.',
+    body: { type: 'object', additionalProperties: false, properties: { idrecibos: { type: 'array', items: { type: 'integer' } } } },
+    response: { type: 'object', properties: { ...movementProps, idrecibo: { type: 'integer' }, idremesa: { type: 'integer' }, idtransferencia: { type: 'integer' }, recibos: { type: 'array', items: { type: 'integer' } } } },
+  }, bankMovementModel);
 }

@@ -4,9 +4,10 @@ import { buildRemittance } from './build-remittance.ts';
 import { buildTransfer } from './build-transfer.ts';
 import { remittanceModel, remittanceReceiptModel } from './remittance-models.ts';
 import { batchWriter } from './sepa-batch.ts';
+import { bankMovementModel } from './statement-models.ts';
 import { transferModel, transferPaymentModel } from './transfer-models.ts';
 
-export { remittanceModel, remittanceReceiptModel, transferModel, transferPaymentModel };
+export { bankMovementModel, remittanceModel, remittanceReceiptModel, transferModel, transferPaymentModel };
 
 /**
  * Banking (docs/banking.md): SEPA direct-debit remittances of customer receipts (pain.008), their
@@ -16,7 +17,7 @@ export { remittanceModel, remittanceReceiptModel, transferModel, transferPayment
 export function bankingModule(): Module {
   return {
     name: 'banking',
-    models: [remittanceModel, remittanceReceiptModel, transferModel, transferPaymentModel],
+    models: [remittanceModel, remittanceReceiptModel, transferModel, transferPaymentModel, bankMovementModel],
     setup(ctx) {
       ctx.writers.set(remittanceModel, batchWriter(ctx, remittanceModel, (body, source) => buildRemittance(ctx, body, source), 'cobrada', 'cobrarRemesa'));
       ctx.writers.set(transferModel, batchWriter(ctx, transferModel, (body, source) => buildTransfer(ctx, body, source), 'pagada', 'pagarTransferenciaSepa'));

@@ -7,7 +7,7 @@ import {
 /**
  * AEB Norma 43 (Cuaderno 43) statement files, read by the record layouts of
  * ../shared/reference/sepa.md ("AEB Cuaderno 43") sections 4-9, with the tolerances real files
- * need (section 2 and 5): CRLF or LF, lines cut short, latin-1 / code page 850 / UTF-8, an 88 count
+ * need (sections 2 and 5): CRLF or LF, lines cut short, latin-1 / code page 850 / UTF-8, an 88 count
  * that includes itself, zero balances on both sides (no balance check), anything in the free
  * positions and in Reference 1. Amounts are summed as integer cents: every sum that can pass the
  * checks stays below the 14-digit fields' 10^14, well inside exact integer arithmetic.
@@ -27,6 +27,7 @@ const CCC_WEIGHTS = [1, 2, 4, 8, 5, 10, 9, 7, 3, 6];
 /** A 22 record read, with the 23 records that complement it. */
 interface Entry {
   fields: Omit<StatementMovement, keyof Complement>;
+  /** Signed cents. */
   cents: number;
   debit: boolean;
   complements: string[];
@@ -45,6 +46,7 @@ interface OpenAccount {
   divisa: string;
   desde: string;
   hasta: string;
+  /** Signed cents. */
   opening: number;
   linea: number;
   entries: Entry[];
@@ -179,7 +181,7 @@ function movement(line: string, linea: number, iban: string): Entry {
   const field = fieldsAt(linea, iban);
   const cents = field.signed(line.slice(27, 28), line.slice(28, 42));
   return {
-    cents, debit: cents < 0 || line[27] === '1', complements: [],
+    cents, debit: line[27] === '1', complements: [],
     fields: {
       fecha: field.date(line.slice(10, 16)), fechavalor: field.date(line.slice(16, 22)), importe: euros(cents),
       concepto: line.slice(22, 24).trim(), conceptopropio: line.slice(24, 27).trim(),

@@ -13,7 +13,7 @@ import { transferModel } from './transfer-models.ts';
 type Row = Record<string, unknown>;
 
 /** A batch kind: where it and its rows live, the state and day its operation sets, whose receipts it settles. */
-interface BatchKind {
+export interface BatchKind {
   model: Model;
   rows: string;
   state: string;
@@ -24,8 +24,8 @@ interface BatchKind {
   returns: boolean;
 }
 
-const REMITTANCE: BatchKind = { model: remittanceModel, rows: 'remesassepa_recibos', state: 'cobrada', dateColumn: 'fechacobro', defaultDate: 'fechacargo', side: 'sales', returns: true };
-const TRANSFER: BatchKind = { model: transferModel, rows: 'transferenciassepa_recibos', state: 'pagada', dateColumn: 'fechapago', defaultDate: 'fechaejecucion', side: 'purchase', returns: false };
+export const REMITTANCE: BatchKind = { model: remittanceModel, rows: 'remesassepa_recibos', state: 'cobrada', dateColumn: 'fechacobro', defaultDate: 'fechacargo', side: 'sales', returns: true };
+export const TRANSFER: BatchKind = { model: transferModel, rows: 'transferenciassepa_recibos', state: 'pagada', dateColumn: 'fechapago', defaultDate: 'fechaejecucion', side: 'purchase', returns: false };
 
 /**
  * Marks a batch settled by the bank (in the caller's transaction): the claim on its state comes
@@ -33,7 +33,7 @@ const TRANSFER: BatchKind = { model: transferModel, rows: 'transferenciassepa_re
  * through the payment path (a movement and its entry each). Receipts paid another way meanwhile
  * are left as they are and listed in `yapagados`.
  */
-async function settleBatch(ctx: AppContext, trx: DbExecutor, kind: BatchKind, id: number, fecha: string): Promise<{ pagados: number[]; yapagados: number[] }> {
+export async function settleBatch(ctx: AppContext, trx: DbExecutor, kind: BatchKind, id: number, fecha: string): Promise<{ pagados: number[]; yapagados: number[] }> {
   const key = kind.model.primaryKey;
   const claimed = await trx.updateTable(kind.model.table).set({ estado: kind.state, [kind.dateColumn]: fecha })
     .where(key, '=', id).where('estado', '<>', kind.state).executeTakeFirst();
@@ -64,28 +64,33 @@ export const payTransfer = (ctx: AppContext, id: number, body: unknown) => settl
 
 /**
  * `POST /api/3/devolverReciboRemesa/{idrecibo}` `{fecha?, gastos?, motivo?}`: the bank returned a
- * collected receipt. It is un-paid on `fecha` (default today) through the payment path, the bank's
- * fee posted as an expense with it; its row in the remittance records the return and no longer
- * stands, so a later remittance may present the receipt again.
+ * collected receipt (see markReturned); `fecha` defaults to today.
  */
 export async function returnReceipt(ctx: AppContext, idrecibo: number, body: unknown): Promise<Row> {
   const input = operationInput(body, { fecha: 'date', gastos: 'amount', motivo: 'text' });
   const fecha = textOf(input.fecha ?? ctx.clock.today().date);
-  const gastos = Number(input.gastos ?? 0);
-  return inTransaction(ctx.database, async (trx) => {
-    const standing = await trx.selectFrom('remesassepa_recibos as x').innerJoin('remesassepa as m', 'm.idremesa', 'x.idremesa')
-      .select(['x.id', 'x.idremesa', 'm.estado']).where('x.idrecibo', '=', idrecibo).where('x.vigente', '=', ctx.database.dialect.boolean(true) as never).executeTakeFirst();
-    if (!standing) {
-      const returned = await trx.selectFrom('remesassepa_recibos').select('id').where('idrecibo', '=', idrecibo).executeTakeFirst();
-      throw validationError({ idrecibo: returned ? 'already-returned' : 'not-in-remittance' });
-    }
-    if (standing.estado !== 'cobrada') throw validationError({ idrecibo: 'remittance-not-collected' });
-    const marked = await trx.updateTable('remesassepa_recibos')
-      .set({ vigente: null, fechadevolucion: fecha, gastosdevolucion: gastos, motivodevolucion: (input.motivo as string | undefined) ?? null })
-      .where('id', '=', Number(standing.id)).where('vigente', '=', ctx.database.dialect.boolean(true) as never).executeTakeFirst();
-    if (!Number(marked.numUpdatedRows)) throw validationError({ idrecibo: 'already-returned' });
-    const unpaid = await payReceipts(ctx, trx, 'sales', [{ idrecibo, paid: false, fecha, gastosdevolucion: gastos }]);
-    if (!unpaid.length) throw validationError({ idrecibo: 'not-paid' });
-    return { ...(await ctx.store.get(remittanceReceiptModel, Number(standing.id), trx)), recibo: await ctx.store.get(customerReceiptModel, idrecibo, trx) };
-  });
+  return inTransaction(ctx.database, (trx) => markReturned(ctx, trx, idrecibo, { fecha, gastos: Number(input.gastos ?? 0), motivo: (input.motivo as string | undefined) ?? null }));
+}
+
+/**
+ * A collected receipt returned by the bank (in the caller's transaction): it is un-paid on `fecha`
+ * through the payment path, the bank's fee posted as an expense with it; its row in the remittance
+ * records the return and no longer stands, so a later remittance may present the receipt again.
+ */
+export async function markReturned(ctx: AppContext, trx: DbExecutor, idrecibo: number, input: { fecha: string; gastos: number; motivo: string | null }): Promise<Row> {
+  const { fecha, gastos, motivo } = input;
+  const standing = await trx.selectFrom('remesassepa_recibos as x').innerJoin('remesassepa as m', 'm.idremesa', 'x.idremesa')
+    .select(['x.id', 'x.idremesa', 'm.estado']).where('x.idrecibo', '=', idrecibo).where('x.vigente', '=', ctx.database.dialect.boolean(true) as never).executeTakeFirst();
+  if (!standing) {
+    const returned = await trx.selectFrom('remesassepa_recibos').select('id').where('idrecibo', '=', idrecibo).executeTakeFirst();
+    throw validationError({ idrecibo: returned ? 'already-returned' : 'not-in-remittance' });
+  }
+  if (standing.estado !== 'cobrada') throw validationError({ idrecibo: 'remittance-not-collected' });
+  const marked = await trx.updateTable('remesassepa_recibos')
+    .set({ vigente: null, fechadevolucion: fecha, gastosdevolucion: gastos, motivodevolucion: motivo })
+    .where('id', '=', Number(standing.id)).where('vigente', '=', ctx.database.dialect.boolean(true) as never).executeTakeFirst();
+  if (!Number(marked.numUpdatedRows)) throw validationError({ idrecibo: 'already-returned' });
+  const unpaid = await payReceipts(ctx, trx, 'sales', [{ idrecibo, paid: false, fecha, gastosdevolucion: gastos }]);
+  if (!unpaid.length) throw validationError({ idrecibo: 'not-paid' });
+  return { ...(await ctx.store.get(remittanceReceiptModel, Number(standing.id), trx)), recibo: await ctx.store.get(customerReceiptModel, idrecibo, trx) };
 }

@@ -108,7 +108,10 @@ export function isoDate(year: number, month: number, day: number): string | null
 export const joinText = (pieces: string[]): string => pieces.map((piece) => piece.replace(/\s+/g, ' ').trim()).filter(Boolean).join(' ');
 
 /** An identifier as given, or null when absent or the SEPA placeholder `NOTPROVIDED`. */
-export const givenId = (id: string): string | null => (id.trim() && id.trim().toUpperCase() !== 'NOTPROVIDED' ? id.trim() : null);
+export function givenId(id: string): string | null {
+  const trimmed = id.trim();
+  return trimmed && trimmed.toUpperCase() !== 'NOTPROVIDED' ? trimmed : null;
+}
 
 /**
  * Whether the other party of a movement is the payment's creditor (else its debtor): money out
