@@ -99,6 +99,17 @@ forEachEngine('SEPA direct-debit remittances', (t) => {
       if (field === 'estado') continue;
       assert.equal(answer.body.fields[field], reason, JSON.stringify(answer.body));
     }
+    // Bank details are checked wherever they are written: check digits, the country's length, the BIC's shape, the SEPA suffix.
+    for (const [body, field, reason] of [
+      [{ iban: 'ES91 2100 0418 4502 0005 1333' }, 'iban', 'invalid-iban'],
+      [{ iban: 'ES82210004184502000513' }, 'iban', 'invalid-iban'], // check digits right, two digits short of Spain's 24 characters
+      [{ iban: 'XX91 2100 0418 4502 0005 1332' }, 'iban', 'invalid-iban'],
+      [{ swift: 'CAIX-ES' }, 'swift', 'invalid-swift'],
+      [{ sufijosepa: 'A/1' }, 'sufijosepa', 'invalid-value'],
+    ] as const) {
+      const answer = await t().call('POST', '/api/3/cuentabanco', { codcuenta: 'BAD', descripcion: 'x', idempresa: 1, iban: 'ES9121000418450200051332', ...body });
+      assert.deepEqual([answer.status, answer.body.fields?.[field]], [422, reason], JSON.stringify(answer.body));
+    }
     for (const price of [12.34, 5.6, 7.8]) await invoice(t(), 'DD1', price);
     // Two remittances built at once over the same receipts: one takes them all, the other none (its
     // gathering found them taken, or its rows collided on the receipts' unique key and rolled back).

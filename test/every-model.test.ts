@@ -52,8 +52,25 @@ FIXES.reciboremesa = async (record, t) => {
   const [receipt] = (await t.call('GET', '/api/3/recibocliente?sort[idrecibo]=DESC&limit=1')).body;
   return { ...record, idrecibo: receipt.idrecibo };
 };
-/** What a creation answers beside the record (a remittance: its receipts and the ones it left out). */
-const CREATION_EXTRAS: Record<string, string[]> = { remesasepa: ['recibos', 'excluidos'] };
+// A transfer order gathers supplier receipts: the paying account and a supplier's bank account.
+let transfers = 0;
+FIXES.transferenciasepa = async (record, t) => {
+  const n = ++transfers;
+  const calls: Array<[string, string, Record<string, unknown>]> = [
+    ['POST', 'cuentabanco', { codcuenta: `TB${n}`, descripcion: 'Pagos', iban: 'ES9121000418450200051332', idempresa: 1 }],
+    ['POST', 'cuentabancoproveedor', { codproveedor: 'SUPP', iban: 'ES7921000813610123456789' }],
+    ['POST', 'crearFacturaProveedor', { codproveedor: 'SUPP', lineas: [{ descripcion: 'Material', cantidad: 1, pvpunitario: 10 }] }],
+  ];
+  for (const [method, url, body] of calls) assert.ok((await t.call(method, `/api/3/${url}`, body)).status < 300, `${method} ${url}`);
+  return { ...record, codcuenta: `TB${n}`, fechaejecucion: '2099-12-31' };
+};
+FIXES.pagotransferencia = async (record, t) => {
+  assert.equal((await t.call('POST', '/api/3/crearFacturaProveedor', { codproveedor: 'SUPP', lineas: [{ descripcion: 'Material', cantidad: 1, pvpunitario: 10 }] })).status, 200);
+  const [receipt] = (await t.call('GET', '/api/3/reciboproveedor?sort[idrecibo]=DESC&limit=1')).body;
+  return { ...record, idrecibo: receipt.idrecibo };
+};
+/** What a creation answers beside the record (a remittance or transfer order: its receipts and the ones it left out). */
+const CREATION_EXTRAS: Record<string, string[]> = { remesasepa: ['recibos', 'excluidos'], transferenciasepa: ['recibos', 'excluidos'] };
 // A recurring invoice's line without a product needs its text and price.
 FIXES.lineafacturarecurrente = { codimpuesto: null, referencia: null, descripcion: 'Monthly fee', pvpunitario: 10 };
 

@@ -1,3 +1,5 @@
+import { isValidIBAN } from 'ibantools';
+import { validationError } from '../errors.ts';
 import type { Values } from './define-model.ts';
 
 /**
@@ -55,14 +57,12 @@ export function checkFilled(errors: Errors, values: Values, ...fields: string[])
 export const compactIban = (iban: string): string => iban.replace(/\s+/g, '').toUpperCase();
 
 /**
- * Whether `iban` is a well-formed IBAN (ISO 13616): country letters, two check digits, 11 to 30
- * letters or digits, and the whole number (letters as 10..35, first four characters moved to the
- * end) leaving 1 modulo 97. Spaces are ignored.
+ * Whether `iban` is a valid IBAN (ISO 13616): a country of the IBAN registry, its length and
+ * national layout there, and the whole number (letters as 10..35, first four characters moved to
+ * the end) leaving 1 modulo 97 (ibantools). Spaces and letter case are ignored.
  */
 export function isIban(iban: string): boolean {
-  const compact = compactIban(iban);
-  if (!/^[A-Z]{2}[0-9]{2}[A-Z0-9]{11,30}$/.test(compact)) return false;
-  return mod97(compact.slice(4) + compact.slice(0, 4)) === 1;
+  return isValidIBAN(compactIban(iban));
 }
 
 /**
@@ -89,4 +89,15 @@ export function checkBankDetails(errors: Errors, values: Values, validateIban: b
   const { iban, swift } = values;
   if (validateIban && typeof iban === 'string' && iban.trim() !== '' && !isIban(iban)) errors.iban = 'invalid-iban';
   if (typeof swift === 'string' && swift.trim() !== '' && !isSwift(swift)) errors.swift = 'invalid-swift';
+}
+
+/**
+ * The bank details of a record being saved, refused (422) as checkBankDetails says; the
+ * installation's IBAN setting (`validateIban`) is read only when there is an IBAN to check.
+ */
+export async function refuseBadBankDetails(values: Values, validateIban: () => Promise<boolean>, errors: Errors = {}): Promise<void> {
+  if (values.iban === undefined && values.swift === undefined && !Object.keys(errors).length) return;
+  const checkIban = typeof values.iban === 'string' && values.iban.trim() !== '' && (await validateIban());
+  checkBankDetails(errors, values, checkIban);
+  if (Object.keys(errors).length) throw validationError(errors);
 }

@@ -1,7 +1,6 @@
 import { defineModel, type Model } from '../../models/define-model.ts';
 import { f, sortedFields, type Fields } from '../../models/fields.ts';
-import { checkBankDetails, type Errors } from '../../models/record-rules.ts';
-import { validationError } from '../../errors.ts';
+import { refuseBadBankDetails, type Errors } from '../../models/record-rules.ts';
 import { settingsIn } from '../settings/index.ts';
 
 export interface BankAccountSpec {
@@ -40,14 +39,7 @@ export function bankAccountModel(spec: BankAccountSpec): Model {
       return errors;
     },
     hooks: {
-      async beforeSave({ db, values }) {
-        if (values.iban === undefined && values.swift === undefined) return;
-        const errors: Errors = {};
-        // The setting is read only when there is an IBAN to check.
-        const checkIban = typeof values.iban === 'string' && values.iban.trim() !== '' && (await settingsIn(db)).validate_iban;
-        checkBankDetails(errors, values, checkIban);
-        if (Object.keys(errors).length) throw validationError(errors);
-      },
+      beforeSave: ({ db, values }) => refuseBadBankDetails(values, async () => (await settingsIn(db)).validate_iban),
       async afterSave({ db, dialect, record }) {
         if (record.principal !== true) return;
         await db

@@ -1,8 +1,8 @@
 import { defineModel } from '../../models/define-model.ts';
 import { f, RATE_RANGE } from '../../models/fields.ts';
 import { codeCharacters, firstFreeCode } from '../../models/derived-code.ts';
-import { checkCode, codeOf, hasText, type Errors } from '../../models/record-rules.ts';
-import { fillDefaults, refuseDeletingDefault } from '../settings/index.ts';
+import { checkCode, codeOf, hasText, refuseBadBankDetails, type Errors } from '../../models/record-rules.ts';
+import { fillDefaults, refuseDeletingDefault, settingsIn } from '../settings/index.ts';
 
 const EXPIRATION_UNITS = new Set(['days', 'weeks', 'months', 'years']);
 
@@ -51,6 +51,12 @@ export const cuentaBancoModel = defineModel({
     idempresa: f.integer({ references: f.ref('empresas', 'idempresa', 'CASCADE') }),
     sufijosepa: f.string(3),
     swift: f.string(11),
+  },
+  hooks: {
+    // Its IBAN and BIC as the customers' and suppliers' accounts are checked; `sufijosepa` is the
+    // SEPA creditor identifier's three-character business code (docs/banking.md).
+    beforeSave: ({ db, values }) => refuseBadBankDetails(values, async () => (await settingsIn(db)).validate_iban,
+      typeof values.sufijosepa === 'string' && values.sufijosepa !== '' && !/^[A-Z0-9]{3}$/i.test(values.sufijosepa) ? { sufijosepa: 'invalid-value' } : {}),
   },
 });
 
