@@ -10,6 +10,7 @@ import { AxeBuilder } from '@axe-core/playwright';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { eventually } from './helpers/eventually.ts';
 import { startSmtp } from './helpers/smtp.ts';
+import { norma43File } from './helpers/statement-files.ts';
 
 /**
  * The admin console (docs/admin.md) in a real headless Chromium, against the real service started
@@ -376,7 +377,7 @@ describe('admin console in Chromium', { skip: present ? false : `no Chromium at 
     await settles(() => page.locator(`[data-recurring="${id}"] td`).nth(7).innerText(), '2');
   });
 
-  it('builds a SEPA remittance, lists the receipts it left out and downloads its pain.008', async () => {
+  it('builds a SEPA remittance, lists the receipts it left out, downloads its pain.008 and marks it collected; imports a statement and confirms a proposal', async () => {
     assert.equal((await call('POST', 'cuentabanco', { codcuenta: 'ADMB', descripcion: 'Cobros consola', iban: 'ES9121000418450200051332', idempresa: 1 })).status, 201);
     assert.equal((await call('POST', 'formapago', { codpago: 'ADMDD', descripcion: 'Domiciliación', domiciliado: true, codcuentabanco: 'ADMB' })).status, 201);
     for (const codcliente of ['ADMD1', 'ADMD2']) assert.equal((await call('POST', 'cliente', { codcliente, nombre: `Domiciliado ${codcliente}`, cifnif: '12345678Z' })).status, 201);
@@ -399,6 +400,24 @@ describe('admin console in Chromium', { skip: present ? false : `no Chromium at 
     assert.match(xml, /<MndtId>ADM-MANDATE-1<\/MndtId>/);
     await page.getByRole('button', { name: `Mark generated: remittance ${remittance.idremesa}` }).click();
     await settles(async () => (await call('GET', `remesasepa/${remittance.idremesa}`)).body.estado, 'generada');
+    await page.getByRole('button', { name: `Mark collected: remittance ${remittance.idremesa}` }).click();
+    await page.getByRole('status').filter({ hasText: `Remittance ${remittance.idremesa} collected: 1 receipt(s) paid.` }).waitFor();
+
+    // The bank's statement credits the other customer's receipt: imported, proposed, confirmed.
+    const [open40] = (await call('GET', 'reciboclientes?filter[codcliente]=ADMD2&filter[pagado]=false')).body;
+    const file = norma43File([{ banco: '2100', oficina: '0418', cuenta: '0200051332', desde: '2026-12-01', hasta: '2026-12-31', saldoinicial: 0, movimientos: [
+      { fecha: new Date().toISOString().slice(0, 10), importe: open40.importe, concepto: '04', textos: ['TRANSFERENCIA DOMICILIADO ADMD2'] },
+    ] }]);
+    await open('statements', 'Bank statements');
+    await page.getByLabel('Statement file').setInputFiles({ name: 'extracto.n43', mimeType: 'text/plain', buffer: file });
+    await page.getByRole('button', { name: 'Import', exact: true }).click();
+    await page.getByRole('status').filter({ hasText: '1 new movement(s), 0 already imported.' }).waitFor();
+    const [movement] = (await call('GET', 'movimientobanco?filter[conciliado]=false&sort[idmovimiento]=DESC&limit=1')).body;
+    await page.locator(`[data-movement="${movement.idmovimiento}"]`).getByRole('cell', { name: new RegExp(`Customer receipt\\(s\\) ${open40.idrecibo} \\(score \\d+\\)`) }).waitFor();
+    await check('statements');
+    await page.getByRole('button', { name: `Confirm the proposal for movement ${movement.idmovimiento}` }).click();
+    await page.getByRole('status').filter({ hasText: `Movement ${movement.idmovimiento} reconciled: 1 receipt(s) settled.` }).waitFor();
+    assert.equal((await call('GET', `reciboclientes/${open40.idrecibo}`)).body.pagado, true);
   });
 
   it('switches VERI*FACTU on for a company, checks its chain, and cancels an invoice', async () => {

@@ -63,10 +63,12 @@ function newKey() {
 export async function api(method, path, body, key = session.key, extraHeaders = {}) {
   const headers = { Accept: 'application/json', ...extraHeaders };
   if (key) headers['X-Auth-Token'] = key;
-  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  // A form with files goes as multipart (the browser writes its boundary); anything else as JSON.
+  const form = typeof FormData !== 'undefined' && body instanceof FormData;
+  if (body !== undefined && !form) headers['Content-Type'] = 'application/json';
   const write = WRITES.has(method);
   if (write) headers['Idempotency-Key'] = newKey();
-  const send = () => fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), cache: 'no-store', credentials: 'omit' });
+  const send = () => fetch(path, { method, headers, body: body === undefined ? undefined : form ? body : JSON.stringify(body), cache: 'no-store', credentials: 'omit' });
   const response = write ? await send().catch(() => send()) : await send();
   if (!response.ok) {
     const error = new ApiError(response.status, await bodyOf(response));

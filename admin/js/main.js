@@ -15,6 +15,7 @@ import { Webhooks } from './pages/webhooks.js';
 import { Email } from './pages/email.js';
 import { Recurring } from './pages/recurring.js';
 import { Remittances } from './pages/remittances.js';
+import { Statements } from './pages/statements.js';
 import { Events } from './pages/events.js';
 import { Verifactu } from './pages/verifactu.js';
 
@@ -28,6 +29,7 @@ const MENU = [
   { id: 'plugins', needs: ['plugins'] },
   { id: 'recurring', needs: ['facturarecurrente'] },
   { id: 'remittances', needs: ['remesasepa'] },
+  { id: 'statements', needs: ['movimientobanco'] },
   { id: 'email', needs: ['emailsent'] },
   { id: 'webhooks', needs: ['webhook'] },
   { id: 'events', needs: ['events'] },
@@ -115,6 +117,8 @@ function Page({ route, access, refreshAccess }) {
       return html`<${Recurring} ...${props} />`;
     case 'remittances':
       return html`<${Remittances} ...${props} />`;
+    case 'statements':
+      return html`<${Statements} ...${props} />`;
     case 'email':
       return html`<${Email} ...${props} />`;
     case 'webhooks':

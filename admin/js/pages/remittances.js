@@ -1,5 +1,6 @@
 // SEPA remittances: build one for a company bank account and a collection date (the receipts left
-// out are listed with the reason), download its pain.008 file, move it through its states.
+// out are listed with the reason), download its pain.008 file, move it through its states and
+// mark it collected (its receipts paid on the collection date).
 import { html, useEffect, useState } from '../lib.js';
 import { api, apiPath, download, fileNameOf, listAll } from '../api.js';
 import { useListPage } from '../list-page.js';
@@ -56,6 +57,17 @@ export function Remittances() {
       setError(failure);
     }
   };
+  const collect = async (row) => {
+    setError(null);
+    setNotice('');
+    try {
+      const { data } = await api('POST', apiPath(['cobrarRemesa', row.idremesa]), {});
+      setNotice(t('remittances.collected', { id: row.idremesa, count: data.pagados.length }));
+      setVersion((value) => value + 1);
+    } catch (failure) {
+      setError(failure);
+    }
+  };
   const reason = (name) => error?.fields?.[name];
   return html`<h1>${t('menu.remittances')}</h1>
     <form onSubmit=${build} aria-labelledby="build-title" novalidate>
@@ -84,7 +96,8 @@ export function Remittances() {
         <td>${row.idremesa}</td><td>${row.codcuenta}</td><td>${cell(row.fechacargo)}</td><td class="number">${row.numrecibos}</td><td class="number">${money(row.total)}</td>
         <td>${t(`remittances.state-${row.estado}`, {}, row.estado)}</td>
         <td><button type="button" aria-label=${t('remittances.file-n', { id: row.idremesa })} onClick=${() => fileOf(row)}>${t('remittances.file')}</button>
-          ${NEXT[row.estado] && html`<button type="button" aria-label=${t('remittances.advance-n', { id: row.idremesa, action: t(`remittances.to-${NEXT[row.estado]}`) })} onClick=${() => advance(row)}>${t(`remittances.to-${NEXT[row.estado]}`)}</button>`}</td>
+          ${NEXT[row.estado] && html`<button type="button" aria-label=${t('remittances.advance-n', { id: row.idremesa, action: t(`remittances.to-${NEXT[row.estado]}`) })} onClick=${() => advance(row)}>${t(`remittances.to-${NEXT[row.estado]}`)}</button>`}
+          ${row.estado !== 'cobrada' && html`<button type="button" aria-label=${t('remittances.advance-n', { id: row.idremesa, action: t('remittances.to-cobrada') })} onClick=${() => collect(row)}>${t('remittances.to-cobrada')}</button>`}</td>
       </tr>`)}</tbody>
     </table>
     <${Pager} offset=${offset} limit=${PAGE} total=${total} onChange=${setOffset} />`;
