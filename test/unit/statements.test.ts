@@ -5,7 +5,8 @@ import { it } from 'node:test';
 import { isIban } from '../../src/models/record-rules.ts';
 import { parseCamt053 } from '../../src/modules/banking/camt053.ts';
 import { parseNorma43, spanishIban } from '../../src/modules/banking/norma43.ts';
-import { parseStatement, StatementError, type StatementAccount, type StatementMovement } from '../../src/modules/banking/statement-file.ts';
+import { parseStatement } from '../../src/modules/banking/parse-statement.ts';
+import { StatementError, type StatementAccount, type StatementMovement } from '../../src/modules/banking/statement-file.ts';
 import { camt053File, norma43File, type CamtStatement, type Norma43Account } from '../helpers/statement-files.ts';
 
 /**

@@ -9,7 +9,8 @@ import { compactIban, textOf } from '../../models/record-rules.ts';
 import { cuentaBancoModel } from '../finance/index.ts';
 import { loadCandidates, proposalsFor } from './matching.ts';
 import { bankMovementModel } from './statement-models.ts';
-import { parseStatement, StatementError, type StatementAccount, type StatementMovement } from './statement-file.ts';
+import { parseStatement } from './parse-statement.ts';
+import { StatementError, type StatementAccount, type StatementMovement } from './statement-file.ts';
 
 type Row = Record<string, unknown>;
 
