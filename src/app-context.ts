@@ -8,6 +8,7 @@ import type { BusinessClock } from './clock.ts';
 import type { Model } from './models/define-model.ts';
 import type { FieldValue } from './models/fields.ts';
 import type { InputSource } from './models/coerce.ts';
+import type { ReadOptions } from './models/read-input.ts';
 import type { Settings } from './settings.ts';
 import type { SharedState } from './db/shared-state.ts';
 import type { PipelineSteps } from './http/pipeline.ts';
@@ -30,8 +31,9 @@ export interface RecordWriter {
    * ahead but handed over as a `MultipartStream` (http/multipart-stream.ts) to stream to storage.
    */
   streamsFiles?: boolean;
-  create(body: unknown, source: InputSource): Promise<Record<string, unknown>>;
-  update(id: FieldValue, body: unknown, source: InputSource): Promise<Record<string, unknown>>;
+  /** `options`: how the request's profile reads a body (the facturascripts profile skips members that are not columns). */
+  create(body: unknown, source: InputSource, options?: ReadOptions): Promise<Record<string, unknown>>;
+  update(id: FieldValue, body: unknown, source: InputSource, options?: ReadOptions): Promise<Record<string, unknown>>;
   remove(id: FieldValue): Promise<Record<string, unknown>>;
 }
 

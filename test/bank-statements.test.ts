@@ -80,9 +80,28 @@ forEachEngine('bank statements and matching', (t) => {
     assert.deepEqual([imported.body.movimientos[0].endtoend, imported.body.movimientos[0].ibancontraparte, imported.body.movimientos[0].referenciabanco], ['E2E-1', 'ES9121000418450200051332', 'BK-0001']);
     assert.deepEqual((await t().call('POST', '/api/3/importarExtractoBancario', { contenido: camt })).body.repetidos, 3);
 
+    // Daily files and then the month's: entry numbers (NtryRef) restart per file, the bank's reference does not.
+    const day = (entries: any[]) => camt053File('001.02', [{ iban: IBAN, desde: entries[0].fecha, hasta: entries.at(-1).fecha, saldoinicial: 0, entries }]);
+    const monday = { importe: 5, fecha: '2026-12-07', ntryRef: '1', info: 'Ingreso lunes' };
+    const tuesday = { importe: 6, fecha: '2026-12-08', ntryRef: '1', info: 'Ingreso martes' };
+    assert.equal((await t().call('POST', '/api/3/importarExtractoBancario', { contenido: day([monday]) })).body.nuevos, 1);
+    assert.equal((await t().call('POST', '/api/3/importarExtractoBancario', { contenido: day([tuesday]) })).body.nuevos, 1);
+    const month = await t().call('POST', '/api/3/importarExtractoBancario', { contenido: `\n${day([{ ...monday, ntryRef: '1' }, { ...tuesday, ntryRef: '2' }])}` });
+    assert.deepEqual([month.status, month.body.nuevos, month.body.repetidos], [200, 0, 2], JSON.stringify(month.body).slice(0, 300));
+    // Three imports of one new file at once: each answers, the movements are stored once.
+    const wednesday = day([{ importe: 7, fecha: '2026-12-09', info: 'Ingreso miercoles' }, { importe: 8, fecha: '2026-12-09', info: 'Ingreso miercoles bis' }]);
+    const together = await Promise.all([1, 2, 3].map(() => t().call('POST', '/api/3/importarExtractoBancario', { contenido: wednesday })));
+    assert.deepEqual(together.map((answer) => answer.status), [200, 200, 200], JSON.stringify(together.map((answer) => answer.body)).slice(0, 300));
+    assert.equal(together.reduce((sum, answer) => sum + answer.body.nuevos, 0), 2);
+
+    // A long statement whose texts name many references: matched in slices, whatever the engine's bound-parameter limit.
+    const busy = Array.from({ length: 1200 }, (_, i) => ({ fecha: '2026-12-10', importe: i % 2 ? 1 + i / 100 : -(1 + i / 100), concepto: '04', textos: [`REF${i}A REF${i}B F${i}X ${i}-${i}`] }));
+    const long = await t().call('POST', '/api/3/importarExtractoBancario', { contenido: statement(busy) });
+    assert.deepEqual([long.status, long.body.nuevos], [200, 1200], JSON.stringify(long.body).slice(0, 300));
+
     const count = async () => Number((await t().call('GET', '/api/3/movimientobanco?limit=1')).headers['x-total-count']);
     const stored = await count();
-    assert.equal(stored, 7);
+    assert.equal(stored, 1211);
     const refusals: Array<[string, string, number | null]> = [
       // The trailer's credit total one cent off.
       [statement(movements, { tamper: (records: string[]) => records.map((record) => (record.startsWith('33') ? `${record.slice(0, 57)}${String(Number(record.slice(57, 58)) ^ 1)}${record.slice(58)}` : record)) }), 'totals-mismatch', 8],
@@ -145,7 +164,7 @@ forEachEngine('bank statements and matching', (t) => {
     assert.equal(named.status, 200, JSON.stringify(named.body));
     assert.deepEqual((await t().call('GET', `/api/3/reciboclientes/${c.idrecibo}`)).body.fechapago, '2026-12-12', 'paid on the value day');
     assert.equal((await t().call('POST', `/api/3/conciliarMovimiento/${fee.idmovimiento}`, {})).body.fields.propuestas, 'none');
-    const open = (await t().call('GET', '/api/3/movimientobanco?filter[conciliado]=false&limit=100')).body.map((row: any) => row.idmovimiento);
+    const open = (await t().call('GET', '/api/3/movimientobanco?filter[conciliado]=false&sort[idmovimiento]=DESC&limit=100')).body.map((row: any) => row.idmovimiento);
     assert.ok(open.includes(fee.idmovimiento) && !open.includes(credit.idmovimiento), 'the unmatched movements are listed');
 
     // The bank returns the second direct debit: its end-to-end id in the 2305 record, its fee in the same movement.
@@ -160,5 +179,8 @@ forEachEngine('bank statements and matching', (t) => {
     assert.equal(receipt.pagado, false, 'the returned receipt is unpaid');
     const row = (await t().call('GET', `/api/3/reciboremesa?filter[idrecibo]=${returned.idrecibo}`)).body[0];
     assert.deepEqual([row.vigente, row.fechadevolucion, row.gastosdevolucion], [null, '2026-12-14', 2.5]);
+    const [undo] = (await t().call('GET', `/api/3/pagoclientes?filter[idrecibo]=${returned.idrecibo}&sort[idpago]=DESC&limit=1`)).body;
+    assert.deepEqual([undo.importe, undo.gastosdevolucion], [-returned.importe, 2.5], 'the fee the movement took is posted with the return');
+    assert.equal(await balanced(t(), undo.idasiento), Math.round((returned.importe + 2.5) * 100));
   });
 }, { clock });

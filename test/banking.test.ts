@@ -178,6 +178,45 @@ forEachEngine('SEPA direct-debit remittances', (t) => {
     assert.equal(tag(file.body, 'NbOfTxs')[0], '3');
   });
 
+  it('posts into the remittance\'s own bank account, refuses a receipt changed since the file, and leaves paid a receipt the collection did not pay', async () => {
+    for (const [codsubcuenta, codcuenta] of [['5720000002', '572'], ['6260000001', '626']]) {
+      const sub = await t().call('POST', '/api/3/subcuenta', { codejercicio: '2026', codcuenta, codsubcuenta, descripcion: `Cuenta ${codsubcuenta}` });
+      assert.equal(sub.status, 201, JSON.stringify(sub.body));
+    }
+    assert.equal((await t().call('POST', '/api/3/cuentabanco', { codcuenta: 'CB2', descripcion: 'Segunda', iban: 'ES7921000813610123456789', idempresa: 1, codsubcuenta: '5720000002', codsubcuentagasto: '6260000001' })).status, 201);
+    assert.equal((await t().call('POST', '/api/3/formapago', { codpago: 'DOMX', descripcion: 'Domiciliación sin cuenta', domiciliado: true })).status, 201);
+    const receipts = async () => (await t().call('GET', '/api/3/reciboclientes?filter[codpago]=DOMX&filter[pagado]=false&sort[idrecibo]=ASC&limit=100')).body as any[];
+    for (const price of [40.4, 20.2, 10.1]) {
+      assert.equal((await t().call('POST', '/api/3/crearFacturaCliente', { codcliente: 'DD1', codpago: 'DOMX', lineas: [{ descripcion: 'Cuota', cantidad: 1, pvpunitario: price, codimpuesto: 'IVA0' }] })).status, 200);
+    }
+    const [first, second, third] = await receipts();
+    const built = (await t().call('POST', '/api/3/remesasepa', { codcuenta: 'CB2', fechacargo: '2026-12-05' })).body;
+    assert.equal(built.numrecibos, 3, JSON.stringify(built).slice(0, 300));
+    // Changed after the file went to the bank: the collection is refused, naming it.
+    assert.equal((await t().call('PATCH', `/api/3/reciboclientes/${first.idrecibo}`, { importe: 12.34 })).status, 200);
+    const refused = await t().call('POST', `/api/3/cobrarRemesa/${built.idremesa}`, {});
+    assert.deepEqual([refused.status, refused.body.fields?.recibos, refused.body.idrecibos], [422, 'amount-changed', [first.idrecibo]]);
+    assert.equal((await t().call('GET', `/api/3/remesasepa/${built.idremesa}`)).body.estado, 'borrador', 'nothing settled');
+    assert.equal((await t().call('PATCH', `/api/3/reciboclientes/${first.idrecibo}`, { importe: 40.4 })).status, 200);
+    // The third was paid another way before the bank collected.
+    assert.equal((await t().call('PATCH', `/api/3/reciboclientes/${third.idrecibo}`, { pagado: true, fechapago: '2026-12-01' })).status, 200);
+    const collected = (await t().call('POST', `/api/3/cobrarRemesa/${built.idremesa}`, {})).body;
+    assert.deepEqual([collected.pagados, collected.yapagados], [[first.idrecibo, second.idrecibo], [third.idrecibo]]);
+    const lines = async (idrecibo: number) => {
+      const payments = (await t().call('GET', `/api/3/pagoclientes?filter[idrecibo]=${idrecibo}&sort[idpago]=DESC&limit=1`)).body as any[];
+      return ((await t().call('GET', `/api/3/partidas?filter[idasiento]=${payments[0].idasiento}&limit=100`)).body as any[]).map((row) => [row.codsubcuenta, row.debe, row.haber]);
+    };
+    assert.ok((await lines(first.idrecibo)).some(([code, debe]) => code === '5720000002' && debe === 40.4), 'the remittance\'s bank account is debited');
+    // A return: the fee to the account's fee sub-account, the bank credited with the receipt and the fee.
+    assert.equal((await t().call('POST', `/api/3/devolverReciboRemesa/${second.idrecibo}`, { gastos: 1.5 })).status, 200);
+    const back = await lines(second.idrecibo);
+    assert.ok(back.some(([code, debe]) => code === '6260000001' && debe === 1.5), JSON.stringify(back));
+    assert.ok(back.some(([code, , haber]) => code === '5720000002' && haber === 21.7), JSON.stringify(back));
+    // The receipt the customer had paid stays paid when the bank gives its second collection back.
+    const kept = await t().call('POST', `/api/3/devolverReciboRemesa/${third.idrecibo}`, {});
+    assert.deepEqual([kept.status, kept.body.cobrado, kept.body.recibo.pagado], [200, false, true], JSON.stringify(kept.body));
+  });
+
   it('pays suppliers by transfer: a pain.001 of each version that validates, the receipts paid on the execution day with their entries', async () => {
     assert.equal((await t().call('POST', '/api/3/proveedor', { codproveedor: 'TR1', nombre: 'Suministros Ñandú', cifnif: 'B12345674' })).status, 201);
     assert.equal((await t().call('POST', '/api/3/proveedor', { codproveedor: 'TR2', nombre: 'Sin Cuenta', cifnif: 'A28000032' })).status, 201);

@@ -71,7 +71,7 @@ export function registerModelRoutes(app: FastifyInstance, ctx: AppContext, model
   const create = async (request: FastifyRequest, reply: FastifyReply) => {
     const { body, source } = bodyOf(request);
     reply.code(201);
-    if (writer) return presentOne(request, await writer.create(body, source));
+    if (writer) return presentOne(request, await writer.create(body, source, { ignoreUnknown: isLegacy(request) }));
     const { record: created, reveal } = await store.create(model, readInput(model, body, source, 'create', undefined, { ignoreUnknown: isLegacy(request) }));
     return presentOne(request, { ...created, ...reveal });
   };
@@ -79,7 +79,7 @@ export function registerModelRoutes(app: FastifyInstance, ctx: AppContext, model
     const id = parseId(model, request);
     const { body, source } = bodyOf(request);
     return conditionalWrite(store, request, model, id, async () => {
-      if (writer) return presentOne(request, await writer.update(id, body, source));
+      if (writer) return presentOne(request, await writer.update(id, body, source, { ignoreUnknown: isLegacy(request) }));
       return presentOne(request, await store.update(model, id, readInput(model, body, source, 'update', id, { ignoreUnknown: isLegacy(request) })));
     });
   };

@@ -240,21 +240,21 @@ const CAMT_MOVEMENTS: Array<Omit<StatementMovement, 'linea'>> = [
   {
     fecha: '2026-11-03', fechavalor: '2026-11-04', importe: 300.07, concepto: '06', conceptopropio: '006', documento: '', referencia1: '', referencia2: '',
     texto: 'REMESA 12', endtoend: ['F2026A1-1', 'F2026A2-1', 'F2026A3-1'], mandato: null, acreedor: OUR_CREDITOR_ID,
-    contraparte: null, ibancontraparte: 'ES7921000813610123456789', referenciabanco: 'N2',
+    contraparte: null, ibancontraparte: 'ES7921000813610123456789', referenciabanco: null,
   },
   {
     fecha: '2026-11-06', fechavalor: '2026-11-05', importe: -35.6, concepto: '03', conceptopropio: '', documento: '', referencia1: '', referencia2: '',
     texto: 'Suministro octubre', endtoend: [], mandato: 'MANDATE-0001', acreedor: SUPPLIER_CREDITOR_ID,
-    contraparte: 'Eléctrica del Norte', ibancontraparte: 'ES6000491500051234567892', referenciabanco: 'N3',
+    contraparte: 'Eléctrica del Norte', ibancontraparte: 'ES6000491500051234567892', referenciabanco: null,
   },
   {
     fecha: '2026-11-09', fechavalor: '2026-11-09', importe: -2000, concepto: '14', conceptopropio: '', documento: '', referencia1: '', referencia2: '',
     texto: 'MD06', endtoend: ['F2026A7-1'], mandato: 'MAND-DD7', acreedor: OUR_CREDITOR_ID,
-    contraparte: 'Juan Núñez', ibancontraparte: 'ES1000491500012345678901', referenciabanco: 'N4',
+    contraparte: 'Juan Núñez', ibancontraparte: 'ES1000491500012345678901', referenciabanco: null,
   },
   {
     fecha: '2026-11-10', fechavalor: '2026-11-10', importe: -0.07, concepto: '17', conceptopropio: '017', documento: '', referencia1: '', referencia2: '',
-    texto: 'COMISION', endtoend: [], mandato: null, acreedor: null, contraparte: null, ibancontraparte: null, referenciabanco: 'N5',
+    texto: 'COMISION', endtoend: [], mandato: null, acreedor: null, contraparte: null, ibancontraparte: null, referenciabanco: null,
   },
 ];
 

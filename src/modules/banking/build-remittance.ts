@@ -5,6 +5,7 @@ import { inTransaction } from '../../db/transaction.ts';
 import { validationError } from '../../errors.ts';
 import type { Values } from '../../models/define-model.ts';
 import { textOf } from '../../models/record-rules.ts';
+import { paisModel } from '../geography/index.ts';
 import { creditorIdentifier } from './creditor-id.ts';
 import { remittanceModel, remittanceReceiptModel } from './remittance-models.ts';
 import { batchInput, companyAccount, paymentOf, storeBatch, type ExclusionReason, type Excluded } from './sepa-batch.ts';
@@ -54,7 +55,10 @@ export async function buildRemittance(ctx: AppContext, body: unknown, source: 'j
   const { account, company, idempresa } = await companyAccount(ctx, ctx.database.kysely, textOf(values.codcuenta));
   const taxId = textOf(company.cifnif).replace(/[\s.-]+/g, '');
   if (!/^[A-Z0-9]{5,28}$/i.test(taxId)) throw validationError({ codcuenta: 'company-without-tax-id' });
-  const country = textOf(company.codpais) === 'ESP' || !company.codpais ? 'ES' : textOf(company.codpais).slice(0, 2);
+  // The creditor identifier's country is ISO alpha-2; companies name theirs by the alpha-3 code.
+  const country = company.codpais
+    ? textOf((await ctx.store.get(paisModel, textOf(company.codpais)))?.codiso) || 'ES'
+    : 'ES';
   const identificador = creditorIdentifier(country, taxId, textOf(account.sufijosepa) || '000');
   return inTransaction(ctx.database, async (trx) => {
     const found = await candidates(trx, ctx.database.dialect, textOf(values.codcuenta), idempresa, hasta).execute();

@@ -59,7 +59,7 @@ function parseXml(xml: string): Element {
         throw new Error(message);
       },
     });
-    const root = parser.parseFromString(xml.replace(/^\uFEFF/, ''), 'text/xml').documentElement;
+    const root = parser.parseFromString(withoutLateDeclaration(xml.replace(/^\uFEFF/, '')), 'text/xml').documentElement;
     if (root) return root;
   } catch {
     // Reported below with the line the parser stopped at.
@@ -133,7 +133,8 @@ function movement(x: Reader, { element: entry, cents, debit }: Entry, iban: stri
     acreedor: single(each("c:RltdPties/c:Cdtr//c:Othr[c:SchmeNm/c:Prtry='SEPA']/c:Id")),
     contraparte: single(each(`c:RltdPties/c:${side}/c:Nm | c:RltdPties/c:${side}/c:Pty/c:Nm`)),
     ibancontraparte: single(each(`c:RltdPties/c:${side}Acct/c:Id/c:IBAN`).map(compactIban)),
-    referenciabanco: x.text('c:AcctSvcrRef', entry) || x.text('c:NtryRef', entry) || null,
+    // The bank's own reference only: `NtryRef` is unique within one statement, not across them.
+    referenciabanco: x.text('c:AcctSvcrRef', entry) || null,
     linea: lineOf(entry),
   };
 }
@@ -185,3 +186,11 @@ function dayOf(element: Element | undefined, iban: string): string | null {
 
 const textOf = (node: Node): string => (node.textContent ?? '').trim();
 const lineOf = (node: Node): number => node.lineNumber ?? 1;
+
+/**
+ * White space before the XML declaration (a file pasted into JSON with a leading new line) is not
+ * XML; the declaration then goes instead (the text is already decoded), keeping the lines' numbers.
+ */
+function withoutLateDeclaration(xml: string): string {
+  return xml.replace(/^(\s+)<\?xml[^>]*\?>/, '$1');
+}

@@ -83,6 +83,9 @@ export async function importStatement(ctx: AppContext, body: unknown): Promise<R
   const accounts = await accountsOf(ctx, ctx.database.kysely, parsed.cuentas, field);
   const read = rowReader(bankMovementModel);
   return inTransaction(ctx.database, async (trx) => {
+    // One import per account at a time: a second import of the same file waits, then finds every movement stored.
+    const codes = [...new Set(accounts.map((account) => account.codcuenta))].sort();
+    await ctx.database.dialect.locking(trx.selectFrom(cuentaBancoModel.table).select('codcuenta').where('codcuenta', 'in', codes).orderBy('codcuenta')).execute();
     const movimientos: Row[] = [];
     let nuevos = 0;
     for (const [index, cuenta] of parsed.cuentas.entries()) {

@@ -72,30 +72,32 @@ export async function loadCandidates(ctx: AppContext, db: DbExecutor, codcuenta:
   const amounts = [...new Set(movements.map((movement) => Math.abs(movement.importe)))];
   const codes = [...new Set(movements.flatMap((movement) => codesIn(movement.texto)))];
   const endToEnd = [...new Set(movements.flatMap((movement) => movement.endtoend))];
-  const unpaid = (table: 'recibospagoscli' | 'recibospagosprov', subject: 'codcliente' | 'codproveedor', banks: 'cuentasbcocli' | 'cuentasbcopro') => {
-    if (!amounts.length && !codes.length) return Promise.resolve([]);
-    return db.selectFrom(`${table} as r`)
+  const unpaid = async (table: 'recibospagoscli' | 'recibospagosprov', subject: 'codcliente' | 'codproveedor', banks: 'cuentasbcocli' | 'cuentasbcopro') => {
+    const query = (column: 'r.importe' | 'r.codigofactura', values: unknown[]) => db.selectFrom(`${table} as r`)
       .leftJoin(`${banks} as b`, (join) => join.onRef(`b.${subject}` as never, '=', `r.${subject}` as never).on('b.principal', '=', dialect.boolean(true) as never))
       .select(['r.idrecibo', 'r.importe', 'r.codigofactura', 'r.vencimiento', 'b.iban'])
-      .where('r.pagado', '=', dialect.boolean(false) as never).where('r.idempresa', '=', idempresa)
-      .where((eb) => eb.or([
-        ...(amounts.length ? [eb('r.importe', 'in', amounts)] : []),
-        ...(codes.length ? [eb('r.codigofactura', 'in', codes)] : []),
-      ]))
+      .where('r.pagado', '=', dialect.boolean(false) as never).where('r.idempresa', '=', idempresa).where(column, 'in', values as never)
       .orderBy('r.vencimiento').orderBy('r.idrecibo').limit(5000).execute();
+    const found = new Map<number, Row>();
+    const lists: Array<['r.importe' | 'r.codigofactura', readonly unknown[]]> = [['r.importe', amounts], ['r.codigofactura', codes]];
+    for (const [column, values] of lists) {
+      for (const slice of chunks(values)) for (const row of await query(column, slice)) found.set(Number(row.idrecibo), row);
+    }
+    return [...found.values()];
   };
   const receipt = (row: Row): Receipt => ({
     idrecibo: Number(row.idrecibo), cents: centsOf(row.importe), codigofactura: textOf(row.codigofactura).toUpperCase(), vencimiento: textOf(row.vencimiento), iban: row.iban ? compactIban(textOf(row.iban)) : null,
   });
-  const [remittances, transfers, customers, suppliers, collected] = await Promise.all([
+  const collected: Row[] = [];
+  for (const slice of chunks(endToEnd)) {
+    collected.push(...await db.selectFrom('remesassepa_recibos as x').innerJoin('remesassepa as m', 'm.idremesa', 'x.idremesa').select(['x.idrecibo', 'x.importe', 'x.endtoend'])
+      .where('x.endtoend', 'in', slice).where('x.vigente', '=', dialect.boolean(true) as never).where('m.estado', '=', 'cobrada').where('m.codcuenta', '=', codcuenta).execute());
+  }
+  const [remittances, transfers, customers, suppliers] = await Promise.all([
     db.selectFrom('remesassepa').select(['idremesa', 'total', 'fechacargo']).where('codcuenta', '=', codcuenta).where('estado', '<>', 'cobrada').execute(),
     db.selectFrom('transferenciassepa').select(['idtransferencia', 'total', 'fechaejecucion']).where('codcuenta', '=', codcuenta).where('estado', '<>', 'pagada').execute(),
     unpaid('recibospagoscli', 'codcliente', 'cuentasbcocli'),
     unpaid('recibospagosprov', 'codproveedor', 'cuentasbcopro'),
-    endToEnd.length
-      ? db.selectFrom('remesassepa_recibos as x').innerJoin('remesassepa as m', 'm.idremesa', 'x.idremesa').select(['x.idrecibo', 'x.importe', 'x.endtoend'])
-        .where('x.endtoend', 'in', endToEnd).where('x.vigente', '=', dialect.boolean(true) as never).where('m.estado', '=', 'cobrada').where('m.codcuenta', '=', codcuenta).execute()
-      : Promise.resolve([]),
   ]);
   return {
     remittances: remittances.map((row) => ({ idremesa: Number(row.idremesa), cents: centsOf(row.total), fecha: textOf(row.fechacargo) })),
@@ -104,6 +106,13 @@ export async function loadCandidates(ctx: AppContext, db: DbExecutor, codcuenta:
     supplierReceipts: suppliers.map(receipt),
     collected: new Map(collected.map((row) => [textOf(row.endtoend), { idrecibo: Number(row.idrecibo), cents: centsOf(row.importe) }])),
   };
+}
+
+/** A list in slices small enough for any engine's bound parameters (a statement of thousands of lines names many). */
+function chunks<T>(values: readonly T[], size = 500): T[][] {
+  const slices: T[][] = [];
+  for (let start = 0; start < values.length; start += size) slices.push(values.slice(start, start + size));
+  return slices;
 }
 
 /** Points for a day near the expected one: the same 30, within 3 days 20, within 10 days 10. */

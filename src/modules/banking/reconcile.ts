@@ -49,15 +49,15 @@ async function apply(ctx: AppContext, trx: DbExecutor, proposal: Proposal, movem
     }
     case 'devolucion': {
       const idrecibo = proposal.idrecibos![0]!;
-      const returned = await markReturned(ctx, trx, idrecibo, { fecha, gastos: 0, motivo: textOf(movement.texto).slice(0, 100) || null });
-      // The bank's fee taken in the same movement: what it took beyond the receipt.
-      const fee = Math.abs(Math.round(Number(movement.importe) * 100)) - Math.round(Number((returned.recibo as Row).importe) * 100);
-      if (fee > 0) await trx.updateTable('remesassepa_recibos').set({ gastosdevolucion: fee / 100 }).where('id', '=', Number(returned.id)).execute();
+      // The bank's fee taken in the same movement: what it took beyond the receipt, posted with the return.
+      const receipt = await trx.selectFrom('recibospagoscli').select('importe').where('idrecibo', '=', idrecibo).executeTakeFirst();
+      const fee = Math.max(0, Math.abs(Math.round(Number(movement.importe) * 100)) - Math.round(Number(receipt?.importe ?? 0) * 100));
+      const returned = await markReturned(ctx, trx, idrecibo, { fecha, gastos: fee / 100, motivo: textOf(movement.texto).slice(0, 100) || null });
       return { idrecibo, idremesa: returned.idremesa, recibos: [idrecibo] };
     }
     default: {
       const side = proposal.tipo === 'recibos' ? 'sales' : 'purchase';
-      const paid = await payReceipts(ctx, trx, side, proposal.idrecibos!.map((idrecibo) => ({ idrecibo, paid: true, fecha })));
+      const paid = await payReceipts(ctx, trx, side, proposal.idrecibos!.map((idrecibo) => ({ idrecibo, paid: true, fecha, codcuenta: textOf(movement.codcuenta) })));
       if (paid.length !== proposal.idrecibos!.length) throw validationError({ idrecibos: 'already-paid' });
       return { idrecibo: proposal.idrecibos![0], recibos: proposal.idrecibos };
     }

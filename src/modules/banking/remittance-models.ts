@@ -59,6 +59,8 @@ export const remittanceReceiptModel = defineModel({
     concepto: f.string(140),
     /** True while the receipt stands in this remittance; NULL once the bank returned it (it may then be presented again in another). */
     vigente: f.boolean({ default: true }),
+    /** Paid by the remittance's collection (`cobrarRemesa`); false for one the customer had paid another way: a return leaves that one paid. */
+    cobrado: f.boolean({ default: false }),
     /** A return (`devolverReciboRemesa`): its day, the bank's fee and reason (e.g. the SEPA return code `AM04`, `MD06`). */
     fechadevolucion: f.date(),
     gastosdevolucion: f.double({ default: 0 }),

@@ -1,6 +1,7 @@
 import type { AppContext, RecordWriter } from '../../app-context.ts';
 import type { DbExecutor } from '../../db/database.ts';
 import { rowReader } from '../../db/row-codec.ts';
+import { inTransaction } from '../../db/transaction.ts';
 import { AppError, validationError } from '../../errors.ts';
 import type { Model, Values } from '../../models/define-model.ts';
 import { readInput } from '../../models/read-input.ts';
@@ -98,21 +99,24 @@ export async function batchRows(db: DbExecutor, rows: Model, key: string, id: nu
 export function batchWriter(ctx: AppContext, model: Model, build: (body: unknown, source: 'json' | 'form') => Promise<Row>, finalState: string, operation: string): RecordWriter {
   return {
     create: (body, source) => build(body, source),
-    async update(id, body, source) {
-      const values = readInput(model, body, source, 'update', id);
-      const existing = await ctx.store.get(model, id);
-      if (!existing) throw new AppError('record-not-found');
-      // Once its file was made, what it moves and from where no longer changes.
-      const frozen = Object.keys(values).find((name) => !['estado', 'descripcion'].includes(name));
-      if (frozen && existing.estado !== 'borrador') throw validationError({ [frozen]: 'read-only' });
-      if (values.estado === finalState) throw validationError({ estado: `use-${operation}` });
-      if (values.estado !== undefined && existing.estado === finalState) throw validationError({ estado: finalState === 'cobrada' ? 'collected' : 'paid' });
-      return ctx.store.update(model, id, values);
+    async update(id, body, source, options) {
+      const values = readInput(model, body, source, 'update', id, options);
+      // Read locked: a settling operation claims the state; a change decided on an older state would undo it.
+      return inTransaction(ctx.database, async (trx) => {
+        const existing = await ctx.store.get(model, id, trx, 'all', true);
+        if (!existing) throw new AppError('record-not-found');
+        // Once its file was made, what it moves and from where no longer changes.
+        const frozen = Object.keys(values).find((name) => !['estado', 'descripcion'].includes(name));
+        if (frozen && existing.estado !== 'borrador') throw validationError({ [frozen]: 'read-only' });
+        if (values.estado === finalState) throw validationError({ estado: `use-${operation}` });
+        if (values.estado !== undefined && existing.estado === finalState) throw validationError({ estado: finalState === 'cobrada' ? 'collected' : 'paid' });
+        return ctx.store.update(model, id, values, trx);
+      });
     },
-    async remove(id) {
-      const existing = await ctx.store.get(model, id);
+    remove: (id) => inTransaction(ctx.database, async (trx) => {
+      const existing = await ctx.store.get(model, id, trx, 'all', true);
       if (existing && existing.estado !== 'borrador' && existing.estado !== 'generada') throw validationError({ estado: 'sent' });
-      return ctx.store.remove(model, id);
-    },
+      return ctx.store.remove(model, id, trx);
+    }),
   };
 }

@@ -29,20 +29,31 @@ export const TRANSFER: BatchKind = { model: transferModel, rows: 'transferencias
 
 /**
  * Marks a batch settled by the bank (in the caller's transaction): the claim on its state comes
- * first (two requests cannot both settle it), then every receipt standing in it is paid on `fecha`
- * through the payment path (a movement and its entry each). Receipts paid another way meanwhile
- * are left as they are and listed in `yapagados`.
+ * first (two requests cannot both settle it); then every receipt standing in it is paid on `fecha`
+ * through the payment path (a movement and its entry each, into the batch's bank account), each
+ * for the amount the bank was sent: a receipt changed or removed since is refused (422
+ * `recibos: amount-changed | receipts-removed`, nothing settled). Receipts paid another way
+ * meanwhile are left as they are and listed in `yapagados`.
  */
 export async function settleBatch(ctx: AppContext, trx: DbExecutor, kind: BatchKind, id: number, fecha: string): Promise<{ pagados: number[]; yapagados: number[] }> {
   const key = kind.model.primaryKey;
+  const { dialect } = ctx.database;
   const claimed = await trx.updateTable(kind.model.table).set({ estado: kind.state, [kind.dateColumn]: fecha })
     .where(key, '=', id).where('estado', '<>', kind.state).executeTakeFirst();
   if (!Number(claimed.numUpdatedRows)) throw validationError({ estado: kind.returns ? 'already-collected' : 'already-paid' });
-  let standing = trx.selectFrom(kind.rows).select('idrecibo').where(key, '=', id);
-  if (kind.returns) standing = standing.where('vigente', '=', ctx.database.dialect.boolean(true) as never);
-  const receipts = (await standing.orderBy('id').execute()).map((row) => Number(row.idrecibo));
-  const paid = await payReceipts(ctx, trx, kind.side, receipts.map((idrecibo) => ({ idrecibo, paid: true, fecha })));
+  const batch = (await trx.selectFrom(kind.model.table).select(['codcuenta', 'numrecibos']).where(key, '=', id).executeTakeFirst())!;
+  const receiptTable = kind.side === 'sales' ? 'recibospagoscli' : 'recibospagosprov';
+  const rows = await trx.selectFrom(`${kind.rows} as x`).leftJoin(`${receiptTable} as r`, 'r.idrecibo', 'x.idrecibo')
+    .select(['x.id', 'x.idrecibo', 'x.importe', 'r.importe as actual', ...(kind.returns ? ['x.vigente' as const] : [])]).where(`x.${key}` as never, '=', id as never).orderBy('x.id').execute();
+  if (rows.length !== Number(batch.numrecibos)) throw validationError({ recibos: 'receipts-removed' });
+  const standing = kind.returns ? rows.filter((row) => row.vigente === true || Number(row.vigente) === 1) : rows;
+  const changed = standing.filter((row) => Math.round(Number(row.importe) * 100) !== Math.round(Number(row.actual) * 100)).map((row) => Number(row.idrecibo));
+  if (changed.length) throw new AppError('validation-failed', { fields: { recibos: 'amount-changed' }, idrecibos: changed });
+  const receipts = standing.map((row) => Number(row.idrecibo));
+  const paid = await payReceipts(ctx, trx, kind.side, receipts.map((idrecibo) => ({ idrecibo, paid: true, fecha, codcuenta: textOf(batch.codcuenta) })));
   const pagados = paid.map((receipt) => Number(receipt.idrecibo));
+  // What the collection itself paid: only those a return may un-pay.
+  if (kind.returns && pagados.length) await trx.updateTable(kind.rows).set({ cobrado: dialect.boolean(true) }).where(key, '=', id).where('idrecibo', 'in', pagados).execute();
   return { pagados, yapagados: receipts.filter((receipt) => !pagados.includes(receipt)) };
 }
 
@@ -74,13 +85,15 @@ export async function returnReceipt(ctx: AppContext, idrecibo: number, body: unk
 
 /**
  * A collected receipt returned by the bank (in the caller's transaction): it is un-paid on `fecha`
- * through the payment path, the bank's fee posted as an expense with it; its row in the remittance
- * records the return and no longer stands, so a later remittance may present the receipt again.
+ * through the payment path (into the remittance's account), the bank's fee posted as an expense
+ * with it; its row in the remittance records the return and no longer stands, so a later remittance
+ * may present the receipt again. A receipt the collection did not pay (`cobrado` false) stays paid.
  */
 export async function markReturned(ctx: AppContext, trx: DbExecutor, idrecibo: number, input: { fecha: string; gastos: number; motivo: string | null }): Promise<Row> {
   const { fecha, gastos, motivo } = input;
+  const { dialect } = ctx.database;
   const standing = await trx.selectFrom('remesassepa_recibos as x').innerJoin('remesassepa as m', 'm.idremesa', 'x.idremesa')
-    .select(['x.id', 'x.idremesa', 'm.estado']).where('x.idrecibo', '=', idrecibo).where('x.vigente', '=', ctx.database.dialect.boolean(true) as never).executeTakeFirst();
+    .select(['x.id', 'x.idremesa', 'x.cobrado', 'm.estado', 'm.codcuenta']).where('x.idrecibo', '=', idrecibo).where('x.vigente', '=', dialect.boolean(true) as never).executeTakeFirst();
   if (!standing) {
     const returned = await trx.selectFrom('remesassepa_recibos').select('id').where('idrecibo', '=', idrecibo).executeTakeFirst();
     throw validationError({ idrecibo: returned ? 'already-returned' : 'not-in-remittance' });
@@ -88,9 +101,13 @@ export async function markReturned(ctx: AppContext, trx: DbExecutor, idrecibo: n
   if (standing.estado !== 'cobrada') throw validationError({ idrecibo: 'remittance-not-collected' });
   const marked = await trx.updateTable('remesassepa_recibos')
     .set({ vigente: null, fechadevolucion: fecha, gastosdevolucion: gastos, motivodevolucion: motivo })
-    .where('id', '=', Number(standing.id)).where('vigente', '=', ctx.database.dialect.boolean(true) as never).executeTakeFirst();
+    .where('id', '=', Number(standing.id)).where('vigente', '=', dialect.boolean(true) as never).executeTakeFirst();
   if (!Number(marked.numUpdatedRows)) throw validationError({ idrecibo: 'already-returned' });
-  const unpaid = await payReceipts(ctx, trx, 'sales', [{ idrecibo, paid: false, fecha, gastosdevolucion: gastos }]);
-  if (!unpaid.length) throw validationError({ idrecibo: 'not-paid' });
+  // A receipt the customer had paid another way before the collection (`yapagados`) stays paid:
+  // the bank gave back a second collection, not the payment.
+  if (standing.cobrado === true || Number(standing.cobrado) === 1) {
+    const unpaid = await payReceipts(ctx, trx, 'sales', [{ idrecibo, paid: false, fecha, gastosdevolucion: gastos, codcuenta: textOf(standing.codcuenta) }]);
+    if (!unpaid.length) throw validationError({ idrecibo: 'not-paid' });
+  }
   return { ...(await ctx.store.get(remittanceReceiptModel, Number(standing.id), trx)), recibo: await ctx.store.get(customerReceiptModel, idrecibo, trx) };
 }

@@ -31,7 +31,7 @@ export interface StatementMovement {
   /** The other party's name and IBAN, when the file gives them. */
   contraparte: string | null;
   ibancontraparte: string | null;
-  /** camt.053's `AcctSvcrRef`, else `NtryRef`; null for Norma 43. */
+  /** camt.053's `AcctSvcrRef` (the bank's reference, unique across its statements); null otherwise. */
   referenciabanco: string | null;
   /** 1-based line of the entry in the file (Norma 43 record 22, camt.053 `Ntry`). */
   linea: number;

@@ -32,7 +32,7 @@ export const bankMovementModel = defineModel({
     acreedor: f.string(35),
     contraparte: f.string(140),
     ibancontraparte: f.string(34),
-    /** The bank's own reference of the entry (camt.053 `AcctSvcrRef`/`NtryRef`). */
+    /** The bank's own reference of the entry (camt.053 `AcctSvcrRef`). */
     referenciabanco: f.string(35),
     formato: f.string(10),
     /** Its identity: re-importing a statement that holds it adds nothing. */

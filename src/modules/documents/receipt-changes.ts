@@ -4,7 +4,7 @@ import { inTransaction } from '../../db/transaction.ts';
 import { AppError } from '../../errors.ts';
 import { publish } from '../../event-log.ts';
 import type { Values } from '../../models/define-model.ts';
-import { readInput } from '../../models/read-input.ts';
+import { readInput, type ReadOptions } from '../../models/read-input.ts';
 import type { InputSource } from '../../models/coerce.ts';
 import type { FieldValue } from '../../models/fields.ts';
 import {
@@ -116,15 +116,15 @@ export function receiptWriter(ctx: AppContext, side: InvoiceSide): RecordWriter 
   const within = <T>(named: { receipts?: number[]; invoices?: unknown[] }, write: (trx: DbExecutor) => Promise<T>) =>
     inTransaction(ctx.database, (trx) => withInvoicesSettled(ctx, trx, side, named, () => write(trx)));
   return {
-    async create(body: unknown, source: InputSource) {
-      const values: Values = readInput(model, body, source, 'create');
+    async create(body: unknown, source: InputSource, options?: ReadOptions) {
+      const values: Values = readInput(model, body, source, 'create', undefined, options);
       return within({ invoices: [values.idfactura] }, async (trx) => {
         const { record, reveal } = await ctx.store.create(model, values, trx);
         return { ...record, ...reveal };
       });
     },
-    async update(id: FieldValue, body: unknown, source: InputSource) {
-      const values = readInput(model, body, source, 'update', id);
+    async update(id: FieldValue, body: unknown, source: InputSource, options?: ReadOptions) {
+      const values = readInput(model, body, source, 'update', id, options);
       return within({ receipts: [Number(id)], invoices: [values.idfactura] }, (trx) => ctx.store.update(model, id, values, trx));
     },
     remove: (id: FieldValue) => within({ receipts: [Number(id)] }, (trx) => ctx.store.remove(model, id, trx)),

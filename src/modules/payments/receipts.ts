@@ -66,6 +66,8 @@ export interface RecordedPayment {
   idempresa: number;
   /** The installation's decimals for amounts. */
   decimals: number;
+  /** The company bank account the money moved through, when the caller knows it (a remittance, a statement): else the payment method's. */
+  codcuenta?: string;
 }
 
 /**
@@ -140,7 +142,7 @@ async function recordPayment(c: Call, receipt: Row, importe: number, fecha: stri
  */
 export async function insertPayment(
   db: DbExecutor, dialect: SqlDialect, terms: ReceiptTerms, side: InvoiceSide, receipt: Row,
-  movement: { importe: number; fecha: string; codpago: unknown; nick: unknown; idempresa: number; gastosdevolucion?: number },
+  movement: { importe: number; fecha: string; codpago: unknown; nick: unknown; idempresa: number; gastosdevolucion?: number; codcuenta?: string },
 ): Promise<void> {
   const payment: Row = {
     idrecibo: receipt.idrecibo,
@@ -152,7 +154,7 @@ export async function insertPayment(
     ...(side === 'sales' ? { gastos: Number(receipt.gastos ?? 0), ...(movement.gastosdevolucion ? { gastosdevolucion: Math.abs(movement.gastosdevolucion) } : {}) } : {}),
   };
   payment.idpago = await insertedId(dialect.engine, db.insertInto(TABLES[side].payment.table).values(payment), 'idpago');
-  await terms.hooks.run(paymentRecorded, { db, side, payment, receipt, idempresa: movement.idempresa, decimals: terms.decimals });
+  await terms.hooks.run(paymentRecorded, { db, side, payment, receipt, idempresa: movement.idempresa, decimals: terms.decimals, ...(movement.codcuenta ? { codcuenta: movement.codcuenta } : {}) });
 }
 
 /**
@@ -261,6 +263,8 @@ export interface ReceiptPaymentChange {
   idempresa: number;
   /** A customer receipt returned by the bank: the bank's fee for the return, posted as an expense. */
   gastosdevolucion?: number;
+  /** The company bank account the money moved through (see RecordedPayment). */
+  codcuenta?: string;
 }
 
 /**
@@ -278,7 +282,7 @@ export async function setReceiptPaid(db: DbExecutor, dialect: SqlDialect, terms:
   if (!Number(numUpdatedRows)) return false;
   const importe = Number(receipt.importe);
   await insertPayment(db, dialect, terms, side, receipt, {
-    importe: paid ? importe : -importe, fecha: change.fecha, codpago: method, nick: change.nick, idempresa: change.idempresa, gastosdevolucion: change.gastosdevolucion,
+    importe: paid ? importe : -importe, fecha: change.fecha, codpago: method, nick: change.nick, idempresa: change.idempresa, gastosdevolucion: change.gastosdevolucion, codcuenta: change.codcuenta,
   });
   Object.assign(receipt, { pagado: paid, fechapago, codpago: method, vencido: false });
   return true;

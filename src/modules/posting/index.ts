@@ -41,9 +41,9 @@ function postDocuments(ctx: AppContext): void {
 }
 
 function postPayments(ctx: AppContext): void {
-  ctx.hooks.on(paymentRecorded, async ({ db, side, payment, receipt, idempresa, decimals }) => {
+  ctx.hooks.on(paymentRecorded, async ({ db, side, payment, receipt, idempresa, decimals, codcuenta }) => {
     await postOrWarn(ctx, db, { resource: PAYMENT_RESOURCES[side], id: Number(payment.idpago), codejercicio: null },
-      () => postPayment(ctx, db, side, payment, receipt, idempresa, decimals));
+      () => postPayment(ctx, db, side, payment, receipt, idempresa, decimals, codcuenta));
   });
   ctx.hooks.on(paymentsRemoving, async ({ db, payments }) => {
     const ids = payments.map((payment) => payment.idasiento).filter((id) => id !== null && id !== undefined).map(Number);

@@ -2,6 +2,7 @@ import type { AppContext } from '../../app-context.ts';
 import type { DbExecutor } from '../../db/database.ts';
 import { dec, roundNumber } from '../../models/round.ts';
 import { entryRefusal, isBalanced, unbalanced, writeEntry, type NewEntryLine } from '../accounting/index.ts';
+import { cuentaBancoModel } from '../finance/index.ts';
 import { exerciseCovering, serieIn } from '../fiscal/index.ts';
 import type { InvoiceSide } from '../payments/index.ts';
 import { chartOfYear, chartView } from './chart.ts';
@@ -11,6 +12,9 @@ import { subjectAccount } from './subject-account.ts';
 import { textValue } from './text-value.ts';
 
 type Row = Record<string, unknown>;
+
+/** The Spanish chart's account for bank charges (626 Servicios bancarios y similares): a return fee's fallback. */
+const BANK_SERVICES = '626';
 
 const SIDES = {
   sales: { invoices: 'facturascli', subjects: 'clientes', subject: 'codcliente', name: 'nombrecliente', payments: 'pagoscli', verb: 'Cobro' },
@@ -25,7 +29,7 @@ const SIDES = {
  * receipt un-paid) gets the reversing entry. The bank is the payment method's bank account's
  * sub-account, else the first of BANCO, else of CAJA. Nothing when the year has no chart.
  */
-export async function postPayment(ctx: AppContext, db: DbExecutor, side: InvoiceSide, payment: Row, receipt: Row, idempresa: number, decimals: number): Promise<void> {
+export async function postPayment(ctx: AppContext, db: DbExecutor, side: InvoiceSide, payment: Row, receipt: Row, idempresa: number, decimals: number, codcuenta?: string): Promise<void> {
   const importe = Number(payment.importe ?? 0);
   if (importe === 0) return;
   const rules = SIDES[side];
@@ -37,17 +41,24 @@ export async function postPayment(ctx: AppContext, db: DbExecutor, side: Invoice
   if (year.estado !== 'ABIERTO') throw new NotPosted('closed-exercise', { fecha });
   const invoice: Row = (await db.selectFrom(rules.invoices).select(['codigo', 'codserie', rules.name, rules.subject]).where('idfactura', '=', Number(receipt.idfactura)).executeTakeFirst()) ?? {};
   const subject = (await db.selectFrom(rules.subjects).selectAll().where(rules.subject, '=', String(invoice[rules.subject] ?? receipt[rules.subject])).executeTakeFirst()) ?? {};
-  const bank = textValue(payment.codpago)
-    ? await db.selectFrom('formaspago as f').innerJoin('cuentasbanco as b', 'b.codcuenta', 'f.codcuentabanco')
-      .select(['b.codsubcuenta', 'b.codsubcuentagasto']).where('f.codpago', '=', String(payment.codpago)).executeTakeFirst()
-    : undefined;
-  const chart = await chartView(db, year.codejercicio, year.longsubcuenta, ['BANCO', 'CAJA'], [textValue(subject.codsubcuenta), textValue(bank?.codsubcuenta), textValue(bank?.codsubcuentagasto)]);
+  // The account the money moved through when the caller knows it (a remittance, a bank statement), else the payment method's.
+  const bank = codcuenta
+    ? await ctx.store.get(cuentaBancoModel, codcuenta, db, 'all')
+    : textValue(payment.codpago)
+      ? await db.selectFrom('formaspago as f').innerJoin('cuentasbanco as b', 'b.codcuenta', 'f.codcuentabanco')
+        .select(['b.codsubcuenta', 'b.codsubcuentagasto']).where('f.codpago', '=', String(payment.codpago)).executeTakeFirst()
+      : undefined;
+  const bankServices = BANK_SERVICES.padEnd(year.longsubcuenta, '0');
+  const chart = await chartView(db, year.codejercicio, year.longsubcuenta, ['BANCO', 'CAJA', 'GTOBAN'], [textValue(subject.codsubcuenta), textValue(bank?.codsubcuenta), textValue(bank?.codsubcuentagasto), bankServices]);
   const refusal = await entryRefusal(db, dialect, year.codejercicio, fecha);
   if (refusal) throw new NotPosted(refusal);
   const subjectSub = await subjectAccount(ctx, db, chart, side, subject);
   const { bank: bankSub, fees: feeSub } = bankAccounts(chart, payment, bank);
+  // A return's fee is an expense: the account's fee sub-account, else the chart's bank charges (GTOBAN, else 626 Servicios bancarios).
+  const returnFees = chart.byCode(textValue(bank?.codsubcuentagasto)) ?? chart.first('GTOBAN') ?? chart.byCode(bankServices);
+  if (Number(payment.gastosdevolucion ?? 0) !== 0 && !returnFees) throw new NotPosted('bank-fee-account-not-found', { codcuenta: codcuenta ?? null });
 
-  const { concepto, documento, lines } = paymentEntryLines({ side, importe, payment, receipt, invoice, subject: subjectSub, bank: bankSub, fees: feeSub, decimals });
+  const { concepto, documento, lines } = paymentEntryLines({ side, importe, payment, receipt, invoice, subject: subjectSub, bank: bankSub, fees: feeSub, returnFees, decimals });
   const series = await serieIn(db, String(invoice.codserie ?? ''));
   const idasiento = await writeEntry(db, dialect, {
     codejercicio: year.codejercicio, idempresa, fecha, concepto, documento, importe, canal: series.canal, iddiario: null,
@@ -68,7 +79,7 @@ export function bankAccounts(chart: { byCode(code: string | null): Account | und
  * a negative movement reverses. Balanced, or the operation is refused (a fault).
  */
 export function paymentEntryLines(args: {
-  side: InvoiceSide; importe: number; payment: Row; receipt: Row; invoice: Row; subject: Account; bank: Account; fees: Account; decimals: number;
+  side: InvoiceSide; importe: number; payment: Row; receipt: Row; invoice: Row; subject: Account; bank: Account; fees: Account; returnFees?: Account; decimals: number;
 }): { concepto: string; documento: string | null; lines: NewEntryLine[] } {
   const { side, importe, payment, receipt, invoice, decimals } = args;
   const { concepto, documento, codigo } = paymentText(side, importe, receipt, invoice);
@@ -82,7 +93,7 @@ export function paymentEntryLines(args: {
       entryLine(args.subject, importe, 'H', decimals, text2),
       entryLine(args.bank, roundNumber(dec(importe).minus(fees).minus(returnFee), decimals), 'D', decimals, text2),
       ...(fees !== 0 ? [entryLine(args.fees, fees, 'D', decimals, { concepto: `Gastos en el recibo ${codigo}`, documento })] : []),
-      ...(returnFee !== 0 ? [entryLine(args.fees, returnFee, 'D', decimals, { concepto: `Gastos de devolución del recibo ${codigo}`, documento })] : []),
+      ...(returnFee !== 0 ? [entryLine(args.returnFees ?? args.fees, returnFee, 'D', decimals, { concepto: `Gastos de devolución del recibo ${codigo}`, documento })] : []),
     ]
     : [entryLine(args.subject, importe, 'D', decimals, text2), entryLine(args.bank, importe, 'H', decimals, text2)];
   if (!isBalanced(lines, decimals)) throw unbalanced('payment', Number(payment.idpago ?? 0), lines);
