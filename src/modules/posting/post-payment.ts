@@ -26,8 +26,9 @@ const SIDES = {
  * Posts a payment movement (docs/accounting.md) in the exercise of its date and stores its
  * `idasiento`: a customer's payment credits the customer and debits the bank (less the fees, which
  * go to the bank's fee sub-account), a supplier's mirrors it without fees; a negative movement (a
- * receipt un-paid) gets the reversing entry. The bank is the payment method's bank account's
- * sub-account, else the first of BANCO, else of CAJA. Nothing when the year has no chart.
+ * receipt un-paid) gets the reversing entry. The bank is the sub-account of the bank account the
+ * money moved through (`codcuenta`: a remittance's, a statement's), else of the payment method's,
+ * else the first of BANCO, else of CAJA. Nothing when the year has no chart.
  */
 export async function postPayment(ctx: AppContext, db: DbExecutor, side: InvoiceSide, payment: Row, receipt: Row, idempresa: number, decimals: number, codcuenta?: string): Promise<void> {
   const importe = Number(payment.importe ?? 0);
