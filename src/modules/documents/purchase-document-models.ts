@@ -43,6 +43,8 @@ export const purchaseInvoiceModel = defineDocument('purchase', {
   invoice: true,
   fields: {
     codpago: codpago(),
+    /** Ours: the day the invoice was received and recorded, which puts its VAT in a period (docs/tax-forms.md); its date when empty. */
+    fecharecepcion: f.date(),
     nombre: f.string(100, { notNull: true }),
   },
 });

@@ -1,0 +1,88 @@
+import type { AppContext } from '../../app-context.ts';
+import type { DbExecutor } from '../../db/database.ts';
+import {
+  DOCUMENT_TYPES, documentChanged, documentCreated, documentPreparing, headerOf, linesOf, loadReference, storedBreakdown, type DocumentReference, type DocumentType, type Row,
+} from '../documents/index.ts';
+import { invoiceTaxModel } from './tax-line-model.ts';
+import { taxRows } from './invoice-taxes.ts';
+
+/**
+ * Keeps every invoice's tax rows (tax-line-model.ts) with the invoice, in its transaction, on each
+ * path that writes one (documents' hook points): a new invoice's rows go with its header in the
+ * prepared commit (`documentPreparing`, after the header by its code) or after its insert
+ * (`documentCreated`: generated invoices, refunds); a changed invoice's rows are written again
+ * (`documentChanged`); a deleted invoice's go with it (the foreign key). `backfillTaxRows` fills
+ * those of invoices written before the module existed.
+ */
+
+const column = (type: DocumentType) => (type.side === 'sales' ? 'idfacturacli' : 'idfacturaprov');
+
+function companyCountry(ref: DocumentReference, header: Row): string | null {
+  return (ref.company.companies.get(Number(header.idempresa))?.codpais as string | null | undefined) ?? 'ESP';
+}
+
+async function subjectOf(db: DbExecutor, type: DocumentType, header: Row): Promise<Row> {
+  const [table, key] = type.side === 'sales' ? ['clientes', 'codcliente'] : ['proveedores', 'codproveedor'];
+  return (await db.selectFrom(table).selectAll().where(key, '=', String(header[key] ?? '')).executeTakeFirst()) ?? {};
+}
+
+/**
+ * Rows as stored. An invoice without tax (a zero total) keeps one zero row: every invoice written
+ * has rows, so that those of invoices written before this module are told apart (`fillMissingTaxRows`).
+ */
+const stored = (ctx: AppContext, rows: Row[], id: unknown, type: DocumentType) =>
+  (rows.length ? rows : [{ codimpuesto: null, iva: 0, recargo: 0, base: 0, cuota: 0, cuotarecargo: 0, autoliquidada: false }])
+    .map((row) => ({ ...row, autoliquidada: ctx.database.dialect.boolean(row.autoliquidada === true), [column(type)]: id }));
+
+/** Writes an invoice's rows again from its stored lines, in the caller's transaction. */
+export async function rewriteTaxRows(ctx: AppContext, db: DbExecutor, ref: DocumentReference, type: DocumentType, id: number, header: Row, lines: Row[]): Promise<void> {
+  const { groups } = await storedBreakdown(db, ref, type, header, lines, await subjectOf(db, type, header));
+  await db.deleteFrom(invoiceTaxModel.table).where(column(type), '=', id).execute();
+  await db.insertInto(invoiceTaxModel.table).values(stored(ctx, taxRows(type.side, header, groups, companyCountry(ref, header)), id, type)).execute();
+}
+
+export function keepTaxRows(ctx: AppContext): void {
+  ctx.hooks.on(documentPreparing, async ({ ref, type, header, lines, subject, productTypes }) => {
+    if (!type.invoice) return undefined;
+    const { groups } = await storedBreakdown(ctx.database.kysely, ref, type, header, lines, subject, productTypes);
+    const rows = taxRows(type.side, header, groups, companyCountry(ref, header));
+    return () => ({
+      afterHeader(doc) {
+        doc.batch.add(doc.db.insertInto(invoiceTaxModel.table).values(stored(ctx, rows, doc.idReference, type)));
+      },
+    });
+  });
+  ctx.hooks.on(documentCreated, async ({ db, ref, type, id, header, lines }) => {
+    if (type.invoice) await rewriteTaxRows(ctx, db, ref, type, id, header, lines);
+  });
+  ctx.hooks.on(documentChanged, async ({ db, ref, type, id, after }) => {
+    if (type.invoice) await rewriteTaxRows(ctx, db, ref, type, id, after, await linesOf(db, type, id));
+  });
+}
+
+/**
+ * The tax rows of a period's invoices written before this module kept them, written now (in the
+ * caller's transaction): one read per side finds them, so a period whose invoices all have their
+ * rows costs two statements. `dates` are each side's SQL date of the period (see modelo303.ts).
+ */
+export async function fillMissingTaxRows(ctx: AppContext, db: DbExecutor, idempresa: number, desde: string, hasta: string): Promise<number> {
+  let filled = 0;
+  let ref: DocumentReference | undefined;
+  for (const type of DOCUMENT_TYPES.filter((candidate) => candidate.invoice)) {
+    const missing = await db.selectFrom(`${type.header.table} as f`).select('f.idfactura')
+      .where('f.idempresa', '=', idempresa).where('f.fecha', '>=', shiftYear(desde, -1)).where('f.fecha', '<=', hasta)
+      .where((eb) => eb.not(eb.exists(eb.selectFrom(`${invoiceTaxModel.table} as t`).select('t.id').whereRef(`t.${column(type)}` as never, '=', 'f.idfactura' as never))))
+      .execute();
+    for (const { idfactura } of missing) {
+      const header = await headerOf(db, type, idfactura);
+      if (!header) continue;
+      ref ??= await loadReference(ctx);
+      await rewriteTaxRows(ctx, db, ref, type, Number(idfactura), header, await linesOf(db, type, idfactura));
+      filled++;
+    }
+  }
+  return filled;
+}
+
+/** A date a number of years away: a purchase received in the period may be dated up to a year before it. */
+const shiftYear = (date: string, years: number) => `${Number(date.slice(0, 4)) + years}${date.slice(4)}`;

@@ -1,0 +1,129 @@
+import assert from 'node:assert/strict';
+import { before, it } from 'node:test';
+import { forEachEngine, type TestApp } from './helpers/test-app.ts';
+
+/**
+ * The VAT return (Modelo 303, docs/tax-forms.md) on every engine, from a quarter built through the
+ * API: sales at several rates with and without surcharge, a credit note, an intra-EU delivery, an
+ * export, an invoice with IRPF; domestic, intra-EU, reverse-charge and IRPF purchases, a credit
+ * note received, a purchase received in the next quarter. Every box against hand-computed values.
+ */
+const TODAY = '2026-11-27';
+const offset = Date.parse(`${TODAY}T10:00:00Z`) - Date.now();
+const clock = { now: () => Date.now() + offset };
+
+type Line = { pvpunitario: number; codimpuesto: string; irpf?: number };
+
+async function sale(t: TestApp, codcliente: string, fecha: string, lines: Line[], extra: Record<string, unknown> = {}): Promise<number> {
+  const answer = await t.call('POST', '/api/3/crearFacturaCliente', { codcliente, fecha, ...extra, lineas: lines.map((line) => ({ descripcion: 'Venta', cantidad: 1, ...line })) });
+  assert.equal(answer.status, 200, JSON.stringify(answer.body));
+  return answer.body.doc.idfactura;
+}
+
+async function purchase(t: TestApp, codproveedor: string, fecha: string, lines: Line[], extra: Record<string, unknown> = {}): Promise<number> {
+  const answer = await t.call('POST', '/api/3/crearFacturaProveedor', { codproveedor, fecha, ...extra, lineas: lines.map((line) => ({ descripcion: 'Compra', cantidad: 1, ...line })) });
+  assert.equal(answer.status, 200, JSON.stringify(answer.body));
+  return answer.body.doc.idfactura;
+}
+
+const ZERO_EXCEPT = (expected: Record<string, number>, casillas: Record<string, number>) => {
+  const rates = new Set(['02', '05', '08', '151', '154', '166', '157', '169', '17', '20', '23', '65']);
+  for (const [name, value] of Object.entries(casillas)) {
+    if (rates.has(name)) continue;
+    assert.equal(value, expected[name] ?? 0, `box ${name}`);
+  }
+};
+
+forEachEngine('VAT return (Modelo 303)', (t) => {
+  before(async () => {
+    const customers: Array<Record<string, unknown>> = [
+      { codcliente: 'T1', nombre: 'Cliente general', cifnif: '12345678Z' },
+      { codcliente: 'T2', nombre: 'Comercio en recargo', cifnif: 'B12345674', regimeniva: 'Recargo' },
+      { codcliente: 'T3', nombre: 'Client France', cifnif: 'FR40303265045' },
+      { codcliente: 'T4', nombre: 'US customer', cifnif: 'US123' },
+    ];
+    for (const customer of customers) assert.equal((await t().call('POST', '/api/3/cliente', customer)).status, 201);
+    for (const [codproveedor, nombre] of [['Q1', 'Proveedor nacional'], ['Q2', 'Lieferant GmbH'], ['Q3', 'Constructora ISP'], ['Q4', 'Abogada']]) {
+      assert.equal((await t().call('POST', '/api/3/proveedor', { codproveedor, nombre, cifnif: 'A28000032' })).status, 201);
+    }
+  });
+
+  it('keeps the boxes with the invoices when they change, and answers in the same statements whatever their number', async () => {
+    const before = (await t().call('GET', '/api/3/modelo303?codejercicio=2026&periodo=2T')).body.casillas;
+    const id = await sale(t(), 'T1', '2026-05-10', [{ pvpunitario: 100, codimpuesto: 'IVA21' }]);
+    const edited = await t().call('PUT', `/api/3/editarFacturaCliente/${id}`, { lineas: [{ descripcion: 'Venta', cantidad: 2, pvpunitario: 100, codimpuesto: 'IVA10' }] });
+    assert.equal(edited.status, 200, JSON.stringify(edited.body));
+    const after = (await t().call('GET', '/api/3/modelo303?codejercicio=2026&periodo=2T')).body.casillas;
+    assert.deepEqual([after['04'] - before['04'], after['06'] - before['06'], after['07'] - before['07']], [200, 20, 0]);
+    const statements = async () => {
+      const { counter } = t().app.ctx.database;
+      let count = 0;
+      counter.observer = () => void count++;
+      try {
+        assert.equal((await t().call('GET', '/api/3/modelo303?codejercicio=2026&periodo=2T')).status, 200);
+      } finally {
+        counter.observer = undefined;
+      }
+      return count;
+    };
+    const few = await statements();
+    for (let i = 0; i < 10; i++) await sale(t(), 'T1', '2026-06-01', [{ pvpunitario: 10 + i, codimpuesto: 'IVA21' }]);
+    assert.equal(await statements(), few, 'the same statements for ten more invoices');
+  });
+
+  it('computes every box of a quarter by hand, credit notes in 14/15 and 40/41, IRPF never, purchases by the day they were received', async () => {
+    await sale(t(), 'T1', '2026-09-20', [{ pvpunitario: 100, codimpuesto: 'IVA21' }]);
+    const first = await sale(t(), 'T1', '2026-10-10', [{ pvpunitario: 1000, codimpuesto: 'IVA21' }]);
+    await sale(t(), 'T1', '2026-10-11', [{ pvpunitario: 200, codimpuesto: 'IVA10' }, { pvpunitario: 50, codimpuesto: 'IVA4' }]);
+    await sale(t(), 'T2', '2026-10-12', [{ pvpunitario: 300, codimpuesto: 'IVA21' }]);
+    await sale(t(), 'T3', '2026-10-13', [{ pvpunitario: 500, codimpuesto: 'IVA21' }], { operacion: 'intracomunitaria' });
+    await sale(t(), 'T4', '2026-10-14', [{ pvpunitario: 800, codimpuesto: 'IVA21' }], { operacion: 'exportacion' });
+    await sale(t(), 'T1', '2026-10-15', [{ pvpunitario: 1000, codimpuesto: 'IVA21', irpf: 15 }]);
+    const refund = await t().call('POST', '/api/3/crearFacturaRectificativaCliente', { idfactura: first, fecha: '2026-11-02' });
+    assert.equal(refund.status, 200, JSON.stringify(refund.body));
+
+    await purchase(t(), 'Q1', '2026-09-28', [{ pvpunitario: 100, codimpuesto: 'IVA10' }], { fecharecepcion: '2026-10-02' });
+    await purchase(t(), 'Q1', '2026-10-20', [{ pvpunitario: 400, codimpuesto: 'IVA21' }]);
+    await purchase(t(), 'Q2', '2026-10-21', [{ pvpunitario: 1000, codimpuesto: 'IVA21' }], { operacion: 'intracomunitaria' });
+    await purchase(t(), 'Q3', '2026-10-22', [{ pvpunitario: 2000, codimpuesto: 'IVA21' }], { operacion: 'inv-sujeto-pasivo' });
+    const professional = await purchase(t(), 'Q4', '2026-10-23', [{ pvpunitario: 500, codimpuesto: 'IVA21', irpf: 15 }]);
+    await purchase(t(), 'Q1', '2026-11-05', [{ pvpunitario: -50, codimpuesto: 'IVA21' }]);
+    await purchase(t(), 'Q1', '2026-11-20', [{ pvpunitario: 700, codimpuesto: 'IVA21' }], { fecharecepcion: '2027-01-03' });
+
+    const answer = await t().call('GET', '/api/3/modelo303?codejercicio=2026&periodo=4T');
+    assert.equal(answer.status, 200, JSON.stringify(answer.body));
+    const { casillas } = answer.body;
+    assert.deepEqual([answer.body.modelo, answer.body.periodo, answer.body.desde, answer.body.hasta, answer.body.tipodeclaracion], ['303', '4T', '2026-10-01', '2026-12-31', 'I']);
+    assert.deepEqual(answer.body.avisos, []);
+    const expected = {
+      '01': 50, '03': 2, '04': 200, '06': 20, '07': 2300, '09': 483, 22: 300, 24: 15.6,
+      10: 1000, 11: 210, 12: 2000, 13: 420, 14: -1000, 15: -210, 27: 940.6,
+      28: 3000, 29: 619, 36: 1000, 37: 210, 40: -50, 41: -10.5, 45: 818.5, 46: 122.1,
+      59: 500, 60: 800, 64: 122.1, 66: 122.1, 69: 122.1, 71: 122.1,
+    } as Record<string, number>;
+    ZERO_EXCEPT(expected, casillas);
+    assert.deepEqual([casillas['02'], casillas['05'], casillas['08'], casillas['23'], casillas['65']], [4, 10, 21, 5.2, 100]);
+    assert.ok(Object.keys(casillas).every((name) => /^\d{2,3}$/.test(name)), 'boxes keyed by their number, two digits at least');
+
+    // The third quarter: the September sale; the purchase dated in September but received in October is not in it.
+    const third = (await t().call('GET', '/api/3/modelo303?codejercicio=2026&periodo=3T')).body;
+    ZERO_EXCEPT({ '07': 100, '09': 21, 27: 21, 46: 21, 64: 21, 66: 21, 69: 21, 71: 21 }, third.casillas);
+    // A month of a monthly filer.
+    const october = (await t().call('GET', '/api/3/modelo303?codejercicio=2026&periodo=10')).body;
+    assert.deepEqual([october.desde, october.hasta, october.casillas['14']], ['2026-10-01', '2026-10-31', 0], 'the credit note of November is not October\'s');
+    // A deleted invoice leaves the return.
+    assert.equal((await t().call('DELETE', `/api/3/facturaproveedores/${professional}`)).status, 200);
+    const less = (await t().call('GET', '/api/3/modelo303?codejercicio=2026&periodo=4T')).body.casillas;
+    assert.deepEqual([less['28'], less['29'], less['46']], [2500, 514, 227.1]);
+  });
+
+  it('refuses a bad period by name', async () => {
+    for (const [query, field, reason] of [
+      ['periodo=4T', 'codejercicio', 'required'], ['codejercicio=2026', 'periodo', 'required'], ['codejercicio=2026&periodo=5T', 'periodo', 'invalid-value'],
+      ['codejercicio=2026&periodo=13', 'periodo', 'invalid-value'], ['codejercicio=1999&periodo=1T', 'codejercicio', 'not-found'], ['codejercicio=2026&periodo=1T&idempresa=x', 'idempresa', 'invalid-integer'],
+    ] as const) {
+      const answer = await t().call('GET', `/api/3/modelo303?${query}`);
+      assert.deepEqual([answer.status, answer.body.fields?.[field]], [422, reason], `${query}: ${JSON.stringify(answer.body)}`);
+    }
+  });
+}, { clock });
