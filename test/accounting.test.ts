@@ -225,12 +225,13 @@ forEachEngine('accounting', (t) => {
     const locked = await create(t(), 'FacturaCliente', { codcliente: '1', lineas: [{ descripcion: 'x', pvpunitario: 100, codimpuesto: 'IVA21' }] });
     const settlement = await t().call('POST', '/api/3/regularizacionimpuestos', { codejercicio: year, periodo: 'T4', fechainicio: locked.doc.fecha, fechafin: locked.doc.fecha, bloquear: true });
     assert.equal(settlement.status, 201, JSON.stringify(settlement.body));
+    // An invoice dated in a locked settlement is refused as such before its entry is asked (docs/tax-forms.md).
     const refused = await t().call('DELETE', `/api/3/facturaclientes/${locked.doc.idfactura}`);
-    assert.equal(refused.status, 409);
-    assert.equal(refused.body.message ?? refused.body.error, 'entry-locked');
+    assert.equal(refused.status, 422);
+    assert.equal(refused.body.message ?? refused.body.error, 'period-locked');
     assert.equal((await t().call('GET', `/api/3/facturaclientes/${locked.doc.idfactura}`)).status, 200);
     const edit = await t().call('PUT', `/api/3/editarFacturaCliente/${locked.doc.idfactura}`, { lineas: [{ descripcion: 'x', pvpunitario: 1, codimpuesto: 'IVA21' }] });
-    assert.equal(edit.status, 409);
+    assert.deepEqual([edit.status, edit.body.message], [422, 'period-locked']);
     assert.equal((await t().call('DELETE', `/api/3/regularizacionimpuestos/${settlement.body.data?.idregiva ?? settlement.body.idregiva}`)).status, 200);
   });
 

@@ -92,6 +92,10 @@ const TABLE_ACCESS: Record<string, Record<string, string>> = {
     recibospagoscli: 'the unpaid direct-debit receipts a remittance gathers, with their payment method, customer and main bank account: one query',
     recibospagosprov: 'the unpaid supplier receipts a transfer order gathers, with their payment method, supplier and main bank account: one query',
   },
+  taxforms: {
+    partidas: 'the balances of the VAT sub-accounts over the period\'s entries, which the settlement entry clears: one aggregate',
+    subcuentas: 'the same aggregate\'s sub-accounts, and the tax authority\'s payable or receivable sub-account (IVAACR, IVADEU)',
+  },
   mail: {
     recibospagoscli: 'the unpaid receipts due for a reminder, with their customer\'s e-mail, opt-out and the levels sent: one query of the reminders job',
   },

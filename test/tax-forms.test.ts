@@ -117,6 +117,42 @@ forEachEngine('VAT return (Modelo 303)', (t) => {
     assert.deepEqual([less['28'], less['29'], less['46']], [2500, 514, 227.1]);
   });
 
+  it('settles a quarter: the entry clears the VAT accounts, a negative result carries to the next quarter\'s 110/78/87, the period is locked until undone', async () => {
+    const lines = async (idasiento: number) => ((await t().call('GET', `/api/3/partidas?filter[idasiento]=${idasiento}&sort[codsubcuenta]=ASC&limit=100`)).body as any[]).map((row) => [row.codsubcuenta, row.debe, row.haber]);
+    await purchase(t(), 'Q1', '2026-02-10', [{ pvpunitario: 1000, codimpuesto: 'IVA21' }]);
+    const first = await t().call('POST', '/api/3/liquidarIVA', { codejercicio: '2026', periodo: '1T' });
+    assert.equal(first.status, 200, JSON.stringify(first.body));
+    assert.deepEqual([first.body.resultado, first.body.acompensar, first.body.casillas['71']], [-210, 210, -210]);
+    assert.deepEqual(await lines(first.body.idasiento), [['4700000000', 210, 0], ['4720000021', 0, 210]], 'input VAT cleared, a claim on the tax authority');
+    // The second quarter offsets its positive result with what the first carries.
+    const second = (await t().call('GET', '/api/3/modelo303?codejercicio=2026&periodo=2T')).body;
+    const output = second.casillas['27'];
+    assert.ok(output > 0 && output < 210, `2T's result ${output}`);
+    assert.deepEqual([second.casillas['110'], second.casillas['78'], second.casillas['87'], second.casillas['71'], second.tipodeclaracion], [210, output, Math.round((210 - output) * 100) / 100, 0, 'N']);
+    const settled = await t().call('POST', '/api/3/liquidarIVA', { codejercicio: '2026', periodo: '2T' });
+    assert.equal(settled.status, 200, JSON.stringify(settled.body));
+    assert.equal(settled.body.acompensar, Math.round((210 - output) * 100) / 100);
+    const entry = await lines(settled.body.idasiento);
+    assert.equal(entry.reduce((sum, [, debe]) => sum + Math.round(debe * 100), 0), entry.reduce((sum, [, , haber]) => sum + Math.round(haber * 100), 0), 'balanced');
+    assert.deepEqual(entry.find(([code]) => code === '4750000000'), ['4750000000', 0, output], 'output VAT owed to the tax authority');
+    assert.equal((await t().call('POST', '/api/3/liquidarIVA', { codejercicio: '2026', periodo: '2T' })).body.fields.periodo, 'already-settled');
+
+    // Locked: no invoice of the period is created, changed or deleted.
+    const locked = await t().call('POST', '/api/3/crearFacturaProveedor', { codproveedor: 'Q1', fecha: '2026-05-15', lineas: [{ descripcion: 'Tarde', pvpunitario: 10, codimpuesto: 'IVA21' }] });
+    assert.deepEqual([locked.status, locked.body.message], [422, 'period-locked'], JSON.stringify(locked.body));
+    const [inside] = (await t().call('GET', '/api/3/facturaclientes?filter[fecha]=2026-06-01&limit=1')).body;
+    assert.equal((await t().call('PUT', `/api/3/editarFacturaCliente/${inside.idfactura}`, { lineas: [{ descripcion: 'Otra', pvpunitario: 99, codimpuesto: 'IVA21' }] })).body.message, 'period-locked');
+    assert.equal((await t().call('PATCH', `/api/3/facturaclientes/${inside.idfactura}`, { observaciones: 'nota' })).status, 200, 'what the return did not take still changes');
+    assert.equal((await t().call('DELETE', `/api/3/facturaclientes/${inside.idfactura}`)).body.message, 'period-locked');
+
+    // Undone newest first: the entry goes, the period opens.
+    assert.equal((await t().call('DELETE', `/api/3/liquidarIVA/${first.body.idliquidacion}`)).body.fields?.periodo, 'later-settlement');
+    assert.equal((await t().call('DELETE', `/api/3/liquidarIVA/${settled.body.idliquidacion}`)).status, 200);
+    assert.equal((await t().call('GET', `/api/3/asientos/${settled.body.idasiento}`)).status, 404);
+    const late = await t().call('POST', '/api/3/crearFacturaProveedor', { codproveedor: 'Q1', fecha: '2026-05-15', lineas: [{ descripcion: 'Tarde', pvpunitario: 10, codimpuesto: 'IVA21' }] });
+    assert.equal(late.status, 200, JSON.stringify(late.body));
+  });
+
   it('refuses a bad period by name', async () => {
     for (const [query, field, reason] of [
       ['periodo=4T', 'codejercicio', 'required'], ['codejercicio=2026', 'periodo', 'required'], ['codejercicio=2026&periodo=5T', 'periodo', 'invalid-value'],

@@ -1,19 +1,25 @@
 import type { Module } from '../../module.ts';
 import { keepTaxRows } from './keep-taxes.ts';
+import { lockSettledPeriods } from './period-lock.ts';
+import { vatSettlementModel } from './settlement-model.ts';
 import { invoiceTaxModel } from './tax-line-model.ts';
 import { registerTaxFormRoutes } from './taxforms-routes.ts';
 
-export { invoiceTaxModel };
+export { invoiceTaxModel, vatSettlementModel };
 
 /**
  * Tax forms from the books (docs/tax-forms.md): each invoice's VAT kept by tax group as it is
- * written, and the VAT return (Modelo 303) summed from it in SQL.
+ * written, the VAT return (Modelo 303) summed from it in SQL, and its settlement, which carries
+ * the result forward and locks the period.
  */
 export function taxFormsModule(): Module {
   return {
     name: 'taxforms',
-    models: [invoiceTaxModel],
-    setup: keepTaxRows,
+    models: [invoiceTaxModel, vatSettlementModel],
+    setup(ctx) {
+      keepTaxRows(ctx);
+      lockSettledPeriods(ctx);
+    },
     register: registerTaxFormRoutes,
   };
 }

@@ -161,8 +161,7 @@ export function boxes303(sales: readonly Row[], purchases: readonly Row[], carri
 }
 
 /** The 303 of a period: its two aggregates, then the boxes. `carried` is box 110 in cents (the previous settlement's carry-forward). */
-export async function modelo303(ctx: AppContext, period: TaxPeriod, carried = 0): Promise<Modelo303> {
-  const db = ctx.database.kysely;
+export async function modelo303(ctx: AppContext, period: TaxPeriod, carried = 0, db: DbExecutor = ctx.database.kysely): Promise<Modelo303> {
   await fillMissingTaxRows(ctx, db, period.idempresa, period.desde, period.hasta);
   const [sales, purchases] = await Promise.all([sideSums(db, 'sales', period), sideSums(db, 'purchase', period)]);
   const { casillas, avisos } = boxes303(sales, purchases, carried);

@@ -1,6 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../app-context.ts';
+import { AppError } from '../../errors.ts';
+import { bodyOf } from '../../http/body.ts';
 import { addResourceRoute, type OperationDoc } from '../../http/resource-route.ts';
+import { carriedInto, settleVat, undoSettlement } from './settle-vat.ts';
 import { BOXES_303, modelo303 } from './modelo303.ts';
 import { taxPeriodOf } from './tax-period.ts';
 
@@ -23,6 +26,41 @@ export function registerTaxFormRoutes(app: FastifyInstance, ctx: AppContext): vo
   };
   addResourceRoute(app, {
     resource: 'modelo303', urls: ['/api/3/modelo303'],
-    methods: { GET: { handler: async (request) => modelo303(ctx, await taxPeriodOf(ctx, request.query as Record<string, unknown>)), openapi: doc } },
+    methods: {
+      GET: {
+        handler: async (request) => {
+          const period = await taxPeriodOf(ctx, request.query as Record<string, unknown>);
+          return modelo303(ctx, period, await carriedInto(ctx.database.kysely, period));
+        },
+        openapi: doc,
+      },
+    },
+  });
+
+  ctx.customResources.add('liquidarIVA');
+  const settleDoc: OperationDoc = {
+    summary: 'Settle a VAT period: its 303, the settlement entry, the result carried forward, the period locked',
+    description: '`codejercicio`, `periodo` (`1T`-`4T` or `01`-`12`), `idempresa` (default the installation\'s). One transaction: the 303 with the previous settlement\'s carry-forward (box 110), the entry clearing the VAT accounts against the tax authority\'s (4750 payable, 4700 receivable) on the period\'s last day, the `regularizacionimpuestos` row locking the period (invoices dated in it: 422 `period-locked`), and the result to carry (`acompensar`). 422 `periodo: already-settled`.',
+    body: { type: 'object', additionalProperties: false, properties: { codejercicio: { type: 'string' }, periodo: { type: 'string' }, idempresa: { type: 'integer' } }, required: ['codejercicio', 'periodo'] },
+    response: { type: 'object', properties: { idliquidacion: { type: 'integer' }, resultado: { type: 'number' }, acompensar: { type: 'number' }, idregiva: { type: 'integer' }, idasiento: { type: 'integer' }, casillas: { type: 'object' } } },
+  };
+  addResourceRoute(app, { resource: 'liquidarIVA', urls: ['/api/3/liquidarIVA'], methods: { POST: { handler: async (request) => settleVat(ctx, bodyOf(request).body), openapi: settleDoc } } });
+  const undoDoc: OperationDoc = {
+    summary: 'Undo a VAT settlement: the period unlocked, its entry deleted',
+    description: 'Refused (422 `periodo: later-settlement`) while a later period of the company is settled: it carried from this one.',
+    response: { type: 'object' },
+  };
+  addResourceRoute(app, {
+    resource: 'liquidarIVA', urls: ['/api/3/liquidarIVA/:id'],
+    methods: {
+      DELETE: {
+        handler: async (request) => {
+          const raw = (request.params as { id?: string }).id ?? '';
+          if (!/^\d{1,9}$/.test(raw)) throw new AppError('record-not-found');
+          return { ok: 'record-deleted', data: await undoSettlement(ctx, Number(raw)) };
+        },
+        openapi: undoDoc,
+      },
+    },
   });
 }
