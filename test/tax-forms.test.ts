@@ -41,10 +41,12 @@ forEachEngine('VAT return (Modelo 303)', (t) => {
       { codcliente: 'T2', nombre: 'Comercio en recargo', cifnif: 'B12345674', regimeniva: 'Recargo' },
       { codcliente: 'T3', nombre: 'Client France', cifnif: 'FR40303265045' },
       { codcliente: 'T4', nombre: 'US customer', cifnif: 'US123' },
+      { codcliente: 'T5', nombre: 'Justo encima', cifnif: 'X1234567L' },
+      { codcliente: 'T6', nombre: 'Justo debajo', cifnif: 'Y1234567X' },
     ];
     for (const customer of customers) assert.equal((await t().call('POST', '/api/3/cliente', customer)).status, 201);
-    for (const [codproveedor, nombre] of [['Q1', 'Proveedor nacional'], ['Q2', 'Lieferant GmbH'], ['Q3', 'Constructora ISP'], ['Q4', 'Abogada']]) {
-      assert.equal((await t().call('POST', '/api/3/proveedor', { codproveedor, nombre, cifnif: 'A28000032' })).status, 201);
+    for (const [codproveedor, nombre, cifnif] of [['Q1', 'Proveedor nacional', 'A28000032'], ['Q2', 'Lieferant GmbH', 'DE129273398'], ['Q3', 'Constructora ISP', 'B85626240'], ['Q4', 'Abogada', '00000000T']]) {
+      assert.equal((await t().call('POST', '/api/3/proveedor', { codproveedor, nombre, cifnif })).status, 201);
     }
   });
 
@@ -151,6 +153,25 @@ forEachEngine('VAT return (Modelo 303)', (t) => {
     assert.equal((await t().call('GET', `/api/3/asientos/${settled.body.idasiento}`)).status, 404);
     const late = await t().call('POST', '/api/3/crearFacturaProveedor', { codproveedor: 'Q1', fecha: '2026-05-15', lineas: [{ descripcion: 'Tarde', pvpunitario: 10, codimpuesto: 'IVA21' }] });
     assert.equal(late.status, 200, JSON.stringify(late.body));
+  });
+
+  it('declares in the 347 the parties above 3,005.06 EUR a year, VAT included, by quarter; the 349 by operator and key', async () => {
+    await sale(t(), 'T5', '2026-11-20', [{ pvpunitario: 2483.53, codimpuesto: 'IVA21' }]);
+    await sale(t(), 'T6', '2026-11-20', [{ pvpunitario: 2483.52, codimpuesto: 'IVA21' }]);
+    await purchase(t(), 'Q1', '2026-11-21', [{ pvpunitario: 1500, codimpuesto: 'IVA21' }]);
+    const answer = await t().call('GET', '/api/3/modelo347?codejercicio=2026');
+    assert.equal(answer.status, 200, JSON.stringify(answer.body));
+    assert.equal(answer.body.umbral, 3005.06);
+    assert.deepEqual(answer.body.declarados.map((row: any) => [row.clave, row.cifnif, row.nombre, row.importe, row.trimestres]), [
+      ['B', 'X1234567L', 'Justo encima', 3005.07, [0, 0, 0, 3005.07]],
+      ['A', 'A28000032', 'Proveedor nacional', 3570.6, [1210, 12.1, 0, 2348.5]],
+    ], 'one cent under is not declared; intra-EU, exports, IRPF invoices and the purchase received next year are left out');
+
+    const intra = await t().call('GET', '/api/3/modelo349?codejercicio=2026&periodo=4T');
+    assert.equal(intra.status, 200, JSON.stringify(intra.body));
+    assert.deepEqual(intra.body.operaciones.map((row: any) => [row.clave, row.cifnif, row.base]), [['A', 'DE129273398', 1000], ['E', 'FR40303265045', 500]]);
+    assert.deepEqual((await t().call('GET', '/api/3/modelo349?codejercicio=2026&periodo=3T')).body.operaciones, []);
+    assert.equal((await t().call('GET', '/api/3/modelo347')).body.fields.codejercicio, 'required');
   });
 
   it('refuses a bad period by name', async () => {

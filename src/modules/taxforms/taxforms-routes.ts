@@ -4,6 +4,7 @@ import { AppError } from '../../errors.ts';
 import { bodyOf } from '../../http/body.ts';
 import { addResourceRoute, type OperationDoc } from '../../http/resource-route.ts';
 import { carriedInto, settleVat, undoSettlement } from './settle-vat.ts';
+import { modelo347, modelo349 } from './annual-forms.ts';
 import { BOXES_303, modelo303 } from './modelo303.ts';
 import { taxPeriodOf } from './tax-period.ts';
 
@@ -62,5 +63,20 @@ export function registerTaxFormRoutes(app: FastifyInstance, ctx: AppContext): vo
         openapi: undoDoc,
       },
     },
+  });
+
+  const annual = (name: string, run: (ctx: AppContext, query: Record<string, unknown>) => Promise<Record<string, unknown>>, openapi: OperationDoc) => {
+    ctx.customResources.add(name);
+    addResourceRoute(app, { resource: name, urls: [`/api/3/${name}`], methods: { GET: { handler: async (request) => run(ctx, request.query as Record<string, unknown>), openapi } } });
+  };
+  annual('modelo347', modelo347, {
+    summary: 'The annual statement of operations with third parties (Modelo 347)',
+    description: '`codejercicio` (and `idempresa`). Each customer (key B) and supplier (key A) whose invoices of the year add up to more than 3,005.06 EUR, VAT included, by tax id, with its four quarters. Left out: intra-EU operations, imports, exports, invoices with IRPF, disbursements.',
+    response: { type: 'object', properties: { umbral: { type: 'number' }, declarados: { type: 'array', items: { type: 'object', properties: { cifnif: { type: 'string' }, nombre: { type: 'string' }, codpais: { type: 'string' }, clave: { type: 'string' }, importe: { type: 'number' }, trimestres: { type: 'array', items: { type: 'number' } } } } } } },
+  });
+  annual('modelo349', modelo349, {
+    summary: 'The recapitulative statement of intra-EU operations (Modelo 349) of a period',
+    description: '`codejercicio`, `periodo` (`1T`-`4T`, `01`-`12`). Per operator and key (E deliveries, S services rendered, A acquisitions of goods, I services acquired), the taxable base in euros.',
+    response: { type: 'object', properties: { operaciones: { type: 'array', items: { type: 'object', properties: { cifnif: { type: 'string' }, nombre: { type: 'string' }, codpais: { type: 'string' }, clave: { type: 'string' }, base: { type: 'number' } } } } } },
   });
 }
