@@ -107,6 +107,17 @@ forEachEngine('VAT return (Modelo 303)', (t) => {
     assert.deepEqual([casillas['02'], casillas['05'], casillas['08'], casillas['23'], casillas['65']], [4, 10, 21, 5.2, 100]);
     assert.ok(Object.keys(casillas).every((name) => /^\d{2,3}$/.test(name)), 'boxes keyed by their number, two digits at least');
 
+    // The agency's file of the same return (2026 design): its boxes where the record design puts them.
+    const file = await t().request({ method: 'GET', url: '/api/3/modelo303?codejercicio=2026&periodo=4T&formato=aeat' });
+    assert.equal(file.statusCode, 200, file.body);
+    assert.match(String(file.headers['content-type']), /^text\/plain; charset=ISO-8859-1/i);
+    const text = file.rawPayload.toString('latin1');
+    assert.ok(text.startsWith('<T303020264T0000><AUX>') && text.endsWith('</T303020264T0000>'));
+    assert.equal(text.length, 17 + 311 + 1581 + 1017 + 18);
+    assert.equal(text.slice(328 + 325, 328 + 342), '00000000000230000', '[07] = 2,300.00 at 326 of page 01');
+    assert.equal(text.slice(328 + 432, 328 + 449), 'N0000000000100000', '[14] = -1,000.00');
+    assert.equal((await t().call('GET', '/api/3/modelo303?codejercicio=2026&periodo=4T&formato=odt')).body.fields.formato, 'invalid-value');
+
     // The third quarter: the September sale; the purchase dated in September but received in October is not in it.
     const third = (await t().call('GET', '/api/3/modelo303?codejercicio=2026&periodo=3T')).body;
     ZERO_EXCEPT({ '07': 100, '09': 21, 27: 21, 46: 21, 64: 21, 66: 21, 69: 21, 71: 21 }, third.casillas);

@@ -1,19 +1,25 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../app-context.ts';
-import { AppError } from '../../errors.ts';
+import { AppError, validationError } from '../../errors.ts';
 import { bodyOf } from '../../http/body.ts';
 import { addResourceRoute, type OperationDoc } from '../../http/resource-route.ts';
 import { carriedInto, settleVat, undoSettlement } from './settle-vat.ts';
+import { textOf } from '../../models/record-rules.ts';
+import { companyOf } from '../company/index.ts';
+import { aeat303File } from './aeat303-file.ts';
 import { modelo347, modelo349 } from './annual-forms.ts';
 import { BOXES_303, modelo303 } from './modelo303.ts';
 import { taxPeriodOf } from './tax-period.ts';
+
+/** The software version the agency's files carry (their `<AUX>` block). */
+const AEAT_SOFTWARE_VERSION = '0100';
 
 /** The tax forms' endpoints (docs/tax-forms.md): each a resource of its own for access rules. */
 export function registerTaxFormRoutes(app: FastifyInstance, ctx: AppContext): void {
   ctx.customResources.add('modelo303');
   const doc: OperationDoc = {
     summary: 'The VAT return (Modelo 303) of a quarter or month, computed from the books',
-    description: '`codejercicio` and `periodo` (`1T`-`4T`, or `01`-`12` for monthly filers) required; `idempresa` for a company other than the default. Every box of pages 1 and 3, keyed by the agency\'s box number, amounts to the cent; `avisos` lists what no box takes. 422 naming the parameter otherwise.',
+    description: '`codejercicio` and `periodo` (`1T`-`4T`, or `01`-`12` for monthly filers) required; `idempresa` for a company other than the default. Every box of pages 1 and 3, keyed by the agency\'s box number, amounts to the cent; `avisos` lists what no box takes. `formato=aeat`: the agency\'s presentation file instead (record design DR303, the 2026 design from 2T 2026, ISO-8859-1). 422 naming the parameter otherwise.',
     response: {
       type: 'object',
       properties: {
@@ -29,9 +35,24 @@ export function registerTaxFormRoutes(app: FastifyInstance, ctx: AppContext): vo
     resource: 'modelo303', urls: ['/api/3/modelo303'],
     methods: {
       GET: {
-        handler: async (request) => {
-          const period = await taxPeriodOf(ctx, request.query as Record<string, unknown>);
-          return modelo303(ctx, period, await carriedInto(ctx.database.kysely, period));
+        handler: async (request, reply) => {
+          const query = request.query as Record<string, unknown>;
+          const formato = textOf(query.formato).trim().toLowerCase();
+          if (formato && formato !== 'json' && formato !== 'aeat') throw validationError({ formato: 'invalid-value' });
+          const { formato: _format, ...rest } = query;
+          const period = await taxPeriodOf(ctx, rest);
+          const form = await modelo303(ctx, period, await carriedInto(ctx.database.kysely, period));
+          if (formato !== 'aeat') return form;
+          const company = await companyOf(ctx.database.kysely, period.idempresa);
+          let file: string;
+          try {
+            file = aeat303File(form, { nif: textOf(company?.cifnif), nombre: textOf(company?.nombre) }, period.year, { version: AEAT_SOFTWARE_VERSION, nif: textOf(company?.cifnif) });
+          } catch (error) {
+            if (error instanceof RangeError) throw new AppError('validation-failed', { fields: { formato: 'negative-box' }, reason: error.message });
+            throw error;
+          }
+          return reply.header('Content-Type', 'text/plain; charset=ISO-8859-1')
+            .header('Content-Disposition', `attachment; filename="303_${period.year}${period.periodo}.txt"`).send(Buffer.from(file, 'latin1'));
         },
         openapi: doc,
       },
