@@ -185,6 +185,18 @@ forEachEngine('VAT return (Modelo 303)', (t) => {
     assert.equal((await t().call('GET', '/api/3/modelo347')).body.fields.codejercicio, 'required');
   });
 
+  it('sums the year\'s 303s box by box into the 390', async () => {
+    const quarters = await Promise.all(['1T', '2T', '3T', '4T'].map(async (periodo) => (await t().call('GET', `/api/3/modelo303?codejercicio=2026&periodo=${periodo}`)).body.casillas));
+    const annual = await t().call('GET', '/api/3/modelo390?codejercicio=2026');
+    assert.equal(annual.status, 200, JSON.stringify(annual.body));
+    const sum = (box: string) => Math.round(quarters.reduce((total, casillas) => total + Math.round(casillas[box] * 100), 0)) / 100;
+    const pairs: Array<[string, string]> = [['01', '01'], ['02', '03'], ['03', '04'], ['04', '06'], ['05', '07'], ['06', '09'], ['27', '12'], ['28', '13'], ['29', '14'], ['30', '15'],
+      ['601', '22'], ['602', '24'], ['47', '27'], ['48', '28'], ['49', '29'], ['639', '40'], ['62', '41'], ['64', '45'], ['65', '46'], ['103', '59'], ['104', '60']];
+    for (const [box390, box303] of pairs) assert.equal(annual.body.casillas[box390], sum(box303), `390 [${box390}] = the 303s' [${box303}]`);
+    assert.deepEqual([annual.body.casillas['25'], annual.body.casillas['26'], annual.body.casillas['56'], annual.body.casillas['57']], [1000, 210, 1000, 210], 'intra-EU acquisitions at 21 %');
+    assert.deepEqual(annual.body.liquidaciones, [{ periodo: '1T', resultado: -210, acompensar: 210 }]);
+  });
+
   it('refuses a bad period by name', async () => {
     for (const [query, field, reason] of [
       ['periodo=4T', 'codejercicio', 'required'], ['codejercicio=2026', 'periodo', 'required'], ['codejercicio=2026&periodo=5T', 'periodo', 'invalid-value'],

@@ -12,7 +12,7 @@ export { importChart, type ChartImport } from './import-chart.ts';
 export { accountTree, moveBalances, type LineAmounts } from './balances.ts';
 export { entryLinesStatements, entryRefusalRead, numberedEntryId, numberedEntryStatement, removeEntryHeader } from './entry-statements.ts';
 export { nextEntryNumber } from './entry-number.ts';
-export { insideLockedSettlement, openExercise } from './ledger.ts';
+export { insideLockedSettlement, lockedSettlementRead, openExercise } from './ledger.ts';
 export { trialBalanceRequest } from './accounting-routes.ts';
 export { entryRefusal, isBalanced, removeEntries, unbalanced, writeEntry, type NewEntry, type NewEntryLine } from './write-entry.ts';
 export { chartLock, chartLockStatement, heldChartLock } from './entry-number.ts';

@@ -1,3 +1,4 @@
+import { sql, type RawBuilder } from 'kysely';
 import type { DbExecutor } from '../../db/database.ts';
 import type { SqlDialect } from '../../db/dialect.ts';
 import { AppError } from '../../errors.ts';
@@ -42,6 +43,11 @@ export async function subaccountByCode(db: DbExecutor, codejercicio: string, cod
 
 export async function subaccountById(db: DbExecutor, idsubcuenta: number): Promise<SubaccountRow | undefined> {
   return toSubaccount(await db.selectFrom('subcuentas').select(['idsubcuenta', 'codsubcuenta']).where('idsubcuenta', '=', idsubcuenta).executeTakeFirst());
+}
+
+/** The same as an SQL expression, 1 or 0, for a read that checks it with others (a document's read after its locks). */
+export function lockedSettlementRead(dialect: SqlDialect, fecha: string): RawBuilder<number> {
+  return sql<number>`CASE WHEN EXISTS (SELECT 1 FROM regularizacionimpuestos WHERE bloquear = ${dialect.boolean(true)} AND fechainicio <= ${fecha} AND fechafin >= ${fecha}) THEN 1 ELSE 0 END`;
 }
 
 /** Whether a locked VAT settlement (`regularizacionimpuestos.bloquear`) covers `fecha`. */

@@ -58,7 +58,7 @@ export interface Modelo303 {
 }
 
 /** The grouped tax rows of one side in the period (`period` dates as the reference says: accrual for sales, reception for purchases). */
-function sideSums(db: DbExecutor, side: 'sales' | 'purchase', period: TaxPeriod) {
+export function sideSums(db: DbExecutor, side: 'sales' | 'purchase', period: TaxPeriod) {
   const [table, column, date] = side === 'sales'
     ? ['facturascli', 't.idfacturacli', sql`COALESCE(f.fechadevengo, f.fecha)`]
     : ['facturasprov', 't.idfacturaprov', sql`COALESCE(f.fecharecepcion, f.fecha)`];

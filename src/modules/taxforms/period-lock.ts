@@ -1,7 +1,7 @@
 import type { AppContext } from '../../app-context.ts';
 import type { DbExecutor } from '../../db/database.ts';
 import { AppError } from '../../errors.ts';
-import { insideLockedSettlement } from '../accounting/index.ts';
+import { insideLockedSettlement, lockedSettlementRead } from '../accounting/index.ts';
 import { documentChanged, documentCreated, documentPreparing, documentSeal, headerOf, type DocumentSeal, type Row } from '../documents/index.ts';
 
 /** An invoice in a settled period keeps its VAT: its amounts and identity do not change, and it stays. */
@@ -21,9 +21,18 @@ export function lockSettledPeriods(ctx: AppContext): void {
     if (await locked(db, header)) throw new AppError('period-locked', { fecha: header.fecha });
   };
   ctx.hooks.on(documentSeal, async ({ db, type, id }) => (type.invoice && (await locked(db, await headerOf(db, type, id))) ? SETTLED : undefined));
+  // A new invoice: read with the commit's read after its locks (no statement of its own), refused then.
   ctx.hooks.on(documentPreparing, async ({ type, header }) => {
-    if (type.invoice) await refuse(ctx.database.kysely, header);
-    return undefined;
+    if (!type.invoice || typeof header.fecha !== 'string') return undefined;
+    const fecha = header.fecha;
+    return () => ({
+      lockAndWrite(doc) {
+        doc.readAfterLocks('taxforms.locked', lockedSettlementRead(dialect, fecha));
+        this.afterLocks = () => {
+          if (Number(doc.readValue('taxforms.locked')) === 1) throw new AppError('period-locked', { fecha });
+        };
+      },
+    });
   });
   ctx.hooks.on(documentCreated, async ({ db, type, header }) => {
     if (type.invoice) await refuse(db, header);

@@ -8,6 +8,7 @@ import { textOf } from '../../models/record-rules.ts';
 import { companyOf } from '../company/index.ts';
 import { aeat303File } from './aeat303-file.ts';
 import { modelo347, modelo349 } from './annual-forms.ts';
+import { modelo390 } from './modelo390.ts';
 import { BOXES_303, modelo303 } from './modelo303.ts';
 import { taxPeriodOf } from './tax-period.ts';
 
@@ -99,5 +100,10 @@ export function registerTaxFormRoutes(app: FastifyInstance, ctx: AppContext): vo
     summary: 'The recapitulative statement of intra-EU operations (Modelo 349) of a period',
     description: '`codejercicio`, `periodo` (`1T`-`4T`, `01`-`12`). Per operator and key (E deliveries, S services rendered, A acquisitions of goods, I services acquired), the taxable base in euros.',
     response: { type: 'object', properties: { operaciones: { type: 'array', items: { type: 'object', properties: { cifnif: { type: 'string' }, nombre: { type: 'string' }, codpais: { type: 'string' }, clave: { type: 'string' }, base: { type: 'number' } } } } } },
+  });
+  annual('modelo390', modelo390, {
+    summary: 'The annual VAT summary (Modelo 390): the year\'s 303 boxes summed, with the per-rate detail and the year\'s settlements',
+    description: '`codejercicio` (and `idempresa`). Boxes keyed by the 390\'s numbers; `adquisicionesintracomunitarias` by kind and rate; `liquidaciones` the year\'s settled periods.',
+    response: { type: 'object', properties: { casillas: { type: 'object' }, adquisicionesintracomunitarias: { type: 'array', items: { type: 'object' } }, liquidaciones: { type: 'array', items: { type: 'object' } } } },
   });
 }
