@@ -117,6 +117,12 @@ forEachEngine('VAT return (Modelo 303)', (t) => {
     assert.equal(text.slice(328 + 325, 328 + 342), '00000000000230000', '[07] = 2,300.00 at 326 of page 01');
     assert.equal(text.slice(328 + 432, 328 + 449), 'N0000000000100000', '[14] = -1,000.00');
     assert.equal((await t().call('GET', '/api/3/modelo303?codejercicio=2026&periodo=4T&formato=odt')).body.fields.formato, 'invalid-value');
+    const csv = await t().request({ method: 'GET', url: '/api/3/modelo303?codejercicio=2026&periodo=4T&formato=csv' });
+    assert.match(csv.body, /\r\n07;2300\r\n/, 'the boxes as a report');
+    const pdf = await t().request({ method: 'GET', url: '/api/3/modelo303?codejercicio=2026&periodo=4T&formato=pdf' });
+    assert.deepEqual([pdf.statusCode, pdf.headers['content-type'], pdf.rawPayload.subarray(0, 5).toString()], [200, 'application/pdf', '%PDF-']);
+    const xlsx = await t().request({ method: 'GET', url: '/api/3/modelo303?codejercicio=2026&periodo=4T&formato=xlsx' });
+    assert.deepEqual([xlsx.statusCode, xlsx.rawPayload.subarray(0, 2).toString()], [200, 'PK']);
 
     // The third quarter: the September sale; the purchase dated in September but received in October is not in it.
     const third = (await t().call('GET', '/api/3/modelo303?codejercicio=2026&periodo=3T')).body;

@@ -6,6 +6,8 @@ export type { ExportView } from './export-view.ts';
 export { fiscalQr, type FiscalQr } from './fiscal-qr.ts';
 export { documentTitleOf, documentView, exportTypeOf, renderDocumentFile, type DocumentFile } from './document-file.ts';
 export { chooseLanguage, languageOf } from './labels/labels.ts';
+export { reportCsv, reportXlsx, type ReportTable } from './table-export.ts';
+export { reportPdf } from './pdf/report-pdf.ts';
 
 /**
  * Document export: PDF, CSV, XLSX and e-invoices (UBL, CII, Facturae) of the eight documents; the

@@ -6,6 +6,7 @@ import { addResourceRoute, type OperationDoc } from '../../http/resource-route.t
 import { carriedInto, settleVat, undoSettlement } from './settle-vat.ts';
 import { textOf } from '../../models/record-rules.ts';
 import { companyOf } from '../company/index.ts';
+import { reportCsv, reportPdf, reportXlsx, type ReportTable } from '../export/index.ts';
 import { aeat303File } from './aeat303-file.ts';
 import { modelo347, modelo349 } from './annual-forms.ts';
 import { modelo390 } from './modelo390.ts';
@@ -15,12 +16,19 @@ import { taxPeriodOf } from './tax-period.ts';
 /** The software version the agency's files carry (their `<AUX>` block). */
 const AEAT_SOFTWARE_VERSION = '0100';
 
+/** The 303 as a report, through the export module's tables. */
+const REPORTS = {
+  pdf: { contentType: 'application/pdf', render: reportPdf },
+  csv: { contentType: 'text/csv; charset=utf-8', render: reportCsv },
+  xlsx: { contentType: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', render: reportXlsx },
+} as const;
+
 /** The tax forms' endpoints (docs/tax-forms.md): each a resource of its own for access rules. */
 export function registerTaxFormRoutes(app: FastifyInstance, ctx: AppContext): void {
   ctx.customResources.add('modelo303');
   const doc: OperationDoc = {
     summary: 'The VAT return (Modelo 303) of a quarter or month, computed from the books',
-    description: '`codejercicio` and `periodo` (`1T`-`4T`, or `01`-`12` for monthly filers) required; `idempresa` for a company other than the default. Every box of pages 1 and 3, keyed by the agency\'s box number, amounts to the cent; `avisos` lists what no box takes. `formato=aeat`: the agency\'s presentation file instead (record design DR303, the 2026 design from 2T 2026, ISO-8859-1). 422 naming the parameter otherwise.',
+    description: '`codejercicio` and `periodo` (`1T`-`4T`, or `01`-`12` for monthly filers) required; `idempresa` for a company other than the default. Every box of pages 1 and 3, keyed by the agency\'s box number, amounts to the cent; `avisos` lists what no box takes. `formato=aeat`: the agency\'s presentation file instead (record design DR303, the 2026 design from 2T 2026, ISO-8859-1); `pdf`, `csv`, `xlsx`: the boxes as a report. 422 naming the parameter otherwise.',
     response: {
       type: 'object',
       properties: {
@@ -39,10 +47,19 @@ export function registerTaxFormRoutes(app: FastifyInstance, ctx: AppContext): vo
         handler: async (request, reply) => {
           const query = request.query as Record<string, unknown>;
           const formato = textOf(query.formato).trim().toLowerCase();
-          if (formato && formato !== 'json' && formato !== 'aeat') throw validationError({ formato: 'invalid-value' });
+          if (formato && !['json', 'aeat', ...Object.keys(REPORTS)].includes(formato)) throw validationError({ formato: 'invalid-value' });
           const { formato: _format, ...rest } = query;
           const period = await taxPeriodOf(ctx, rest);
           const form = await modelo303(ctx, period, await carriedInto(ctx.database.kysely, period));
+          if (formato in REPORTS) {
+            const report = REPORTS[formato as keyof typeof REPORTS];
+            const table: ReportTable = {
+              title: `Modelo 303 ${period.year} ${period.periodo}`, columns: ['casilla', 'importe'],
+              rows: Object.entries(form.casillas).map(([name, value]) => [name, value]), decimals: 2,
+            };
+            return reply.header('Content-Type', report.contentType)
+              .header('Content-Disposition', `attachment; filename="303_${period.year}${period.periodo}.${formato}"`).send(await report.render(table));
+          }
           if (formato !== 'aeat') return form;
           const company = await companyOf(ctx.database.kysely, period.idempresa);
           let file: string;

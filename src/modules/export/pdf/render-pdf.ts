@@ -71,7 +71,7 @@ export async function renderPdf(view: ExportView): Promise<Buffer> {
 }
 
 /** The document's bytes once pdfkit has written them all. */
-function collect(doc: PDFKit.PDFDocument): Promise<Buffer> {
+export function collect(doc: PDFKit.PDFDocument): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     doc.on('data', (chunk: Buffer) => chunks.push(chunk));
