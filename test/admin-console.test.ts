@@ -420,6 +420,30 @@ describe('admin console in Chromium', { skip: present ? false : `no Chromium at 
     assert.equal((await call('GET', `reciboclientes/${open40.idrecibo}`)).body.pagado, true);
   });
 
+  it('shows a quarter\'s VAT return, settles it, downloads the agency\'s file and undoes the settlement', async () => {
+    const year = new Date().toISOString().slice(0, 4);
+    const quarter = `${Math.floor(new Date().getMonth() / 3) + 1}T`;
+    const expected = (await call('GET', `modelo303?codejercicio=${year}&periodo=${quarter}`)).body;
+    await open('taxes', 'Taxes');
+    await page.getByLabel('Fiscal year').selectOption(year);
+    await page.getByLabel('Period', { exact: true }).selectOption(quarter);
+    await page.getByRole('button', { name: 'Show', exact: true }).click();
+    await page.locator('[data-box="27"] td').waitFor();
+    assert.equal(await page.locator('[data-box="07"] td').innerText(), await page.evaluate((value) => new Intl.NumberFormat(document.documentElement.lang || 'en', { minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(value), expected.casillas['07']).catch(() => ''), 'box 07 as the API answers it');
+    await check('taxes');
+    const download = page.waitForEvent('download');
+    await page.getByRole('button', { name: 'Agency file' }).click();
+    const text = fs.readFileSync(await (await download).path(), 'latin1');
+    assert.ok(text.startsWith(`<T3030${year}${quarter}0000><AUX>`), text.slice(0, 30));
+    await page.getByRole('button', { name: 'Settle the period' }).click();
+    await page.getByRole('status').filter({ hasText: `Period ${quarter} settled` }).waitFor();
+    const [settled] = (await call('GET', `liquidacioniva?filter[periodo]=${quarter}&filter[codejercicio]=${year}`)).body;
+    assert.ok(settled?.idasiento === null || typeof settled?.idasiento === 'number', JSON.stringify(settled));
+    await page.getByRole('button', { name: 'Undo the settlement' }).click();
+    await page.getByRole('status').filter({ hasText: `Settlement of ${quarter} undone` }).waitFor();
+    assert.deepEqual((await call('GET', `liquidacioniva?filter[periodo]=${quarter}&filter[codejercicio]=${year}`)).body, []);
+  });
+
   it('switches VERI*FACTU on for a company, checks its chain, and cancels an invoice', async () => {
     await open('verifactu', 'VERI*FACTU');
     const company = page.locator('form[data-company="1"]');

@@ -16,6 +16,7 @@ import { Email } from './pages/email.js';
 import { Recurring } from './pages/recurring.js';
 import { Remittances } from './pages/remittances.js';
 import { Statements } from './pages/statements.js';
+import { Taxes } from './pages/taxes.js';
 import { Events } from './pages/events.js';
 import { Verifactu } from './pages/verifactu.js';
 
@@ -30,6 +31,7 @@ const MENU = [
   { id: 'recurring', needs: ['facturarecurrente'] },
   { id: 'remittances', needs: ['remesasepa'] },
   { id: 'statements', needs: ['movimientobanco'] },
+  { id: 'taxes', needs: ['liquidacioniva'] },
   { id: 'email', needs: ['emailsent'] },
   { id: 'webhooks', needs: ['webhook'] },
   { id: 'events', needs: ['events'] },
@@ -119,6 +121,8 @@ function Page({ route, access, refreshAccess }) {
       return html`<${Remittances} ...${props} />`;
     case 'statements':
       return html`<${Statements} ...${props} />`;
+    case 'taxes':
+      return html`<${Taxes} ...${props} />`;
     case 'email':
       return html`<${Email} ...${props} />`;
     case 'webhooks':
