@@ -1,10 +1,8 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { AppContext } from '../../app-context.ts';
-import { validationError } from '../../errors.ts';
 import { textOf } from '../../models/record-rules.ts';
-import { ejercicioModel } from '../fiscal/index.ts';
 import { invoiceTaxModel } from './tax-line-model.ts';
-import { taxPeriodOf } from './tax-period.ts';
+import { taxPeriodOf, taxYearOf } from './tax-period.ts';
 
 /**
  * The annual statement of operations with third parties (Modelo 347) and the recapitulative
@@ -27,19 +25,6 @@ const NOT_IN_347 = ['intracomunitaria', 'intracom-servicios', 'exportacion', 'im
 
 const euros = (value: unknown) => Math.round(Number(value ?? 0) * 100) / 100;
 
-/** The exercise of a request's `codejercicio`, its calendar year, and the company. */
-async function yearOf(ctx: AppContext, query: Record<string, unknown>): Promise<{ codejercicio: string; year: number; idempresa: number }> {
-  const codejercicio = textOf(query.codejercicio).trim();
-  if (!codejercicio) throw validationError({ codejercicio: 'required' });
-  const given = textOf(query.idempresa).trim();
-  if (given && !/^\d{1,9}$/.test(given)) throw validationError({ idempresa: 'invalid-integer' });
-  const idempresa = given ? Number(given) : (await ctx.settings()).idempresa;
-  const exercise = await ctx.store.get(ejercicioModel, codejercicio);
-  if (!exercise) throw validationError({ codejercicio: 'not-found' });
-  if (exercise.idempresa !== null && exercise.idempresa !== undefined && Number(exercise.idempresa) !== idempresa) throw validationError({ idempresa: 'other-company' });
-  return { codejercicio, idempresa, year: Number(textOf(exercise.fechainicio).slice(0, 4)) };
-}
-
 /**
  * `GET /api/3/modelo347?codejercicio=`: every customer (key B) and supplier (key A) whose year's
  * invoices add up to more than 3,005.06 EUR, VAT and surcharge included, by tax id, with the
@@ -47,7 +32,7 @@ async function yearOf(ctx: AppContext, query: Record<string, unknown>): Promise<
  * with IRPF (models 190/180), disbursements (suplidos). Credit notes reduce their quarter.
  */
 export async function modelo347(ctx: AppContext, query: Record<string, unknown>): Promise<Row> {
-  const { codejercicio, year, idempresa } = await yearOf(ctx, query);
+  const { codejercicio, year, idempresa } = await taxYearOf(ctx, query);
   const db = ctx.database.kysely;
   const declarados: Row[] = [];
   for (const side of ['sales', 'purchase'] as const) {

@@ -3,7 +3,7 @@ import { textOf } from '../../models/record-rules.ts';
 import { fillMissingTaxRows } from './keep-taxes.ts';
 import { boxes303, sideSums } from './modelo303.ts';
 import { vatSettlementModel } from './settlement-model.ts';
-import { taxPeriodOf, type TaxPeriod } from './tax-period.ts';
+import { taxYearOf, type TaxPeriod } from './tax-period.ts';
 
 type Row = Record<string, unknown>;
 
@@ -42,8 +42,8 @@ function acquisitionsByRate(purchases: readonly Row[]): Array<{ tipo: 'bienes' |
 
 /** `GET /api/3/modelo390?codejercicio=` (and `idempresa`). */
 export async function modelo390(ctx: AppContext, query: Record<string, unknown>): Promise<Row> {
-  const quarter = await taxPeriodOf(ctx, { ...query, periodo: '1T' });
-  const year: TaxPeriod = { ...quarter, periodo: '', desde: `${quarter.year}-01-01`, hasta: `${quarter.year}-12-31` };
+  const exercise = await taxYearOf(ctx, query);
+  const year: TaxPeriod = { ...exercise, periodo: '', desde: `${exercise.year}-01-01`, hasta: `${exercise.year}-12-31` };
   const db = ctx.database.kysely;
   await fillMissingTaxRows(ctx, db, year.idempresa, year.desde, year.hasta);
   const [sales, purchases, settled] = await Promise.all([

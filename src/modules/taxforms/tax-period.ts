@@ -35,22 +35,29 @@ export function previousPeriod(year: number, periodo: string): { year: number; p
 export const isLastPeriod = (periodo: string) => periodo === '4T' || periodo === '12';
 
 /**
- * The period a request names (`codejercicio`, `periodo`, `idempresa` default the installation's
- * company): the exercise must exist and belong to that company; 422 naming the member otherwise.
+ * The fiscal year a request names (`codejercicio`, `idempresa` default the installation's company):
+ * the exercise must exist and belong to that company; 422 naming the member otherwise. `year` is
+ * the calendar year it starts in.
  */
-export async function taxPeriodOf(ctx: AppContext, query: Record<string, unknown>): Promise<TaxPeriod> {
+export async function taxYearOf(ctx: AppContext, query: Record<string, unknown>): Promise<{ codejercicio: string; idempresa: number; year: number }> {
   const codejercicio = textOf(query.codejercicio).trim();
-  const periodo = textOf(query.periodo).trim().toUpperCase();
   if (!codejercicio) throw validationError({ codejercicio: 'required' });
-  if (!periodo) throw validationError({ periodo: 'required' });
-  const months = monthsOf(periodo);
-  if (!months) throw validationError({ periodo: 'invalid-value' });
   const given = textOf(query.idempresa).trim();
   if (given && !/^\d{1,9}$/.test(given)) throw validationError({ idempresa: 'invalid-integer' });
   const idempresa = given ? Number(given) : (await ctx.settings()).idempresa;
   const exercise = await ctx.store.get(ejercicioModel, codejercicio);
   if (!exercise) throw validationError({ codejercicio: 'not-found' });
   if (exercise.idempresa !== null && exercise.idempresa !== undefined && Number(exercise.idempresa) !== idempresa) throw validationError({ idempresa: 'other-company' });
-  const year = Number(textOf(exercise.fechainicio).slice(0, 4));
+  return { codejercicio, idempresa, year: Number(textOf(exercise.fechainicio).slice(0, 4)) };
+}
+
+/** The period a request names: its year (see taxYearOf) and `periodo`, required, a quarter or a month. */
+export async function taxPeriodOf(ctx: AppContext, query: Record<string, unknown>): Promise<TaxPeriod> {
+  const periodo = textOf(query.periodo).trim().toUpperCase();
+  const months = monthsOf(periodo);
+  if (textOf(query.codejercicio).trim() && !periodo) throw validationError({ periodo: 'required' });
+  const { codejercicio, idempresa, year } = await taxYearOf(ctx, query);
+  if (!periodo) throw validationError({ periodo: 'required' });
+  if (!months) throw validationError({ periodo: 'invalid-value' });
   return { codejercicio, periodo, idempresa, year, desde: `${year}-${pad(months[0])}-01`, hasta: `${year}-${pad(months[1])}-${pad(lastDay(year, months[1]))}` };
 }
