@@ -93,6 +93,7 @@ const TABLE_ACCESS: Record<string, Record<string, string>> = {
     recibospagosprov: 'the unpaid supplier receipts a transfer order gathers, with their payment method, supplier and main bank account: one query',
   },
   taxforms: {
+    empresas: 'the company\'s row, locked first by a VAT settlement and its undoing: they take turns, and invoices being written for the company finish first',
     partidas: 'the balances of the VAT sub-accounts over the period\'s entries, which the settlement entry clears: one aggregate',
     subcuentas: 'the same aggregate\'s sub-accounts, and the tax authority\'s payable or receivable sub-account (IVAACR, IVADEU)',
   },

@@ -164,6 +164,17 @@ forEachEngine('VAT return (Modelo 303)', (t) => {
     assert.equal((await t().call('PATCH', `/api/3/facturaclientes/${inside.idfactura}`, { observaciones: 'nota' })).status, 200, 'what the return did not take still changes');
     assert.equal((await t().call('DELETE', `/api/3/facturaclientes/${inside.idfactura}`)).body.message, 'period-locked');
 
+    // The VAT day decides: dated in the locked quarter but received after it is the next quarter's; moved into it, refused.
+    const received = await purchase(t(), 'Q3', '2026-03-30', [{ pvpunitario: 10, codimpuesto: 'IVA21' }], { fecharecepcion: '2026-07-05' });
+    assert.equal((await t().call('PATCH', `/api/3/facturaproveedores/${received}`, { fecharecepcion: '2026-05-05' })).body.message, 'period-locked');
+    const moved = await t().call('POST', '/api/3/crearFacturaCliente', { codcliente: 'T1', fecha: '2026-11-20', fechadevengo: '2026-05-20', lineas: [{ descripcion: 'x', pvpunitario: 10, codimpuesto: 'IVA21' }] });
+    assert.deepEqual([moved.status, moved.body.message], [422, 'period-locked'], 'accrued in the locked quarter');
+    // The lock row is the settlement's: only undoing the settlement unlocks it.
+    assert.equal((await t().call('PATCH', `/api/3/regularizacionimpuestos/${first.body.idregiva}`, { bloquear: false })).body.fields?.idregiva, 'use-liquidarIVA');
+    assert.equal((await t().call('DELETE', `/api/3/regularizacionimpuestos/${first.body.idregiva}`)).body.fields?.idregiva, 'use-liquidarIVA');
+    // Settled in order: the fourth quarter waits for the third.
+    assert.equal((await t().call('POST', '/api/3/liquidarIVA', { codejercicio: '2026', periodo: '4T' })).body.fields?.periodo, 'previous-not-settled');
+
     // Undone newest first: the entry goes, the period opens.
     assert.equal((await t().call('DELETE', `/api/3/liquidarIVA/${first.body.idliquidacion}`)).body.fields?.periodo, 'later-settlement');
     assert.equal((await t().call('DELETE', `/api/3/liquidarIVA/${settled.body.idliquidacion}`)).status, 200);
@@ -201,6 +212,20 @@ forEachEngine('VAT return (Modelo 303)', (t) => {
     for (const [box390, box303] of pairs) assert.equal(annual.body.casillas[box390], sum(box303), `390 [${box390}] = the 303s' [${box303}]`);
     assert.deepEqual([annual.body.casillas['25'], annual.body.casillas['26'], annual.body.casillas['56'], annual.body.casillas['57']], [1000, 210, 1000, 210], 'intra-EU acquisitions at 21 %');
     assert.deepEqual(annual.body.liquidaciones, [{ periodo: '1T', resultado: -210, acompensar: 210 }]);
+  });
+
+  it('writes the missing tax rows of older invoices once, however many returns ask at once', async () => {
+    const before = (await t().call('GET', '/api/3/modelo303?codejercicio=2026&periodo=4T')).body.casillas;
+    const db = t().app.ctx.database.kysely;
+    const rows = async () => (await db.selectFrom('facturas_impuestos').select('id').where('idfacturacli', 'is not', null).execute()).length;
+    const kept = await rows();
+    await db.deleteFrom('facturas_impuestos').where('idfacturacli', 'is not', null).execute();
+    const answers = await Promise.all([1, 2, 3].map(() => t().call('GET', '/api/3/modelo303?codejercicio=2026&periodo=4T')));
+    for (const answer of answers) assert.equal(answer.status, 200, JSON.stringify(answer.body));
+    const after = (await t().call('GET', '/api/3/modelo303?codejercicio=2026&periodo=4T')).body.casillas;
+    assert.deepEqual([after['07'], after['09'], after['14'], after['59']], [before['07'], before['09'], before['14'], before['59']]);
+    // The 4T return filled that year's invoices from the year before on: all of them here, each once.
+    assert.equal(await rows(), kept, 'no invoice\'s rows written twice');
   });
 
   it('refuses a bad period by name', async () => {

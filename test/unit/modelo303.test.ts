@@ -37,6 +37,11 @@ const cases: Array<{ name: string; sales?: Array<Record<string, unknown>>; purch
     boxes: { 27: 0 }, avisos: ['rate-without-box', 'imports-not-covered'],
   },
   {
+    name: 'credit notes of exempt or 0 % operations modify no VAT: not in 14 nor 40',
+    sales: [row({ rect: 1, iva: 0, base: -100 }), row({ rect: 1, iva: 0, abroad: 1, base: -50 })], purchases: [row({ rect: 1, iva: 0, base: -100 })],
+    boxes: { 14: 0, 40: 0, 120: -50, 28: 0 },
+  },
+  {
     name: 'a 0 % sale abroad is not subject (120); at home exempt (no box)',
     sales: [row({ iva: 0, abroad: 1, base: 400 }), row({ iva: 0, base: 70 })],
     boxes: { 120: 400, 150: 0, 27: 0 },

@@ -45,20 +45,25 @@ export async function subaccountById(db: DbExecutor, idsubcuenta: number): Promi
   return toSubaccount(await db.selectFrom('subcuentas').select(['idsubcuenta', 'codsubcuenta']).where('idsubcuenta', '=', idsubcuenta).executeTakeFirst());
 }
 
-/** The same as an SQL expression, 1 or 0, for a read that checks it with others (a document's read after its locks). */
-export function lockedSettlementRead(dialect: SqlDialect, fecha: string): RawBuilder<number> {
-  return sql<number>`CASE WHEN EXISTS (SELECT 1 FROM regularizacionimpuestos WHERE bloquear = ${dialect.boolean(true)} AND fechainicio <= ${fecha} AND fechafin >= ${fecha}) THEN 1 ELSE 0 END`;
+/**
+ * Whether a locked VAT settlement covers `fecha`, as an SQL expression (1 or 0) for a read that
+ * checks it with others (a document's read after its locks). With `idempresa`, only that company's
+ * settlements (and those of no company) lock.
+ */
+export function lockedSettlementRead(dialect: SqlDialect, fecha: string, idempresa?: number): RawBuilder<number> {
+  const company = idempresa === undefined ? sql`` : sql` AND (idempresa IS NULL OR idempresa = ${idempresa})`;
+  return sql<number>`CASE WHEN EXISTS (SELECT 1 FROM regularizacionimpuestos WHERE bloquear = ${dialect.boolean(true)} AND fechainicio <= ${fecha} AND fechafin >= ${fecha}${company}) THEN 1 ELSE 0 END`;
 }
 
-/** Whether a locked VAT settlement (`regularizacionimpuestos.bloquear`) covers `fecha`. */
-export async function insideLockedSettlement(db: DbExecutor, dialect: SqlDialect, fecha: unknown): Promise<boolean> {
+/** Whether a locked VAT settlement (`regularizacionimpuestos.bloquear`) covers `fecha` (of company `idempresa`, when given). */
+export async function insideLockedSettlement(db: DbExecutor, dialect: SqlDialect, fecha: unknown, idempresa?: number): Promise<boolean> {
   if (typeof fecha !== 'string' || fecha === '') return false;
-  const row = await db
+  let query = db
     .selectFrom('regularizacionimpuestos')
     .select('idregiva')
     .where('bloquear', '=', dialect.boolean(true))
     .where('fechainicio', '<=', fecha)
-    .where('fechafin', '>=', fecha)
-    .executeTakeFirst();
-  return row !== undefined;
+    .where('fechafin', '>=', fecha);
+  if (idempresa !== undefined) query = query.where((eb) => eb.or([eb('idempresa', 'is', null), eb('idempresa', '=', idempresa)]));
+  return (await query.executeTakeFirst()) !== undefined;
 }

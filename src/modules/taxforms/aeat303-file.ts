@@ -43,6 +43,14 @@ function alnum(text: string, width: number): string {
   return plain.slice(0, width).padEnd(width, ' ');
 }
 
+/** A Spanish tax id as the design wants it: 9 letters and digits, separators and an `ES` prefix dropped; anything else refused. */
+export function taxId(nif: string): string {
+  const compact = nif.toUpperCase().replace(/[^A-Z0-9]/g, '');
+  const plain = compact.length === 11 && compact.startsWith('ES') ? compact.slice(2) : compact;
+  if (!/^[A-Z0-9]{9}$/.test(plain)) throw new RangeError(`the company's tax id "${nif}" is not a Spanish NIF of 9 characters`);
+  return plain;
+}
+
 /** An amount in cents as 17 characters (15 + 2 digits): negative ones `N` and 16 digits, where the field allows a sign. */
 function amount(box: string, value: number): string {
   const cents = Math.round(value * 100);
@@ -68,7 +76,7 @@ const blanks = (width: number): Field => ['fixed', ' '.repeat(width)];
 function page01(form: Modelo303, who: Declarant, year: number, design2026: boolean): string {
   const last = form.periodo === '4T' || form.periodo === '12';
   const fields: Field[] = [
-    ['fixed', '<T30301000>'], blanks(1), ['fixed', form.tipodeclaracion], ['text', who.nif, 9], ['text', who.nombre, 80], ['fixed', String(year)], ['fixed', form.periodo],
+    ['fixed', '<T30301000>'], blanks(1), ['fixed', form.tipodeclaracion], ['fixed', taxId(who.nif)], ['text', who.nombre, 80], ['fixed', String(year)], ['fixed', form.periodo],
     // Identification flags: not foral, not REDEME, general regime only ("3"), no joint return, no cash
     // accounting (own or received), no special pro-rata, no revocation, no insolvency; its date and
     // moment blank; not in SII; the 390 and operations-volume flags "0" outside the last period.
@@ -82,7 +90,8 @@ function page01(form: Modelo303, who: Declarant, year: number, design2026: boole
 
 function page03(form: Modelo303, design2026: boolean): string {
   const c = form.casillas;
-  const inactive = Object.entries(c).every(([name, value]) => RATES.has(name) || value === 0) ? 'X' : ' ';
+  // Without activity: no VAT accrued or borne (what earlier periods carry does not count).
+  const inactive = Object.entries(c).every(([name, value]) => RATES.has(name) || ['110', '78', '87'].includes(name) || value === 0) ? 'X' : ' ';
   const common: Field[] = [['fixed', '<T30303000>'], ...boxes(['59', '60', '120', '122', '123', '124', '62', '63', '74', '75', '76', '64', '65', '66', '77', '110', '78', '87', '68'])];
   const tail: Field[] = design2026
     ? [...boxes(['108', '69', '70', '109', '112', '71']), ['fixed', inactive], blanks(1), blanks(13), blanks(1), ...boxes(['111']), blanks(1), blanks(1), blanks(546)]
@@ -99,6 +108,6 @@ export function aeat303File(form: Modelo303, who: Declarant, year: number, softw
   if (!monthsOf(form.periodo)) throw new RangeError(`no period ${form.periodo}`);
   const design2026 = uses2026Design(year, form.periodo);
   const head = `<T3030${year}${form.periodo}0000>`;
-  const aux = `<AUX>${' '.repeat(70)}${software.version.slice(0, 4).padEnd(4, ' ')}${' '.repeat(4)}${alnum(software.nif, 9)}${' '.repeat(213)}</AUX>`;
+  const aux = `<AUX>${' '.repeat(70)}${software.version.slice(0, 4).padEnd(4, ' ')}${' '.repeat(4)}${taxId(software.nif)}${' '.repeat(213)}</AUX>`;
   return `${head}${aux}${page01(form, who, year, design2026)}${page03(form, design2026)}</T3030${year}${form.periodo}0000>`;
 }

@@ -1,6 +1,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { AppContext } from '../../app-context.ts';
 import { textOf } from '../../models/record-rules.ts';
+import { fillMissingTaxRows } from './keep-taxes.ts';
 import { invoiceTaxModel } from './tax-line-model.ts';
 import { taxPeriodOf, taxYearOf } from './tax-period.ts';
 
@@ -48,6 +49,8 @@ export async function modelo347(ctx: AppContext, query: Record<string, unknown>)
       .where('f.idempresa', '=', idempresa).where(date, '>=', `${year}-01-01`).where(date, '<=', `${year}-12-31`)
       .where((eb) => eb.or([eb('f.operacion', 'is', null), eb('f.operacion', 'not in', NOT_IN_347)]))
       .where((eb) => eb.or([eb('f.totalirpf', 'is', null), eb('f.totalirpf', '=', 0)]))
+      // Without the customer's or supplier's tax id there is no one to declare (simplified invoices).
+      .where('f.cifnif', 'is not', null).where('f.cifnif', '<>', '')
       .groupBy('f.cifnif')
       .having(sql`SUM(${amount})`, '>', THRESHOLD_347)
       .orderBy('f.cifnif').execute();
@@ -74,6 +77,7 @@ const KEYS_349: Record<'sales' | 'purchase', Record<string, string>> = {
  */
 export async function modelo349(ctx: AppContext, query: Record<string, unknown>): Promise<Row> {
   const period = await taxPeriodOf(ctx, query);
+  await fillMissingTaxRows(ctx, period.idempresa, period.desde, period.hasta);
   const db = ctx.database.kysely;
   const operaciones: Row[] = [];
   for (const side of ['sales', 'purchase'] as const) {

@@ -1,5 +1,6 @@
 import type { AppContext } from '../../app-context.ts';
 import type { DbExecutor } from '../../db/database.ts';
+import { inTransaction } from '../../db/transaction.ts';
 import {
   DOCUMENT_TYPES, documentChanged, documentCreated, documentPreparing, headerOf, linesOf, loadReference, storedBreakdown, type DocumentReference, type DocumentType, type Row,
 } from '../documents/index.ts';
@@ -61,24 +62,36 @@ export function keepTaxRows(ctx: AppContext): void {
 }
 
 /**
- * The tax rows of a period's invoices written before this module kept them, written now (in the
- * caller's transaction): one read per side finds them, so a period whose invoices all have their
- * rows costs two statements. `dates` are each side's SQL date of the period (see modelo303.ts).
+ * The tax rows of a period's invoices written before this module kept them, written now: one read
+ * per side finds them (a period whose invoices all have rows costs two statements); each is then
+ * written in its own transaction under its invoice's lock, checked again there, so that two
+ * returns asked at once, or a return and an edit, never write an invoice's rows twice. Called
+ * outside any transaction.
  */
-export async function fillMissingTaxRows(ctx: AppContext, db: DbExecutor, idempresa: number, desde: string, hasta: string): Promise<number> {
+export async function fillMissingTaxRows(ctx: AppContext, idempresa: number, desde: string, hasta: string): Promise<number> {
+  const db = ctx.database.kysely;
+  const { dialect } = ctx.database;
   let filled = 0;
   let ref: DocumentReference | undefined;
   for (const type of DOCUMENT_TYPES.filter((candidate) => candidate.invoice)) {
-    const missing = await db.selectFrom(`${type.header.table} as f`).select('f.idfactura')
-      .where('f.idempresa', '=', idempresa).where('f.fecha', '>=', shiftYear(desde, -1)).where('f.fecha', '<=', hasta)
-      .where((eb) => eb.not(eb.exists(eb.selectFrom(`${invoiceTaxModel.table} as t`).select('t.id').whereRef(`t.${column(type)}` as never, '=', 'f.idfactura' as never))))
-      .execute();
-    for (const { idfactura } of missing) {
-      const header = await headerOf(db, type, idfactura);
-      if (!header) continue;
+    const without = (executor: DbExecutor, ids?: number[]) => {
+      let query = executor.selectFrom(`${type.header.table} as f`).select('f.idfactura')
+        .where((eb) => eb.not(eb.exists(eb.selectFrom(`${invoiceTaxModel.table} as t`).select('t.id').whereRef(`t.${column(type)}` as never, '=', 'f.idfactura' as never))));
+      query = ids ? query.where('f.idfactura', 'in', ids) : query.where('f.idempresa', '=', idempresa).where('f.fecha', '>=', shiftYear(desde, -1)).where('f.fecha', '<=', hasta);
+      return query.execute();
+    };
+    for (const { idfactura } of await without(db)) {
       ref ??= await loadReference(ctx);
-      await rewriteTaxRows(ctx, db, ref, type, Number(idfactura), header, await linesOf(db, type, idfactura));
-      filled++;
+      const reference = ref;
+      const wrote = await inTransaction(ctx.database, async (trx) => {
+        await dialect.locking(trx.selectFrom(type.header.table).select(type.key).where(type.key, '=', Number(idfactura))).execute();
+        if (!(await without(trx, [Number(idfactura)])).length) return false;
+        const header = await headerOf(trx, type, idfactura);
+        if (!header) return false;
+        await rewriteTaxRows(ctx, trx, reference, type, Number(idfactura), header, await linesOf(trx, type, idfactura));
+        return true;
+      });
+      if (wrote) filled++;
     }
   }
   return filled;

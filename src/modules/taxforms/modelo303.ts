@@ -2,7 +2,6 @@ import { sql } from 'kysely';
 import type { AppContext } from '../../app-context.ts';
 import type { DbExecutor } from '../../db/database.ts';
 import { textOf } from '../../models/record-rules.ts';
-import { fillMissingTaxRows } from './keep-taxes.ts';
 import { invoiceTaxModel } from './tax-line-model.ts';
 import type { TaxPeriod } from './tax-period.ts';
 
@@ -97,12 +96,13 @@ export function boxes303(sales: readonly Row[], purchases: readonly Row[], carri
     if (INTRA_EU.has(operacion)) add('59', base);
     else if (operacion === 'exportacion') add('60', base);
     else if (operacion === REVERSE_CHARGE) add('122', base);
-    else if (flag(row.rect)) {
+    else if (Number(row.iva) === 0 && cuota === 0) {
+      // Not subject by the place of supply (a service to a business abroad) or exempt at home: 120,
+      // or no box; its credit notes the same (no VAT was modified).
+      if (flag(row.abroad)) add('120', base);
+    } else if (flag(row.rect)) {
       add('14', base);
       add('15', cuota);
-    } else if (Number(row.iva) === 0 && cuota === 0) {
-      // Not subject by the place of supply (a service to a business abroad) or exempt at home: 120, or no box.
-      if (flag(row.abroad)) add('120', base);
     } else {
       const boxes = VAT_ROWS[rateKey(row.iva)];
       if (boxes) {
@@ -136,10 +136,12 @@ export function boxes303(sales: readonly Row[], purchases: readonly Row[], carri
       add(input[1]!, cuota);
     } else if (operacion === 'importacion') {
       if (base !== 0) avisos.push({ motivo: 'imports-not-covered', lado: 'compras', base: base / 100 });
+    } else if (cuota === 0) {
+      // No deductible VAT (exempt, 0 %): in no box, nor its credit notes.
     } else if (flag(row.rect)) {
       add('40', base);
       add('41', cuota);
-    } else if (cuota !== 0) {
+    } else {
       add('28', base);
       add('29', cuota);
     }
@@ -160,9 +162,11 @@ export function boxes303(sales: readonly Row[], purchases: readonly Row[], carri
   return { casillas, avisos };
 }
 
-/** The 303 of a period: its two aggregates, then the boxes. `carried` is box 110 in cents (the previous settlement's carry-forward). */
+/**
+ * The 303 of a period: its two aggregates, then the boxes. `carried` is box 110 in cents (the
+ * previous settlement's carry-forward). The caller has filled the period's missing tax rows first.
+ */
 export async function modelo303(ctx: AppContext, period: TaxPeriod, carried = 0, db: DbExecutor = ctx.database.kysely): Promise<Modelo303> {
-  await fillMissingTaxRows(ctx, db, period.idempresa, period.desde, period.hasta);
   const [sales, purchases] = await Promise.all([sideSums(db, 'sales', period), sideSums(db, 'purchase', period)]);
   const { casillas, avisos } = boxes303(sales, purchases, carried);
   const result = casillas['71']!;

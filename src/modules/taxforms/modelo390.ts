@@ -45,10 +45,11 @@ export async function modelo390(ctx: AppContext, query: Record<string, unknown>)
   const exercise = await taxYearOf(ctx, query);
   const year: TaxPeriod = { ...exercise, periodo: '', desde: `${exercise.year}-01-01`, hasta: `${exercise.year}-12-31` };
   const db = ctx.database.kysely;
-  await fillMissingTaxRows(ctx, db, year.idempresa, year.desde, year.hasta);
-  const [sales, purchases, settled] = await Promise.all([
+  await fillMissingTaxRows(ctx, year.idempresa, year.desde, year.hasta);
+  const [sales, purchases, settled, previousYear] = await Promise.all([
     sideSums(db, 'sales', year), sideSums(db, 'purchase', year),
     db.selectFrom(vatSettlementModel.table).select(['periodo', 'hasta', 'resultado', 'acompensar', 'casillas']).where('idempresa', '=', year.idempresa).where('anio', '=', year.year).orderBy('hasta').execute(),
+    db.selectFrom(vatSettlementModel.table).select('acompensar').where('idempresa', '=', year.idempresa).where('anio', '=', year.year - 1).orderBy('hasta', 'desc').limit(1).executeTakeFirst(),
   ]);
   const { casillas: year303 } = boxes303(sales, purchases, 0);
   const box: Record<string, number> = {};
@@ -70,16 +71,21 @@ export async function modelo390(ctx: AppContext, query: Record<string, unknown>)
   box['33'] = ['01', '03', '05', '700', '702', '27', '29'].reduce((sum, name) => sum + box[name]!, 0) + cents(year303['10']);
   box['34'] = ['02', '04', '06', '701', '703', '28', '30'].reduce((sum, name) => sum + box[name]!, 0) + cents(year303['11']);
   box['84'] = box['65']!;
-  // The year's settled returns: what they carried in (85), paid (95), left to carry at the year's end (97).
+  // The year's settled returns: what they applied of the previous year's carry-forward (85; what
+  // one quarter carries to another of the same year is already netted in 65), paid (95), left to
+  // carry at the year's end from its last period (97) and from earlier periods of the year (662).
   const results = settled.map((row) => ({ periodo: textOf(row.periodo), resultado: cents(row.resultado), acompensar: cents(row.acompensar), applied: cents((typeof row.casillas === 'string' ? JSON.parse(row.casillas) : (row.casillas ?? {}) as Row)['78']) }));
-  box['85'] = results.reduce((sum, row) => sum + row.applied, 0);
+  const carriedIn = cents(previousYear?.acompensar);
+  box['85'] = Math.min(carriedIn, results.reduce((sum, row) => sum + row.applied, 0));
   box['86'] = box['84']! - box['85']!;
   box['95'] = results.filter((row) => row.resultado > 0).reduce((sum, row) => sum + row.resultado, 0);
   const last = results.at(-1);
   box['97'] = last && last.resultado < 0 ? -last.resultado : 0;
   box['98'] = 0;
-  box['662'] = last ? last.acompensar - box['97']! : 0;
-  box['99'] = ['01', '03', '05', '700', '702'].reduce((sum, name) => sum + box[name]!, 0) + cents(year303['14']) + cents(year303['122']);
+  box['662'] = last ? Math.max(0, last.acompensar - box['97']! - (carriedIn - box['85']!)) : 0;
+  // Sales only: 14 also holds the credit notes of self-assessed purchases.
+  const salesOnly = boxes303(sales, [], 0).casillas;
+  box['99'] = ['01', '03', '05', '700', '702'].reduce((sum, name) => sum + box[name]!, 0) + cents(salesOnly['14']) + cents(salesOnly['122']);
   box['105'] = 0;
   box['108'] = box['99']! + box['103']! + box['104']! + box['105']! + box['110']!;
   const casillas = Object.fromEntries(Object.entries(box).sort(([a], [b]) => Number(a) - Number(b) || a.localeCompare(b)).map(([name, value]) => [name, value / 100]));

@@ -1,43 +1,84 @@
-import type { AppContext } from '../../app-context.ts';
+import type { AppContext, RecordWriter } from '../../app-context.ts';
 import type { DbExecutor } from '../../db/database.ts';
-import { AppError } from '../../errors.ts';
-import { insideLockedSettlement, lockedSettlementRead } from '../accounting/index.ts';
-import { documentChanged, documentCreated, documentPreparing, documentSeal, headerOf, type DocumentSeal, type Row } from '../documents/index.ts';
+import { AppError, validationError } from '../../errors.ts';
+import { readInput } from '../../models/read-input.ts';
+import { insideLockedSettlement, lockedSettlementRead, regularizacionImpuestoModel } from '../accounting/index.ts';
+import { documentChanged, documentCreated, documentPreparing, documentSeal, headerOf, type DocumentSeal, type DocumentType, type Row } from '../documents/index.ts';
+import { vatSettlementModel } from './settlement-model.ts';
 
 /** An invoice in a settled period keeps its VAT: its amounts and identity do not change, and it stays. */
 const SETTLED: DocumentSeal = { change: 'period-locked', remove: 'period-locked' };
 
+/** The day an invoice's VAT falls on, the one the return reads (modelo303.ts): accrual for sales, reception for purchases. */
+export function vatDate(type: DocumentType, header: Row): string | null {
+  const own = type.side === 'sales' ? header.fechadevengo : header.fecharecepcion;
+  const day = typeof own === 'string' && own !== '' ? own : header.fecha;
+  return typeof day === 'string' && day !== '' ? day : null;
+}
+
 /**
- * Invoices dated in a settled, locked VAT period (`regularizacionimpuestos.bloquear`, the check the
- * accounting entries read) are not created there, not moved there, and those in it neither change
- * in what the return took from them nor go: 422 `period-locked`. Through the documents' hook
- * points: a seal on the stored invoice (its fiscal fields and lines, its deletion), the creation
- * when prepared and when written, a change of its date.
+ * Invoices whose VAT falls in a settled, locked period of their company (`regularizacionimpuestos`
+ * with `bloquear`) are not created there, not moved into it or out of it, and those in it neither
+ * change in what the return took from them nor go: 422 `period-locked`. Through the documents'
+ * hook points: a seal on the stored invoice (its fiscal fields and lines, its deletion), the
+ * creation in its commit's read after the locks (once numbering has fixed its date), a change of
+ * its VAT day. The settlement's own lock row changes only through `liquidarIVA`.
  */
 export function lockSettledPeriods(ctx: AppContext): void {
   const { dialect } = ctx.database;
-  const locked = (db: DbExecutor, header: Row | undefined) => typeof header?.fecha === 'string' && insideLockedSettlement(db, dialect, header.fecha);
-  const refuse = async (db: DbExecutor, header: Row) => {
-    if (await locked(db, header)) throw new AppError('period-locked', { fecha: header.fecha });
+  const locked = async (db: DbExecutor, type: DocumentType, header: Row | undefined) => {
+    const day = header && vatDate(type, header);
+    return Boolean(day) && insideLockedSettlement(db, dialect, day, Number(header!.idempresa));
   };
-  ctx.hooks.on(documentSeal, async ({ db, type, id }) => (type.invoice && (await locked(db, await headerOf(db, type, id))) ? SETTLED : undefined));
-  // A new invoice: read with the commit's read after its locks (no statement of its own), refused then.
-  ctx.hooks.on(documentPreparing, async ({ type, header }) => {
-    if (!type.invoice || typeof header.fecha !== 'string') return undefined;
-    const fecha = header.fecha;
+  const refuse = async (db: DbExecutor, type: DocumentType, header: Row) => {
+    if (await locked(db, type, header)) throw new AppError('period-locked', { fecha: vatDate(type, header) });
+  };
+  ctx.hooks.on(documentSeal, async ({ db, type, id }) => (type.invoice && (await locked(db, type, await headerOf(db, type, id))) ? SETTLED : undefined));
+  ctx.hooks.on(documentPreparing, async ({ type }) => {
+    if (!type.invoice) return undefined;
     return () => ({
       lockAndWrite(doc) {
-        doc.readAfterLocks('taxforms.locked', lockedSettlementRead(dialect, fecha));
+        // Read from the header as numbering left it: filling a gap in the numbers may change its date.
+        const day = vatDate(type, doc.header);
+        if (!day) return;
+        doc.readAfterLocks('taxforms.locked', lockedSettlementRead(dialect, day, Number(doc.header.idempresa)));
         this.afterLocks = () => {
-          if (Number(doc.readValue('taxforms.locked')) === 1) throw new AppError('period-locked', { fecha });
+          if (Number(doc.readValue('taxforms.locked')) === 1) throw new AppError('period-locked', { fecha: day });
         };
       },
     });
   });
   ctx.hooks.on(documentCreated, async ({ db, type, header }) => {
-    if (type.invoice) await refuse(db, header);
+    if (type.invoice) await refuse(db, type, header);
   });
   ctx.hooks.on(documentChanged, async ({ db, type, before, after }) => {
-    if (type.invoice && before.fecha !== after.fecha) await refuse(db, after);
+    if (!type.invoice || vatDate(type, before) === vatDate(type, after)) return;
+    await refuse(db, type, before);
+    await refuse(db, type, after);
   });
+  ctx.writers.set(regularizacionImpuestoModel, settlementRowWriter(ctx));
+}
+
+/** The reference's settlement rows: those a `liquidarIVA` made change and go only through it (422 `idregiva: use-liquidarIVA`). */
+function settlementRowWriter(ctx: AppContext): RecordWriter {
+  const model = regularizacionImpuestoModel;
+  const refuseOwned = async (id: unknown) => {
+    const owner = await ctx.database.kysely.selectFrom(vatSettlementModel.table).select('idliquidacion').where('idregiva', '=', Number(id)).executeTakeFirst();
+    if (owner) throw validationError({ idregiva: 'use-liquidarIVA' });
+  };
+  return {
+    async create(body, source, options) {
+      const { record, reveal } = await ctx.store.create(model, readInput(model, body, source, 'create', undefined, options));
+      return { ...record, ...reveal };
+    },
+    async update(id, body, source, options) {
+      const values = readInput(model, body, source, 'update', id, options);
+      await refuseOwned(id);
+      return ctx.store.update(model, id, values);
+    },
+    async remove(id) {
+      await refuseOwned(id);
+      return ctx.store.remove(model, id);
+    },
+  };
 }

@@ -5,6 +5,7 @@ import { rowReader } from '../../db/row-codec.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { AppError, validationError } from '../../errors.ts';
 import { entryRefusal, regularizacionImpuestoModel, removeEntries, writeEntry, type NewEntryLine } from '../accounting/index.ts';
+import { fillMissingTaxRows } from './keep-taxes.ts';
 import { modelo303, type Modelo303 } from './modelo303.ts';
 import { vatSettlementModel } from './settlement-model.ts';
 import { previousPeriod, taxPeriodOf, type TaxPeriod } from './tax-period.ts';
@@ -15,6 +16,15 @@ type Row = Record<string, unknown>;
 const VAT_ACCOUNTS = ['IVAREP', 'IVARRE', 'IVARUE', 'IVARXP', 'IVAREX', 'IVAEUE', 'IVASOP', 'IVASUE', 'IVASIM', 'IVASEX'];
 
 const cents = (value: unknown) => Math.round(Number(value ?? 0) * 100);
+
+/**
+ * Settlements and their undoing of one company take turns on its row, locked first; invoices being
+ * written for the company (their inserts share that row through their foreign key) finish first,
+ * so the return counts them, and those that come after find the period locked.
+ */
+async function lockCompany(ctx: AppContext, trx: DbExecutor, idempresa: number): Promise<void> {
+  await ctx.database.dialect.locking(trx.selectFrom('empresas').select('idempresa').where('idempresa', '=', idempresa)).execute();
+}
 
 /** What the period before carries (box 110), in cents: its settlement's `acompensar`, none when it was not settled. */
 export async function carriedInto(db: DbExecutor, period: TaxPeriod): Promise<number> {
@@ -64,9 +74,15 @@ export async function settleVat(ctx: AppContext, body: unknown): Promise<Row> {
   for (const key of Object.keys(input)) if (!['codejercicio', 'periodo', 'idempresa'].includes(key)) throw validationError({ [key]: 'unknown-field' });
   const period = await taxPeriodOf(ctx, input);
   const { dialect } = ctx.database;
+  await fillMissingTaxRows(ctx, period.idempresa, period.desde, period.hasta);
   const id = await inTransaction(ctx.database, async (trx) => {
+    await lockCompany(ctx, trx, period.idempresa);
     const settled = await trx.selectFrom(vatSettlementModel.table).select('idliquidacion').where('idempresa', '=', period.idempresa).where('anio', '=', period.year).where('periodo', '=', period.periodo).executeTakeFirst();
     if (settled) throw validationError({ periodo: 'already-settled' });
+    // Settled in order: a period after a settled one needs the one before it (what it carries).
+    const before = previousPeriod(period.year, period.periodo);
+    const earlier = await trx.selectFrom(vatSettlementModel.table).select(['anio', 'periodo']).where('idempresa', '=', period.idempresa).where('hasta', '<', period.desde).execute();
+    if (earlier.length && !earlier.some((row) => Number(row.anio) === before.year && String(row.periodo) === before.periodo)) throw validationError({ periodo: 'previous-not-settled' });
     const carried = await carriedInto(trx, period);
     const form: Modelo303 = await modelo303(ctx, period, carried, trx);
     const result = cents(form.casillas['71']);
@@ -99,6 +115,7 @@ export async function undoSettlement(ctx: AppContext, id: number): Promise<Row> 
   return inTransaction(ctx.database, async (trx) => {
     const found = await trx.selectFrom(vatSettlementModel.table).selectAll().where('idliquidacion', '=', id).executeTakeFirst();
     if (!found) throw new AppError('record-not-found');
+    await lockCompany(ctx, trx, Number(found.idempresa));
     const settlement = rowReader(vatSettlementModel)(found);
     const later = await trx.selectFrom(vatSettlementModel.table).select('idliquidacion').where('idempresa', '=', Number(settlement.idempresa)).where('hasta', '>', String(settlement.hasta)).executeTakeFirst();
     if (later) throw validationError({ periodo: 'later-settlement' });

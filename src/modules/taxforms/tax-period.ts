@@ -1,6 +1,7 @@
 import type { AppContext } from '../../app-context.ts';
 import { validationError } from '../../errors.ts';
 import { textOf } from '../../models/record-rules.ts';
+import { companyOf } from '../company/index.ts';
 import { ejercicioModel } from '../fiscal/index.ts';
 
 /** A VAT period: its year (the exercise's), its code (`1T`-`4T` quarters, `01`-`12` months) and its days. */
@@ -45,6 +46,7 @@ export async function taxYearOf(ctx: AppContext, query: Record<string, unknown>)
   const given = textOf(query.idempresa).trim();
   if (given && !/^\d{1,9}$/.test(given)) throw validationError({ idempresa: 'invalid-integer' });
   const idempresa = given ? Number(given) : (await ctx.settings()).idempresa;
+  if (given && !(await companyOf(ctx.database.kysely, idempresa))) throw validationError({ idempresa: 'not-found' });
   const exercise = await ctx.store.get(ejercicioModel, codejercicio);
   if (!exercise) throw validationError({ codejercicio: 'not-found' });
   if (exercise.idempresa !== null && exercise.idempresa !== undefined && Number(exercise.idempresa) !== idempresa) throw validationError({ idempresa: 'other-company' });

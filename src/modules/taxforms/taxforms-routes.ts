@@ -9,6 +9,7 @@ import { companyOf } from '../company/index.ts';
 import { reportCsv, reportPdf, reportXlsx, type ReportTable } from '../export/index.ts';
 import { aeat303File } from './aeat303-file.ts';
 import { modelo347, modelo349 } from './annual-forms.ts';
+import { fillMissingTaxRows } from './keep-taxes.ts';
 import { modelo390 } from './modelo390.ts';
 import { BOXES_303, modelo303 } from './modelo303.ts';
 import { taxPeriodOf } from './tax-period.ts';
@@ -50,6 +51,7 @@ export function registerTaxFormRoutes(app: FastifyInstance, ctx: AppContext): vo
           if (formato && !['json', 'aeat', ...Object.keys(REPORTS)].includes(formato)) throw validationError({ formato: 'invalid-value' });
           const { formato: _format, ...rest } = query;
           const period = await taxPeriodOf(ctx, rest);
+          await fillMissingTaxRows(ctx, period.idempresa, period.desde, period.hasta);
           const form = await modelo303(ctx, period, await carriedInto(ctx.database.kysely, period));
           if (formato in REPORTS) {
             const report = REPORTS[formato as keyof typeof REPORTS];
@@ -66,7 +68,7 @@ export function registerTaxFormRoutes(app: FastifyInstance, ctx: AppContext): vo
           try {
             file = aeat303File(form, { nif: textOf(company?.cifnif), nombre: textOf(company?.nombre) }, period.year, { version: AEAT_SOFTWARE_VERSION, nif: textOf(company?.cifnif) });
           } catch (error) {
-            if (error instanceof RangeError) throw new AppError('validation-failed', { fields: { formato: 'negative-box' }, reason: error.message });
+            if (error instanceof RangeError) throw new AppError('validation-failed', { fields: { formato: /tax id/.test(error.message) ? 'invalid-tax-id' : 'negative-box' }, reason: error.message });
             throw error;
           }
           return reply.header('Content-Type', 'text/plain; charset=ISO-8859-1')
