@@ -42,6 +42,16 @@ export interface RecordWriter {
  * Schema of the added properties, and the function adding them to records on their way out of
  * the generic routes (lists, one record, writes). It may read the request's query.
  */
+/**
+ * A record embedded on request in a model's reads (`expand=<name>`): documents' `lineas`, their
+ * `cliente` or `proveedor`. `attach` adds it to a page of records with one read for the whole page.
+ */
+export interface RecordExpansion {
+  /** Its JSON schema in the answer. */
+  schema: Record<string, unknown>;
+  attach(records: Array<Record<string, unknown>>): Promise<Array<Record<string, unknown>>>;
+}
+
 export interface RecordPresenter {
   properties: Record<string, unknown>;
   present(records: Array<Record<string, unknown>>, query: Record<string, unknown>): Promise<Array<Record<string, unknown>>>;
@@ -73,6 +83,8 @@ export interface AppContext {
   writers: Map<Model, RecordWriter>;
   /** Additions to the records a model's generic routes answer with (see RecordPresenter). */
   presenters: Map<Model, RecordPresenter>;
+  /** What a model's generic reads may embed on request, by name (see RecordExpansion, http/read-view.ts). */
+  expansions: Map<Model, Record<string, RecordExpansion>>;
   /**
    * Resources that may be switched off (a plugin's models and endpoints), by resource name: while
    * the function says no, their routes answer 404 and the root does not list them.

@@ -85,6 +85,7 @@ export async function createCore(options: CoreOptions): Promise<Core> {
       customResources: new Set(),
       writers: new Map(),
       presenters: new Map(),
+      expansions: new Map(),
       availability: new Map(),
       routes: [],
       hooks: new Hooks(),

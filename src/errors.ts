@@ -36,6 +36,8 @@ export const ERROR_CATALOGUE = {
   'invalid-filter-field': { status: 400, shape: 'message', meaning: 'A filter names a field that is not a visible column of the model; `parameter` names it.' },
   'invalid-filter-operator': { status: 400, shape: 'message', meaning: 'A filter uses an operator suffix that does not exist; `parameter` names it.' },
   'invalid-filter-value': { status: 400, shape: 'message', meaning: 'A filter value does not fit the field type; `parameter` names it.' },
+  'invalid-field': { status: 400, shape: 'message', meaning: '`fields` names a field that is not a visible column of the model nor one of its expansions; `field` names it.' },
+  'invalid-expand': { status: 400, shape: 'message', meaning: '`expand` names something the resource does not embed (documents: `lineas`, `cliente` or `proveedor`); `expand` names it.' },
   'invalid-sort-field': { status: 400, shape: 'message', meaning: 'A sort names a field that is not a visible column of the model; `parameter` names it.' },
   'invalid-sort-direction': { status: 400, shape: 'message', meaning: 'A sort direction is neither ASC nor DESC; `parameter` names it.' },
   'invalid-operation': { status: 400, shape: 'message', meaning: 'An operation[...] is not AND/OR or names no filter of the request; `parameter` names it.' },

@@ -17,8 +17,8 @@ import { etagOf, matches, tagsOf } from './etag.ts';
  */
 
 /** Sets a record's ETag; answers 304 (true) when `If-None-Match` names it. */
-export async function answerConditionalGet(database: Database, request: FastifyRequest, reply: FastifyReply, model: Model, record: Record<string, unknown>): Promise<boolean> {
-  const etag = await etagOf(database.kysely, model, record, request);
+export async function answerConditionalGet(database: Database, request: FastifyRequest, reply: FastifyReply, model: Model, record: Record<string, unknown>, view = ''): Promise<boolean> {
+  const etag = await etagOf(database.kysely, model, record, request, view);
   reply.header('ETag', etag);
   const tags = tagsOf(request.headers['if-none-match'], true);
   if (!tags || !matches(tags, etag)) return false;

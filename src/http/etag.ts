@@ -9,9 +9,10 @@ import { profileOf } from './profile.ts';
  * on (a document's lines: `versionParts`), and of the response profile (another profile is another
  * representation). Any change of the record gives another tag.
  */
-export async function etagOf(db: DbExecutor, model: Model, record: Record<string, unknown>, request: FastifyRequest): Promise<string> {
+export async function etagOf(db: DbExecutor, model: Model, record: Record<string, unknown>, request: FastifyRequest, view = ''): Promise<string> {
   const parts = model.versionParts ? await model.versionParts(db, record) : null;
-  const digest = hash('sha256', JSON.stringify([profileOf(request), model.visibleFields.map((name) => record[name] ?? null), parts]), 'base64url');
+  // A read with chosen fields or embedded records (`view`, read-view.ts) is another representation: another tag.
+  const digest = hash('sha256', JSON.stringify([profileOf(request), model.visibleFields.map((name) => record[name] ?? null), parts, ...(view ? [view] : [])]), 'base64url');
   return `"${digest.slice(0, 27)}"`;
 }
 

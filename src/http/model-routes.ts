@@ -12,6 +12,7 @@ import { bodyOf } from './body.ts';
 import { streamList } from './list-stream.ts';
 import { isLegacy } from './profile.ts';
 import { addResourceRoute } from './resource-route.ts';
+import { applyReadView, readViewOf, viewKey } from './read-view.ts';
 import { answerConditionalGet, conditionalWrite } from './conditional.ts';
 
 /** The `{id}` path segment typed as the model's primary key; an impossible key is simply not found. */
@@ -47,7 +48,8 @@ export function registerModelRoutes(app: FastifyInstance, ctx: AppContext, model
   const names = [...new Set([model.resource, model.alias])];
   const presenter = ctx.presenters.get(model);
   const plain = recordJsonSchema(model);
-  const record = presenter ? { ...plain, properties: { ...(plain.properties as object), ...presenter.properties } } : plain;
+  const expansions = Object.fromEntries(Object.entries(ctx.expansions.get(model) ?? {}).map(([name, expansion]) => [name, expansion.schema]));
+  const record = { ...plain, properties: { ...(plain.properties as object), ...(presenter?.properties ?? {}), ...expansions } };
   const schema = schemaOutput(model);
   const writer = ctx.writers.get(model);
   const streamsFiles = writer?.streamsFiles;
@@ -62,11 +64,12 @@ export function registerModelRoutes(app: FastifyInstance, ctx: AppContext, model
   const list = async (request: FastifyRequest, reply: FastifyReply) => {
     const legacy = isLegacy(request);
     const query = parseListQuery(model, request.query as Record<string, unknown>, { defaultLimit: 50, maxLimit: legacy ? Number.MAX_SAFE_INTEGER : config.maxListLimit, lenient: legacy });
-    if (query.limit === null) return streamList(ctx, model, query, reply, presenter && ((rows) => present(request, rows)));
+    const view = readViewOf(ctx, model, request);
+    if (query.limit === null) return streamList(ctx, model, query, reply, async (rows) => applyReadView(view, await present(request, rows)));
     const { rows, total } = await store.list(model, query);
     reply.header('X-Total-Count', String(total));
     if (rows.length === query.limit) reply.header('Link', `<${nextPageUrl(model, query, request.url, rows[rows.length - 1]!)}>; rel="next"`);
-    return present(request, rows);
+    return applyReadView(view, await present(request, rows));
   };
   const create = async (request: FastifyRequest, reply: FastifyReply) => {
     const { body, source } = bodyOf(request);
@@ -111,9 +114,16 @@ export function registerModelRoutes(app: FastifyInstance, ctx: AppContext, model
       GET: {
         schema: { response: { 200: record } },
         handler: async (request, reply) => {
+          const view = readViewOf(ctx, model, request);
           const found = await ensure(parseId(model, request));
-          if (await answerConditionalGet(ctx.database, request, reply, model, found)) return reply;
-          return presentOne(request, found);
+          if (!view.expand.length) {
+            if (await answerConditionalGet(ctx.database, request, reply, model, found, viewKey(view))) return reply;
+            return (await applyReadView(view, [await presentOne(request, found)]))[0];
+          }
+          // Embedded records have versions of their own: the tag is of the whole answer.
+          const answer = (await applyReadView(view, [await presentOne(request, found)]))[0]!;
+          if (await answerConditionalGet(ctx.database, request, reply, model, found, JSON.stringify(answer))) return reply;
+          return answer;
         },
       },
       ...(model.readOnlyResource ? {} : { PUT: { handler: update, write: 'update' as const, streamsFiles }, PATCH: { handler: update, write: 'update' as const, streamsFiles } }),

@@ -3,6 +3,7 @@ import { docTransformationModel } from './doc-transformation-model.ts';
 import { registerDocumentRoutes } from './document-routes.ts';
 import { DOCUMENT_TYPES } from './document-types.ts';
 import { registerDocumentWriters } from './document-writers.ts';
+import { registerDocumentExpansions } from './document-expansions.ts';
 import { refreshOverdue } from './overdue-refresh.ts';
 import { customerRiskJob } from './risk-recount.ts';
 import { guardSoldProducts } from './product-use.ts';
@@ -40,6 +41,7 @@ export function documentsModule(): Module {
     seeds: [{ id: 'number-gaps', run: async (ctx, trx) => (await recordExistingGaps(trx, ctx.database.dialect, DOCUMENT_TYPES)) > 0 }],
     setup(ctx) {
       registerDocumentWriters(ctx);
+      registerDocumentExpansions(ctx);
       guardSoldProducts(ctx);
       guardSealedDocuments(ctx);
     },
