@@ -47,6 +47,8 @@ export interface RecordWriter {
  * `cliente` or `proveedor`. `attach` adds it to a page of records with one read for the whole page.
  */
 export interface RecordExpansion {
+  /** The resource it shows: a key that may not read it may not embed it. */
+  resource: string;
   /** Its JSON schema in the answer. */
   schema: Record<string, unknown>;
   attach(records: Array<Record<string, unknown>>): Promise<Array<Record<string, unknown>>>;

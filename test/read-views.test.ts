@@ -74,6 +74,16 @@ forEachEngine('chosen fields and embedded records', (t) => {
     assert.equal(JSON.parse(changed.body).lineas[0].descripcion, 'Cambiada');
   });
 
+  it('embeds only what the key may read on its own', async () => {
+    const key = (await t().call('POST', '/api/3/apikey', { description: 'quotes only', fullaccess: false, enabled: true })).body;
+    assert.equal((await t().call('POST', '/api/3/apiaccess', { idapikey: key.id, resource: 'presupuestocliente', allowget: true, allowpost: false, allowput: false, allowdelete: false })).status, 201);
+    assert.equal((await t().call('POST', '/api/3/apiaccess', { idapikey: key.id, resource: 'lineapresupuestocliente', allowget: true, allowpost: false, allowput: false, allowdelete: false })).status, 201);
+    const lines = await t().call('GET', '/api/3/presupuestoclientes?limit=1&expand=lineas', undefined, key.apikey);
+    assert.equal(lines.status, 200, JSON.stringify(lines.body));
+    const customer = await t().call('GET', '/api/3/presupuestoclientes?limit=1&expand=cliente', undefined, key.apikey);
+    assert.deepEqual([customer.status, customer.body.message ?? customer.body.error], [403, 'forbidden'], JSON.stringify(customer.body));
+  });
+
   it('reads as before for the facturascripts profile: both parameters ignored', async () => {
     const legacy = (await t().call('POST', '/api/3/apikey', { description: 'legacy', fullaccess: true, enabled: true, profile: 'facturascripts' })).body.apikey;
     const answer = await t().call('GET', '/api/3/presupuestoclientes?filter[codcliente]=RV1&limit=1&fields=total&expand=lineas', undefined, legacy);

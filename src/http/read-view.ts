@@ -6,11 +6,22 @@ import { isLegacy } from './profile.ts';
 
 type Row = Record<string, unknown>;
 
+declare module 'fastify' {
+  interface FastifyRequest {
+    /**
+     * Whether the request's key may read a resource (set by the access-control step): what a read
+     * embeds is refused when the key could not read it on its own.
+     */
+    mayRead?: (resource: string) => boolean;
+  }
+}
+
 /**
  * What a read asks to see of a model's records (docs/query-syntax.md): `fields=a,b` picks visible
  * fields (the primary key always comes), `expand=x,y` embeds what the model offers (one read per
  * page each). Checked against the model: an unknown field is 400 `invalid-field`, an unknown
- * expansion 400 `invalid-expand`. The facturascripts profile reads as before: both are ignored there.
+ * expansion 400 `invalid-expand`, one of a resource the key may not read 403 `forbidden`. The
+ * facturascripts profile reads as before: both are ignored there.
  */
 export interface ReadView {
   fields?: string[];
@@ -26,6 +37,7 @@ export function readViewOf(ctx: AppContext, model: Model, request: FastifyReques
   const expand = [...new Set(listOf(query.expand))].map((name): [string, RecordExpansion] => {
     const expansion = Object.hasOwn(offered, name) ? offered[name] : undefined;
     if (!expansion) throw new AppError('invalid-expand', { expand: name, supported: Object.keys(offered) });
+    if (request.mayRead && !request.mayRead(expansion.resource)) throw new AppError('forbidden', { expand: name });
     return [name, expansion];
   });
   if (query.fields === undefined) return { expand };

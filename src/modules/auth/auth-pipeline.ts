@@ -49,7 +49,9 @@ export function authPipeline(access: AccessControl, limiter: RateLimiter, ctx: A
     },
     authorize(request) {
       const resource = resourceOf(request) ?? '';
-      if (!access.allows(request.caller!, resource, request.method)) throw new AppError('forbidden');
+      const caller = request.caller!;
+      if (!access.allows(caller, resource, request.method)) throw new AppError('forbidden');
+      request.mayRead = (other) => access.allows(caller, other, 'GET');
     },
     limit(request, reply) {
       if (request.caller) limiter.admit(request.caller, reply);

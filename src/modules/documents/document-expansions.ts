@@ -21,6 +21,7 @@ async function inSlices<T>(values: readonly unknown[], read: (slice: unknown[]) 
 function linesExpansion(ctx: AppContext, type: DocumentType): RecordExpansion {
   const read = rowReader(type.line);
   return {
+    resource: type.line.resource,
     schema: { type: 'array', items: recordJsonSchema(type.line) },
     async attach(records) {
       const ids = valuesOf(records, type.key);
@@ -35,6 +36,7 @@ function linesExpansion(ctx: AppContext, type: DocumentType): RecordExpansion {
 function subjectExpansion(ctx: AppContext, model: Model, key: string, name: string): RecordExpansion {
   const read = rowReader(model);
   return {
+    resource: model.resource,
     schema: { ...recordJsonSchema(model), type: ['object', 'null'] },
     async attach(records) {
       const codes = valuesOf(records, key);
