@@ -38,11 +38,6 @@ export interface RecordWriter {
 }
 
 /**
- * What a model's records show beyond their columns (an attached file's download links): the JSON
- * Schema of the added properties, and the function adding them to records on their way out of
- * the generic routes (lists, one record, writes). It may read the request's query.
- */
-/**
  * A record embedded on request in a model's reads (`expand=<name>`): documents' `lineas`, their
  * `cliente` or `proveedor`. `attach` adds it to a page of records with one read for the whole page.
  */
@@ -54,6 +49,11 @@ export interface RecordExpansion {
   attach(records: Array<Record<string, unknown>>): Promise<Array<Record<string, unknown>>>;
 }
 
+/**
+ * What a model's records show beyond their columns (an attached file's download links): the JSON
+ * Schema of the added properties, and the function adding them to records on their way out of
+ * the generic routes (lists, one record, writes). It may read the request's query.
+ */
 export interface RecordPresenter {
   properties: Record<string, unknown>;
   present(records: Array<Record<string, unknown>>, query: Record<string, unknown>): Promise<Array<Record<string, unknown>>>;

@@ -18,7 +18,7 @@ export const ERROR_CATALOGUE = {
   'api-disabled': { status: 403, shape: 'error', meaning: 'The API is switched off in the installation settings (enable_api).' },
   'ip-banned': { status: 429, shape: 'error', meaning: 'Too many failed authentications from this address in the last 600 s; see Retry-After.' },
   'auth-token-invalid': { status: 401, shape: 'error', meaning: 'Missing, unknown or disabled API key.' },
-  forbidden: { status: 403, shape: 'error', meaning: 'The key has no access rule allowing this method on this resource.' },
+  forbidden: { status: 403, shape: 'error', meaning: 'The key has no access rule allowing this method on this resource (or a read embeds, with `expand`, a resource the key may not read).' },
   'api-version-invalid': { status: 400, shape: 'error', meaning: 'The path has no version segment, or a version other than 3.' },
 
   'resource-not-found': { status: 404, shape: 'message', meaning: 'No resource or endpoint with that name.' },

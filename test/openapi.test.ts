@@ -40,7 +40,7 @@ forEachEngine('OpenAPI description', (t) => {
     // A model: list with the total header and the query parameters, creation with its body.
     const list = item('/api/3/cliente').get;
     assert.deepEqual(list.responses['200'].headers['X-Total-Count'], { $ref: '#/components/headers/X-Total-Count' });
-    assert.deepEqual(list.parameters.map((p: { $ref: string }) => p.$ref.split('/').pop()), ['filter', 'operation', 'sort', 'limit', 'offset', 'cursor']);
+    assert.deepEqual(list.parameters.map((p: { $ref: string }) => p.$ref.split('/').pop()), ['filter', 'operation', 'sort', 'limit', 'offset', 'cursor', 'fields', 'expand']);
     const create = item('/api/3/cliente').post;
     assert.equal(create.requestBody.content['application/json'].schema.$ref, '#/components/schemas/cliente.input');
     assert.equal(create.responses['201'].content['application/json'].schema.$ref, '#/components/schemas/cliente');

@@ -5,7 +5,7 @@ import { withPrecondition } from '../db/preconditions.ts';
 import { AppError } from '../errors.ts';
 import type { Model } from '../models/define-model.ts';
 import type { FieldValue } from '../models/fields.ts';
-import { etagOf, matches, tagsOf } from './etag.ts';
+import { etagOf, matches, recordPartOf, tagsOf } from './etag.ts';
 
 /**
  * Conditional requests (RFC 9110, docs/writes.md). A GET of one record answers its `ETag`, and
@@ -37,7 +37,8 @@ export async function conditionalWrite<T>(store: ModelStore, request: FastifyReq
       const current = await store.get(model, id, db);
       if (!current) throw new AppError('record-not-found');
       const etag = await etagOf(db, model, current, request);
-      if (!matches(tags, etag)) throw new AppError('precondition-failed', { etag });
+      // A tag read with `fields` or `expand` names the same record version: its record part is compared.
+      if (!matches(tags.map(recordPartOf), etag)) throw new AppError('precondition-failed', { etag });
     },
   };
   await precondition.check(store.database.kysely);

@@ -11,9 +11,11 @@ import { profileOf } from './profile.ts';
  */
 export async function etagOf(db: DbExecutor, model: Model, record: Record<string, unknown>, request: FastifyRequest, view = ''): Promise<string> {
   const parts = model.versionParts ? await model.versionParts(db, record) : null;
-  // A read with chosen fields or embedded records (`view`, read-view.ts) is another representation: another tag.
-  const digest = hash('sha256', JSON.stringify([profileOf(request), model.visibleFields.map((name) => record[name] ?? null), parts, ...(view ? [view] : [])]), 'base64url');
-  return `"${digest.slice(0, 27)}"`;
+  const digest = hash('sha256', JSON.stringify([profileOf(request), model.visibleFields.map((name) => record[name] ?? null), parts]), 'base64url');
+  // A read with chosen fields or embedded records (`view`, read-view.ts) is another representation:
+  // the record's tag and a suffix. `If-Match` compares the record's part (recordPartOf).
+  const suffix = view ? `.${hash('sha256', view, 'base64url').slice(0, 12)}` : '';
+  return `"${digest.slice(0, 27)}${suffix}"`;
 }
 
 /**
@@ -26,6 +28,9 @@ export function tagsOf(header: string | string[] | undefined, weak: boolean): st
   // An empty header names no tag: as if it were absent.
   return tags.length ? tags : undefined;
 }
+
+/** A tag without the suffix of a chosen representation: the record's own tag, which writes compare. */
+export const recordPartOf = (tag: string): string => tag.replace(/^"([^".]+)\.[^"]*"$/, '"$1"');
 
 export function matches(tags: string[], etag: string): boolean {
   return tags.includes('*') || tags.includes(etag);

@@ -12,7 +12,7 @@ import { bodyOf } from './body.ts';
 import { streamList } from './list-stream.ts';
 import { isLegacy } from './profile.ts';
 import { addResourceRoute } from './resource-route.ts';
-import { applyReadView, readViewOf, viewKey } from './read-view.ts';
+import { applyReadView, readViewOf, viewKey, wantsPresented, type ReadView } from './read-view.ts';
 import { answerConditionalGet, conditionalWrite } from './conditional.ts';
 
 /** The `{id}` path segment typed as the model's primary key; an impossible key is simply not found. */
@@ -53,8 +53,9 @@ export function registerModelRoutes(app: FastifyInstance, ctx: AppContext, model
   const schema = schemaOutput(model);
   const writer = ctx.writers.get(model);
   const streamsFiles = writer?.streamsFiles;
-  const present = async <T extends Record<string, unknown>>(request: FastifyRequest, rows: T[]): Promise<T[]> =>
-    presenter ? ((await presenter.present(rows, request.query as Record<string, unknown>)) as T[]) : rows;
+  const presented = Object.keys(presenter?.properties ?? {});
+  const present = async <T extends Record<string, unknown>>(request: FastifyRequest, rows: T[], view?: ReadView): Promise<T[]> =>
+    presenter && (!view || wantsPresented(view, presented)) ? ((await presenter.present(rows, request.query as Record<string, unknown>)) as T[]) : rows;
   const presentOne = async (request: FastifyRequest, row: Record<string, unknown>) => (await present(request, [row]))[0]!;
   const ensure = async (id: FieldValue) => {
     const found = await store.get(model, id);
@@ -64,12 +65,12 @@ export function registerModelRoutes(app: FastifyInstance, ctx: AppContext, model
   const list = async (request: FastifyRequest, reply: FastifyReply) => {
     const legacy = isLegacy(request);
     const query = parseListQuery(model, request.query as Record<string, unknown>, { defaultLimit: 50, maxLimit: legacy ? Number.MAX_SAFE_INTEGER : config.maxListLimit, lenient: legacy });
-    const view = readViewOf(ctx, model, request);
-    if (query.limit === null) return streamList(ctx, model, query, reply, async (rows) => applyReadView(view, await present(request, rows)));
+    const view = readViewOf(ctx, model, request, presented);
+    if (query.limit === null) return streamList(ctx, model, query, reply, async (rows) => applyReadView(view, await present(request, rows, view)));
     const { rows, total } = await store.list(model, query);
     reply.header('X-Total-Count', String(total));
     if (rows.length === query.limit) reply.header('Link', `<${nextPageUrl(model, query, request.url, rows[rows.length - 1]!)}>; rel="next"`);
-    return applyReadView(view, await present(request, rows));
+    return applyReadView(view, await present(request, rows, view));
   };
   const create = async (request: FastifyRequest, reply: FastifyReply) => {
     const { body, source } = bodyOf(request);
@@ -114,14 +115,14 @@ export function registerModelRoutes(app: FastifyInstance, ctx: AppContext, model
       GET: {
         schema: { response: { 200: record } },
         handler: async (request, reply) => {
-          const view = readViewOf(ctx, model, request);
+          const view = readViewOf(ctx, model, request, presented);
           const found = await ensure(parseId(model, request));
           if (!view.expand.length) {
             if (await answerConditionalGet(ctx.database, request, reply, model, found, viewKey(view))) return reply;
-            return (await applyReadView(view, [await presentOne(request, found)]))[0];
+            return (await applyReadView(view, await present(request, [found], view)))[0];
           }
           // Embedded records have versions of their own: the tag is of the whole answer.
-          const answer = (await applyReadView(view, [await presentOne(request, found)]))[0]!;
+          const answer = (await applyReadView(view, await present(request, [found], view)))[0]!;
           if (await answerConditionalGet(ctx.database, request, reply, model, found, JSON.stringify(answer))) return reply;
           return answer;
         },

@@ -30,9 +30,13 @@ export interface ReadView {
 
 const listOf = (value: unknown): string[] => [value].flat().filter((item): item is string => typeof item === 'string').flatMap((item) => item.split(',')).map((item) => item.trim()).filter(Boolean);
 
-export function readViewOf(ctx: AppContext, model: Model, request: FastifyRequest): ReadView {
+/** `presented`: what the model's presenter adds to a record (`verifactu`, `download` ...), which `fields` may name too. */
+export function readViewOf(ctx: AppContext, model: Model, request: FastifyRequest, presented: readonly string[] = []): ReadView {
   if (isLegacy(request)) return { expand: [] };
   const query = request.query as Record<string, unknown>;
+  for (const parameter of Object.keys(query)) {
+    if (/^(fields|expand)\[/.test(parameter)) throw new AppError(parameter.startsWith('fields') ? 'invalid-field' : 'invalid-expand', { parameter });
+  }
   const offered = ctx.expansions.get(model) ?? {};
   const expand = [...new Set(listOf(query.expand))].map((name): [string, RecordExpansion] => {
     const expansion = Object.hasOwn(offered, name) ? offered[name] : undefined;
@@ -42,12 +46,16 @@ export function readViewOf(ctx: AppContext, model: Model, request: FastifyReques
   });
   if (query.fields === undefined) return { expand };
   const fields = [...new Set(listOf(query.fields))];
+  if (!fields.length) throw new AppError('invalid-field', { parameter: 'fields' });
   for (const field of fields) {
-    const visible = Object.hasOwn(model.fields, field) && !model.hidden.has(field);
+    const visible = (Object.hasOwn(model.fields, field) && !model.hidden.has(field)) || presented.includes(field);
     if (!visible && !expand.some(([name]) => name === field)) throw new AppError('invalid-field', { field, parameter: 'fields' });
   }
   return { fields: [model.primaryKey, ...fields.filter((field) => field !== model.primaryKey)], expand };
 }
+
+/** Whether the presenter's additions are wanted (not when `fields` names none of them): its reads are spared otherwise. */
+export const wantsPresented = (view: ReadView, presented: readonly string[]): boolean => !view.fields || view.fields.some((field) => presented.includes(field));
 
 /** Applies a view to a page of records: the expansions attached, then the fields picked (expansions kept). */
 export async function applyReadView(view: ReadView, records: Row[]): Promise<Row[]> {
@@ -59,4 +67,5 @@ export async function applyReadView(view: ReadView, records: Row[]): Promise<Row
 }
 
 /** Whether a view changes the answer (an ETag must then differ from the plain record's). */
-export const viewKey = (view: ReadView): string => (view.fields || view.expand.length ? JSON.stringify([view.fields ?? null, view.expand.map(([name]) => name)]) : '');
+export const viewKey = (view: ReadView): string =>
+  (view.fields || view.expand.length ? JSON.stringify([view.fields ? view.fields.slice(1).sort() : null, view.expand.map(([name]) => name).sort()]) : '');

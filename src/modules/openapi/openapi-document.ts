@@ -69,7 +69,11 @@ const LIST_PARAMETERS = [
   { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, default: 50 } },
   { name: 'offset', in: 'query', schema: { type: 'integer', minimum: 0, default: 0 } },
   { name: 'cursor', in: 'query', schema: { type: 'string' }, description: 'The next page after a full one, from its `Link: <...>; rel="next"` (keyset paging; not with `offset`)' },
+  { name: 'fields', in: 'query', schema: { type: 'string' }, description: 'Only these visible fields (comma separated; the primary key always comes); 400 `invalid-field` for any other (docs/query-syntax.md)' },
+  { name: 'expand', in: 'query', schema: { type: 'string' }, description: 'Documents only: `lineas`, `cliente` or `proveedor` embedded (comma separated), one read per page each; 400 `invalid-expand`, 403 for a resource the key may not read' },
 ];
+/** The parameters a read of one record takes too. */
+const ONE_PARAMETERS = ['fields', 'expand'];
 
 /** One operation of a model's generic resource. */
 function modelOperation(model: Model, method: string, one: boolean): Record<string, unknown> {
@@ -84,7 +88,12 @@ function modelOperation(model: Model, method: string, one: boolean): Record<stri
       },
     };
   }
-  if (method === 'GET') return { summary: `Get one ${name}`, responses: { 200: { description: 'The record', content: json(ref(name)) }, ...errorResponses([401, 403, 404]) } };
+  if (method === 'GET') {
+    return {
+      summary: `Get one ${name}`, parameters: ONE_PARAMETERS.map((parameter) => ({ $ref: `#/components/parameters/${parameter}` })),
+      responses: { 200: { description: 'The record', content: json(ref(name)) }, ...errorResponses([400, 401, 403, 404]) },
+    };
+  }
   if (method === 'POST') {
     return {
       summary: `Create a ${name}`,
