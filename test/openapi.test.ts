@@ -32,7 +32,9 @@ forEachEngine('OpenAPI description', (t) => {
     const doc = await document();
     const paths = Object.keys(doc.paths);
     const { resources } = (await t().call('GET', '/api/3')).body as { resources: string[] };
-    for (const resource of resources) assert.ok(paths.some((path) => path === `/api/3/${resource}` || path.startsWith(`/api/3/${resource}/`)), resource);
+    // Every one under /api/3, but the MCP endpoint, at /mcp.
+    for (const resource of resources) assert.ok(paths.some((path) => path === `/api/3/${resource}` || path.startsWith(`/api/3/${resource}/`) || path === `/${resource}`), resource);
+    assert.ok(resources.includes('mcp') && paths.includes('/mcp'));
     const item = (path: string) => {
       const found = doc.paths[path];
       return found.$ref ? doc.components.pathItems[found.$ref.split('/').pop()] : found;

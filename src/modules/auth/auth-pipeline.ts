@@ -12,11 +12,20 @@ declare module 'fastify' {
   }
 }
 
-/** The key of a request: `X-Auth-Token`, else `Token` (spec "Authentication" 1). */
+/**
+ * The key of a request: `X-Auth-Token`, else `Token` (spec "Authentication" 1), else
+ * `Authorization: Bearer <key>` (what MCP clients and most HTTP tools send).
+ */
 export function tokenOf(request: FastifyRequest): string | undefined {
-  const header = request.headers['x-auth-token'] ?? request.headers.token;
+  const header = request.headers['x-auth-token'] ?? request.headers.token ?? bearerOf(request.headers.authorization);
   const value = Array.isArray(header) ? header[0] : header;
   return value && value.length <= 256 ? value : undefined;
+}
+
+function bearerOf(authorization: string | string[] | undefined): string | undefined {
+  const value = Array.isArray(authorization) ? authorization[0] : authorization;
+  const match = value ? /^Bearer\s+(\S+)\s*$/i.exec(value) : null;
+  return match ? match[1] : undefined;
 }
 
 /** Pipeline steps 2-4 and 6 (architecture section 5) backed by the settings and the access control state. */

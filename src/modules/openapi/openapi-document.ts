@@ -145,7 +145,8 @@ export async function openApiDocument(ctx: AppContext, version: string): Promise
   for (const route of ctx.routes) {
     const resource = route.config.resource;
     if (resource && available.get(resource) === false) continue;
-    if (!route.url.startsWith('/api/3') && !route.config.public && !route.config.operational) continue;
+    // The API's paths, the operational ones, and the MCP endpoint (behind the same keys, at /mcp).
+    if (!route.url.startsWith('/api/3') && route.url !== '/mcp' && !route.config.public && !route.config.operational) continue;
     const model = (route.config.family === 'model' || route.url.endsWith('/schema')) && resource ? ctx.registry.get(resource) : undefined;
     if (model && model.alias !== model.resource && route.url.split('/')[3] === model.alias) {
       // The plural alias serves the same operations: described once, referenced from both paths.

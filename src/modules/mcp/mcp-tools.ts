@@ -1,0 +1,147 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+import type { AppContext } from '../../app-context.ts';
+import type { Model } from '../../models/define-model.ts';
+
+type Json = Record<string, unknown>;
+
+/** The document types the business tools create, as the API names their endpoints (`crear<Type>`). */
+const DOCUMENTS = ['PresupuestoCliente', 'PedidoCliente', 'AlbaranCliente', 'FacturaCliente', 'PresupuestoProveedor', 'PedidoProveedor', 'AlbaranProveedor', 'FacturaProveedor'] as const;
+
+/**
+ * Calls the REST API as the MCP request's own key would (its credentials forwarded, from its
+ * address): every tool call goes through the same pipeline as a request of its own (API switch,
+ * ban, key, rules, rate limit, validation, idempotency), so nothing here decides access.
+ */
+function caller(app: FastifyInstance, request: FastifyRequest) {
+  const credentials: Record<string, string> = {};
+  for (const name of ['x-auth-token', 'token', 'authorization']) {
+    const value = request.headers[name];
+    if (typeof value === 'string') credentials[name] = value;
+  }
+  return async (method: string, url: string, body?: unknown, extra: Record<string, string> = {}) => {
+    const answer = await app.inject({
+      method: method as 'GET', url, remoteAddress: request.ip,
+      headers: { ...credentials, accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...extra },
+      ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
+    });
+    const type = String(answer.headers['content-type'] ?? '');
+    const parsed: unknown = type.includes('json') && answer.body ? JSON.parse(answer.body) : answer.body;
+    return { status: answer.statusCode, body: parsed };
+  };
+}
+
+/**
+ * A tool's answer: the API's status and body as structured content; a refusal (4xx, 5xx) is a tool
+ * error carrying the API's error code and fields, never a protocol failure.
+ */
+function result(answer: { status: number; body: unknown }) {
+  const structuredContent: Json = { status: answer.status, body: answer.body as Json };
+  return { content: [{ type: 'text' as const, text: JSON.stringify(answer.body) }], structuredContent, isError: answer.status >= 400 };
+}
+
+const query = (params: Json): string => {
+  const search = new URLSearchParams();
+  for (const [name, value] of Object.entries(params)) {
+    if (value === undefined || value === null) continue;
+    if (Array.isArray(value)) search.set(name, value.join(','));
+    else if (typeof value === 'object') for (const [key, inner] of Object.entries(value as Json)) search.set(`${name}[${key}]`, String(inner));
+    else search.set(name, String(value));
+  }
+  const text = search.toString();
+  return text ? `?${text}` : '';
+};
+
+const path = (resource: string, id?: string | number) => `/api/3/${encodeURIComponent(resource)}${id === undefined ? '' : `/${encodeURIComponent(String(id))}`}`;
+
+/** A model's fields as an agent needs them: name, type, whether required, allowed values. */
+function fieldsOf(model: Model): Json[] {
+  return model.visibleFields.map((name) => {
+    const field = model.fields[name]!;
+    return {
+      name, type: field.type, ...(field.length ? { length: field.length } : {}),
+      ...(!field.nullable && field.default === undefined && !field.initial && !field.generatedCode && !field.derivedCode && field.type !== 'serial' ? { required: true } : {}),
+      ...(field.values ? { values: [...field.values] } : {}), ...(field.readOnly ? { readOnly: true } : {}),
+    };
+  });
+}
+
+const writeHint = { idempotencyKey: z.string().max(100).optional().describe('Makes a retried call write once (the API\'s Idempotency-Key)') };
+
+/**
+ * The tools (docs/mcp.md): few, whatever the number of models: discover the resources and their
+ * fields, list/get/create/update/delete any record, and the business operations as typed tools.
+ * The resource list a key sees is filtered by its rules; every call is checked again by the API.
+ */
+export function registerTools(server: McpServer, ctx: AppContext, app: FastifyInstance, request: FastifyRequest): void {
+  const api = caller(app, request);
+  const readable = (resource: string) => !request.mayRead || request.mayRead(resource);
+  const models = ctx.registry.resources().filter((model) => readable(model.resource));
+
+  server.registerTool('describe_resources', {
+    description: 'The resources this key may read, each with its fields (name, type, required, allowed values) and whether it can be written. Call this first.',
+    inputSchema: { resource: z.string().optional().describe('Only this resource, with its fields') },
+  }, async ({ resource }) => {
+    const chosen = resource ? models.filter((model) => model.resource === resource || model.alias === resource) : models;
+    if (resource && !chosen.length) return result({ status: 404, body: { status: 'error', message: 'record-not-found', resource } });
+    return result({ status: 200, body: { resources: chosen.map((model) => ({ resource: model.resource, key: model.primaryKey, writable: !model.readOnlyResource, ...(resource ? { fields: fieldsOf(model) } : {}) })) } });
+  });
+
+  const listing = {
+    resource: z.string().describe('A resource name from describe_resources (e.g. cliente, facturacliente)'),
+    filter: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional().describe('field or field_op (gt, gte, lt, lte, neq, like, null, notnull) -> value'),
+    sort: z.record(z.string(), z.enum(['ASC', 'DESC'])).optional(),
+    limit: z.number().int().min(1).max(1000).optional(),
+    offset: z.number().int().min(0).optional(),
+    fields: z.array(z.string()).optional().describe('Only these fields'),
+    expand: z.array(z.enum(['lineas', 'cliente', 'proveedor'])).optional().describe('Documents: embed their lines, customer or supplier'),
+  };
+  server.registerTool('list_records', { description: 'A page of a resource\'s records, filtered and sorted (docs/query-syntax.md).', inputSchema: listing }, async ({ resource, ...params }) =>
+    result(await api('GET', `${path(resource)}${query(params)}`)));
+  server.registerTool('get_record', {
+    description: 'One record by its key.',
+    inputSchema: { resource: z.string(), id: z.union([z.string(), z.number()]), fields: z.array(z.string()).optional(), expand: z.array(z.enum(['lineas', 'cliente', 'proveedor'])).optional() },
+  }, async ({ resource, id, ...params }) => result(await api('GET', `${path(resource, id)}${query(params)}`)));
+  server.registerTool('create_record', {
+    description: 'Creates a record of a resource (documents: use create_document, which computes lines and totals).',
+    inputSchema: { resource: z.string(), data: z.record(z.string(), z.unknown()).describe('Field -> value, as describe_resources lists them'), ...writeHint },
+  }, async ({ resource, data, idempotencyKey }) => result(await api('POST', path(resource), data, idempotencyKey ? { 'idempotency-key': idempotencyKey } : {})));
+  server.registerTool('update_record', {
+    description: 'Changes the given fields of a record.',
+    inputSchema: { resource: z.string(), id: z.union([z.string(), z.number()]), data: z.record(z.string(), z.unknown()), ...writeHint },
+  }, async ({ resource, id, data, idempotencyKey }) => result(await api('PATCH', path(resource, id), data, idempotencyKey ? { 'idempotency-key': idempotencyKey } : {})));
+  server.registerTool('delete_record', {
+    description: 'Deletes a record.',
+    inputSchema: { resource: z.string(), id: z.union([z.string(), z.number()]) },
+  }, async ({ resource, id }) => result(await api('DELETE', path(resource, id))));
+
+  server.registerTool('create_document', {
+    description: 'Creates a quote, order, delivery note or invoice with its lines; the API computes prices, taxes, totals, receipts and entries.',
+    inputSchema: {
+      type: z.enum(DOCUMENTS),
+      data: z.object({
+        codcliente: z.string().optional(), codproveedor: z.string().optional(), fecha: z.string().optional(), codpago: z.string().optional(), codserie: z.string().optional(),
+        lineas: z.array(z.object({ referencia: z.string().optional(), descripcion: z.string().optional(), cantidad: z.number().optional(), pvpunitario: z.number().optional(), codimpuesto: z.string().optional(), dtopor: z.number().optional() }).passthrough()),
+      }).passthrough(),
+      ...writeHint,
+    },
+  }, async ({ type, data, idempotencyKey }) => result(await api('POST', `/api/3/crear${type}`, data, idempotencyKey ? { 'idempotency-key': idempotencyKey } : {})));
+  server.registerTool('pay_invoice', {
+    description: 'Marks every receipt of an invoice paid (or unpaid), with its payment entries.',
+    inputSchema: { side: z.enum(['cliente', 'proveedor']), id: z.number().int(), pagada: z.boolean(), fechapago: z.string().optional(), codpago: z.string().optional(), ...writeHint },
+  }, async ({ side, id, idempotencyKey, ...body }) =>
+    result(await api('POST', `/api/3/pagarFactura${side === 'cliente' ? 'Cliente' : 'Proveedor'}/${id}`, body, idempotencyKey ? { 'idempotency-key': idempotencyKey } : {})));
+  server.registerTool('refund_invoice', {
+    description: 'Creates the rectifying invoice of a customer invoice (all lines, or the quantities given as refund_<idlinea>).',
+    inputSchema: { idfactura: z.number().int(), fecha: z.string(), observaciones: z.string().optional(), ...writeHint },
+  }, async ({ idempotencyKey, ...body }) => result(await api('POST', '/api/3/crearFacturaRectificativaCliente', body, idempotencyKey ? { 'idempotency-key': idempotencyKey } : {})));
+  server.registerTool('trial_balance', {
+    description: 'The trial balance of a fiscal year (sums and balances per sub-account).',
+    inputSchema: { codejercicio: z.string(), desde: z.string().optional(), hasta: z.string().optional() },
+  }, async (params) => result(await api('GET', `/api/3/balanceSumasSaldos${query(params)}`)));
+  server.registerTool('vat_return', {
+    description: 'The VAT return (Modelo 303) of a quarter (1T-4T) or month (01-12): every box.',
+    inputSchema: { codejercicio: z.string(), periodo: z.string() },
+  }, async (params) => result(await api('GET', `/api/3/modelo303${query(params)}`)));
+}

@@ -1,0 +1,94 @@
+import assert from 'node:assert/strict';
+import type { AddressInfo } from 'node:net';
+import { after, before, it } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { forEachEngine, GLOBAL_KEY } from './helpers/test-app.ts';
+
+/**
+ * The MCP server (docs/mcp.md) on every engine, through the official SDK's client over HTTP:
+ * initialize, list tools, create a customer and an invoice with lines, pay it; a validation error
+ * as a tool error; a key's rules applied to every call; a wrong token banned as on REST.
+ */
+forEachEngine('MCP server', (t) => {
+  let base = '';
+  const clients: Client[] = [];
+  before(async () => {
+    await t().app.server.listen({ port: 0, host: '127.0.0.1' });
+    base = `http://127.0.0.1:${(t().app.server.server.address() as AddressInfo).port}`;
+  });
+  after(async () => {
+    for (const client of clients) await client.close().catch(() => undefined);
+  });
+  const connect = async (key: string) => {
+    const client = new Client({ name: 'test-agent', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${key}` } } }));
+    clients.push(client);
+    return client;
+  };
+  const body = (answer: any) => answer.structuredContent?.body;
+
+  it('initializes, lists its tools, and runs the invoicing cycle: a customer, an invoice with lines, its payment', async () => {
+    const client = await connect(GLOBAL_KEY);
+    assert.equal(client.getServerVersion()?.name, 'invoicing-api');
+    const { tools } = await client.listTools();
+    const names = tools.map((tool) => tool.name);
+    assert.ok(names.length <= 30, `few tools: ${names.length}`);
+    for (const name of ['describe_resources', 'list_records', 'get_record', 'create_record', 'update_record', 'delete_record', 'create_document', 'pay_invoice', 'vat_return']) assert.ok(names.includes(name), name);
+    assert.ok(tools.every((tool) => tool.description && tool.inputSchema.type === 'object'));
+
+    const described = await client.callTool({ name: 'describe_resources', arguments: { resource: 'cliente' } });
+    const fields = body(described).resources[0].fields.map((field: any) => field.name);
+    assert.ok(fields.includes('codcliente') && fields.includes('nombre'));
+
+    const customer = await client.callTool({ name: 'create_record', arguments: { resource: 'cliente', data: { codcliente: 'MCP1', nombre: 'Agente, S.L.', cifnif: 'B85626240' } } });
+    assert.equal(customer.isError, false, JSON.stringify(customer));
+    const invoice = await client.callTool({ name: 'create_document', arguments: { type: 'FacturaCliente', data: { codcliente: 'MCP1', lineas: [{ descripcion: 'Consultoría', cantidad: 2, pvpunitario: 50, codimpuesto: 'IVA21' }] } } });
+    assert.equal(invoice.isError, false, JSON.stringify(invoice));
+    const doc = body(invoice).doc;
+    assert.equal(doc.total, 121);
+    const paid = await client.callTool({ name: 'pay_invoice', arguments: { side: 'cliente', id: doc.idfactura, pagada: true } });
+    assert.equal(body(paid).data.pagada, true, JSON.stringify(paid));
+    const listed = await client.callTool({ name: 'list_records', arguments: { resource: 'facturacliente', filter: { codcliente: 'MCP1' }, expand: ['lineas'], fields: ['codigo', 'total', 'pagada'] } });
+    assert.deepEqual(body(listed).map((row: any) => [row.total, row.pagada, row.lineas.length]), [[121, true, 1]]);
+    // The API's own record, the same through REST.
+    assert.equal((await t().call('GET', `/api/3/facturaclientes/${doc.idfactura}`)).body.pagada, true);
+  });
+
+  it('answers a refusal as a tool error carrying the API\'s code and fields, never a protocol failure', async () => {
+    const client = await connect(GLOBAL_KEY);
+    const refused = await client.callTool({ name: 'create_record', arguments: { resource: 'cliente', data: { codcliente: 'MCP1', nombre: 'Otra vez' } } });
+    assert.equal(refused.isError, true);
+    assert.ok([409, 422].includes((refused.structuredContent as any).status), JSON.stringify(refused));
+    const invalid = await client.callTool({ name: 'create_record', arguments: { resource: 'formapago', data: { codpago: 'X1', descripcion: 'x', plazovencimiento: 'pronto' } } });
+    assert.equal(invalid.isError, true);
+    assert.equal(body(invalid).message, 'validation-failed');
+    assert.ok(body(invalid).fields.plazovencimiento, JSON.stringify(body(invalid)));
+  });
+
+  it('lets a restricted key see only its resources and refuses what its rules forbid, call by call', async () => {
+    const key = (await t().call('POST', '/api/3/apikey', { description: 'agente de clientes', fullaccess: false, enabled: true })).body;
+    assert.equal((await t().call('POST', '/api/3/apiaccess', { idapikey: key.id, resource: 'cliente', allowget: true, allowpost: false, allowput: false, allowdelete: false })).status, 201);
+    const client = await connect(key.apikey);
+    const resources = body(await client.callTool({ name: 'describe_resources', arguments: {} })).resources.map((row: any) => row.resource);
+    assert.deepEqual(resources, ['cliente'], 'a restricted key sees fewer resources');
+    assert.equal((await client.callTool({ name: 'get_record', arguments: { resource: 'cliente', id: 'MCP1' } })).isError, false);
+    const write = await client.callTool({ name: 'create_record', arguments: { resource: 'cliente', data: { codcliente: 'MCP2', nombre: 'No' } } });
+    assert.deepEqual([write.isError, (write.structuredContent as any).status], [true, 403]);
+    const invoices = await client.callTool({ name: 'list_records', arguments: { resource: 'facturacliente' } });
+    assert.deepEqual([invoices.isError, (invoices.structuredContent as any).status], [true, 403]);
+  });
+
+  it('refuses a wrong token, and bans its address after five failures as the REST API does', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      const answer = await fetch(`${base}/mcp`, {
+        method: 'POST', headers: { Authorization: 'Bearer wrong-token', 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } }),
+      });
+      statuses.push(answer.status);
+    }
+    assert.deepEqual(statuses.slice(0, 5), [401, 401, 401, 401, 401]);
+    assert.equal(statuses[5], 429, 'banned');
+  });
+});
