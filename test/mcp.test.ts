@@ -53,6 +53,11 @@ forEachEngine('MCP server', (t) => {
     assert.deepEqual(body(listed).map((row: any) => [row.total, row.pagada, row.lineas.length]), [[121, true, 1]]);
     // The API's own record, the same through REST.
     assert.equal((await t().call('GET', `/api/3/facturaclientes/${doc.idfactura}`)).body.pagada, true);
+    // A partial refund: one of the two units of its line.
+    const [line] = (await t().call('GET', `/api/3/lineafacturaclientes?filter[idfactura]=${doc.idfactura}`)).body;
+    const refund = await client.callTool({ name: 'refund_invoice', arguments: { idfactura: doc.idfactura, fecha: doc.fecha, lineas: [{ idlinea: line.idlinea, cantidad: 1 }] } });
+    assert.equal(refund.isError, false, JSON.stringify(refund));
+    assert.equal(body(refund).doc.total, -60.5, 'one unit back, not the whole invoice');
   });
 
   it('answers a refusal as a tool error carrying the API\'s code and fields, never a protocol failure', async () => {
@@ -77,6 +82,16 @@ forEachEngine('MCP server', (t) => {
     assert.deepEqual([write.isError, (write.structuredContent as any).status], [true, 403]);
     const invoices = await client.callTool({ name: 'list_records', arguments: { resource: 'facturacliente' } });
     assert.deepEqual([invoices.isError, (invoices.structuredContent as any).status], [true, 403]);
+  });
+
+  it('answers with the API\'s own headers (CORS, request id)', async () => {
+    const answer = await fetch(`${base}/mcp`, {
+      method: 'POST', headers: { Authorization: `Bearer ${GLOBAL_KEY}`, Origin: 'https://agent.example', 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    assert.equal(answer.status, 200);
+    assert.equal(answer.headers.get('access-control-allow-origin'), '*');
+    assert.ok(answer.headers.get('x-request-id'));
   });
 
   it('refuses a wrong token, and bans its address after five failures as the REST API does', async () => {

@@ -87,7 +87,7 @@ export async function registerPipeline(app: FastifyInstance, steps: PipelineStep
       });
     },
     (request) => steps.authorize?.(request),
-    (request, reply) => steps.limit?.(request, reply),
+    (request, reply) => (request.routeOptions.config.unmetered ? undefined : steps.limit?.(request, reply)),
   ];
   const run = (request: FastifyRequest, reply: FastifyReply, from: number): MaybePromise<Verdict | void> => {
     for (let i = from; i < stages.length; i++) {

@@ -34,6 +34,8 @@ declare module 'fastify' {
     operational?: boolean;
     /** A 405 route: methods a parameter sibling would take (`shadowedBy`); other unsupported methods have no route (other-methods.ts). */
     notAllowed?: boolean;
+    /** Not counted by the rate limit itself: what it does is counted as requests of their own (the MCP endpoint's tool calls). */
+    unmetered?: boolean;
     /** The admin console's files: not part of the API, so not in its OpenAPI description. */
     console?: boolean;
     /** What the OpenAPI description says of a custom endpoint (never used to validate or serialise). */
@@ -65,6 +67,8 @@ export interface ResourceRoute {
    * does not serve is answered 405 from the path registry (other-methods.ts).
    */
   shadowedBy?: Method[];
+  /** See FastifyContextConfig.unmetered. */
+  unmetered?: boolean;
 }
 
 /**
@@ -96,7 +100,7 @@ export function addResourceRoute(app: FastifyInstance, route: ResourceRoute): vo
   const unsupported: HTTPMethods[] = ALL_METHODS.filter((method) => !route.methods[method]);
   if (!route.methods.GET) unsupported.push('HEAD');
   const allow = [...supported, ...(route.methods.GET ? ['HEAD'] : []), 'OPTIONS'].join(', ');
-  const config = { resource: route.resource };
+  const config = { resource: route.resource, ...(route.unmetered ? { unmetered: true } : {}) };
   for (const url of route.urls) {
     for (const methods of sharedRoutes(route, supported)) {
       const { handler, schema, write, shape, streamsFiles, openapi } = route.methods[methods[0] as Method]!;

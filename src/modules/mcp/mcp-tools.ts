@@ -80,10 +80,15 @@ export function registerTools(server: McpServer, ctx: AppContext, app: FastifyIn
   const models = ctx.registry.resources().filter((model) => readable(model.resource));
 
   server.registerTool('describe_resources', {
-    description: 'The resources this key may read, each with its fields (name, type, required, allowed values) and whether it can be written. Call this first.',
+    description: 'The resources this key may read, each with its fields (name, type, required, allowed values) and whether the resource takes writes at all (the key\'s rules decide each call). Call this first.',
     inputSchema: { resource: z.string().optional().describe('Only this resource, with its fields') },
   }, async ({ resource }) => {
-    const chosen = resource ? models.filter((model) => model.resource === resource || model.alias === resource) : models;
+    // A request of its own too (the root's): counted by the rate limit as every other tool call.
+    const root = await api('GET', '/api/3');
+    if (root.status >= 400) return result(root);
+    const listed = new Set((root.body as { resources?: string[] }).resources ?? []);
+    const shown = models.filter((model) => listed.has(model.resource));
+    const chosen = resource ? shown.filter((model) => model.resource === resource || model.alias === resource) : shown;
     if (resource && !chosen.length) return result({ status: 404, body: { status: 'error', message: 'record-not-found', resource } });
     return result({ status: 200, body: { resources: chosen.map((model) => ({ resource: model.resource, key: model.primaryKey, writable: !model.readOnlyResource, ...(resource ? { fields: fieldsOf(model) } : {}) })) } });
   });
@@ -133,15 +138,22 @@ export function registerTools(server: McpServer, ctx: AppContext, app: FastifyIn
   }, async ({ side, id, idempotencyKey, ...body }) =>
     result(await api('POST', `/api/3/pagarFactura${side === 'cliente' ? 'Cliente' : 'Proveedor'}/${id}`, body, idempotencyKey ? { 'idempotency-key': idempotencyKey } : {})));
   server.registerTool('refund_invoice', {
-    description: 'Creates the rectifying invoice of a customer invoice (all lines, or the quantities given as refund_<idlinea>).',
-    inputSchema: { idfactura: z.number().int(), fecha: z.string(), observaciones: z.string().optional(), ...writeHint },
-  }, async ({ idempotencyKey, ...body }) => result(await api('POST', '/api/3/crearFacturaRectificativaCliente', body, idempotencyKey ? { 'idempotency-key': idempotencyKey } : {})));
+    description: 'Creates the rectifying invoice of a customer invoice: every line in full, or only the quantities given in `lineas`.',
+    inputSchema: {
+      idfactura: z.number().int(), fecha: z.string(), observaciones: z.string().optional(),
+      lineas: z.array(z.object({ idlinea: z.number().int(), cantidad: z.number().positive() })).optional().describe('Only these lines, these quantities (the original lines\' idlinea)'),
+      ...writeHint,
+    },
+  }, async ({ idempotencyKey, lineas, ...body }) => {
+    const quantities = Object.fromEntries((lineas ?? []).map((line) => [`refund_${line.idlinea}`, line.cantidad]));
+    return result(await api('POST', '/api/3/crearFacturaRectificativaCliente', { ...body, ...quantities }, idempotencyKey ? { 'idempotency-key': idempotencyKey } : {}));
+  });
   server.registerTool('trial_balance', {
     description: 'The trial balance of a fiscal year (sums and balances per sub-account).',
     inputSchema: { codejercicio: z.string(), desde: z.string().optional(), hasta: z.string().optional() },
   }, async (params) => result(await api('GET', `/api/3/balanceSumasSaldos${query(params)}`)));
   server.registerTool('vat_return', {
     description: 'The VAT return (Modelo 303) of a quarter (1T-4T) or month (01-12): every box.',
-    inputSchema: { codejercicio: z.string(), periodo: z.string() },
+    inputSchema: { codejercicio: z.string(), periodo: z.string(), idempresa: z.number().int().optional() },
   }, async (params) => result(await api('GET', `/api/3/modelo303${query(params)}`)));
 }
