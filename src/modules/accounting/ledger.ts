@@ -48,9 +48,9 @@ export async function subaccountById(db: DbExecutor, idsubcuenta: number): Promi
 /**
  * Whether a locked VAT settlement covers `fecha`, as an SQL expression (1 or 0) for a read that
  * checks it with others (a document's read after its locks). With `idempresa`, only that company's
- * settlements (and those of no company) lock.
+ * settlements (and those of no company) lock. Both may be values or SQL (columns of the caller's query).
  */
-export function lockedSettlementRead(dialect: SqlDialect, fecha: string, idempresa?: number): RawBuilder<number> {
+export function lockedSettlementRead(dialect: SqlDialect, fecha: string | RawBuilder<unknown>, idempresa?: number | RawBuilder<unknown>): RawBuilder<number> {
   const company = idempresa === undefined ? sql`` : sql` AND (idempresa IS NULL OR idempresa = ${idempresa})`;
   return sql<number>`CASE WHEN EXISTS (SELECT 1 FROM regularizacionimpuestos WHERE bloquear = ${dialect.boolean(true)} AND fechainicio <= ${fecha} AND fechafin >= ${fecha}${company}) THEN 1 ELSE 0 END`;
 }

@@ -8,6 +8,7 @@ import type { Model } from '../../models/define-model.ts';
 import { textOf } from '../../models/record-rules.ts';
 import { companyOf } from '../company/index.ts';
 import { cuentaBancoModel } from '../finance/index.ts';
+import { customerReceiptModel } from '../payments/index.ts';
 import { pain001, type Pain001Version } from './pain001.ts';
 import { pain008 } from './pain008.ts';
 import { remittanceModel, remittanceReceiptModel } from './remittance-models.ts';
@@ -20,13 +21,6 @@ import { transferModel, transferPaymentModel } from './transfer-models.ts';
 
 type Row = Record<string, unknown>;
 type Company = { name: string; iban: string; bic: string | null };
-
-/** The id in an operation's path (`/api/3/cobrarRemesa/{id}`): digits, or the record is not found. */
-function pathId(request: Parameters<Handler>[0]): number {
-  const raw = (request.params as { id?: string }).id ?? '';
-  if (!/^\d{1,9}$/.test(raw)) throw new AppError('record-not-found');
-  return Number(raw);
-}
 
 /** A batch's file: `GET /api/3/<batch>/{id}/xml`, written from what the batch fixed when it was made. */
 function fileRoute(app: FastifyInstance, ctx: AppContext, model: Model, rows: Model, summary: string, write: (batch: Row, rows: Row[], company: Company, createdAt: string) => { file: string; name: string }): void {
@@ -48,10 +42,11 @@ function fileRoute(app: FastifyInstance, ctx: AppContext, model: Model, rows: Mo
   addResourceRoute(app, { resource: model.resource, urls: [`/api/3/${model.resource}/:id/xml`, `/api/3/${model.alias}/:id/xml`], methods: { GET: { handler, openapi } } });
 }
 
-/** A banking operation on one record: `POST /api/3/<name>/{id}`. */
-function operationRoute(app: FastifyInstance, ctx: AppContext, name: string, run: (ctx: AppContext, id: number, body: unknown) => Promise<Row>, openapi: OperationDoc, shape?: Model): void {
+/** A banking operation on one record of `target` (its key in the path): `POST /api/3/<name>/{id}`; `shape` the records it answers. */
+function operationRoute(app: FastifyInstance, ctx: AppContext, name: string, target: Model, run: (ctx: AppContext, id: number, body: unknown) => Promise<Row>, openapi: OperationDoc, shape?: Model): void {
   ctx.customResources.add(name);
-  addResourceRoute(app, { resource: name, urls: [`/api/3/${name}/:id`], ...(shape ? { shape } : {}), methods: { POST: { handler: async (request) => run(ctx, pathId(request), bodyOf(request).body), openapi } } });
+  const handler: Handler = async (request) => run(ctx, Number(parseId(target, request)), bodyOf(request).body);
+  addResourceRoute(app, { resource: name, urls: [`/api/3/${name}/:id`], ...(shape ? { shape } : {}), methods: { POST: { handler, openapi } } });
 }
 
 const settleBody = { type: 'object', additionalProperties: false, properties: { fecha: { type: 'string', format: 'date' } } } as const;
@@ -72,17 +67,17 @@ export function registerBankingRoutes(app: FastifyInstance, ctx: AppContext): vo
     name: `transferencia-${batch.idtransferencia}-pain.001.${batch.version}.xml`,
   }));
 
-  operationRoute(app, ctx, 'cobrarRemesa', collectRemittance, {
+  operationRoute(app, ctx, 'cobrarRemesa', remittanceModel, collectRemittance, {
     summary: 'Mark a remittance collected: every receipt standing in it paid on the collection day, with its accounting entry',
     description: '`fecha` (default the remittance\'s `fechacargo`). Answers the remittance with `pagados` (receipts paid now) and `yapagados` (already paid another way, left alone). Collected already: 422 `estado: already-collected`.',
     body: settleBody, response: settled('fechacobro'),
   }, remittanceModel);
-  operationRoute(app, ctx, 'pagarTransferenciaSepa', payTransfer, {
+  operationRoute(app, ctx, 'pagarTransferenciaSepa', transferModel, payTransfer, {
     summary: 'Mark a transfer order executed: every supplier receipt in it paid on the execution day, with its accounting entry',
     description: '`fecha` (default the order\'s `fechaejecucion`). Answers the order with `pagados` and `yapagados`. Paid already: 422 `estado: already-paid`.',
     body: settleBody, response: settled('fechapago'),
   }, transferModel);
-  operationRoute(app, ctx, 'devolverReciboRemesa', returnReceipt, {
+  operationRoute(app, ctx, 'devolverReciboRemesa', customerReceiptModel, returnReceipt, {
     summary: 'A collected receipt returned by the bank: un-paid on the return day, the bank\'s fee posted as an expense',
     description: 'The id is the customer receipt\'s (`idrecibo`). `fecha` (default today), `gastos` (the bank\'s fee, default 0), `motivo` (e.g. the SEPA reason code). The receipt no longer stands in the remittance and may be presented again. 422 `idrecibo`: `not-in-remittance`, `remittance-not-collected`, `already-returned`, `not-paid`.',
     body: { type: 'object', additionalProperties: false, properties: { fecha: { type: 'string', format: 'date' }, gastos: { type: 'number', minimum: 0 }, motivo: { type: 'string', maxLength: 100 } } },
@@ -105,7 +100,7 @@ export function registerBankingRoutes(app: FastifyInstance, ctx: AppContext): vo
       },
     },
   });
-  operationRoute(app, ctx, 'conciliarMovimiento', reconcileMovement, {
+  operationRoute(app, ctx, 'conciliarMovimiento', bankMovementModel, reconcileMovement, {
     summary: 'Reconcile a bank movement: pay what it paid (its best proposal, or the receipts named) on its value day',
     description: 'No body: the best proposal, computed again now (a remittance or transfer order settled whole, receipts paid, or a returned direct debit un-paid). `{idrecibos: [...]}`: those receipts (customer\'s for money in, supplier\'s for money out), unpaid and summing exactly to the amount. 422: `estado: already-reconciled`, `propuestas: none`, `idrecibos: not-found | already-paid | other-company | amount-mismatch`.',
     body: { type: 'object', additionalProperties: false, properties: { idrecibos: { type: 'array', items: { type: 'integer' } } } },

@@ -32,6 +32,7 @@ function readAs(kind: Kind, raw: unknown): unknown {
     const ids = raw.map(Number);
     return ids.every((id) => Number.isSafeInteger(id) && id > 0) && new Set(ids).size === ids.length ? ids : undefined;
   }
-  const amount = typeof raw === 'number' ? raw : typeof raw === 'string' && /^\d+(\.\d{1,2})?$/.test(raw.trim()) ? Number(raw) : NaN;
-  return Number.isFinite(amount) && amount >= 0 && amount <= 999_999_999.99 && Math.round(amount * 100) === Math.round(amount * 100 * 1e6) / 1e6 ? amount : undefined;
+  // Not negative, at most two decimals, as written (a number's shortest form, or the text given).
+  const text = typeof raw === 'number' ? String(raw) : typeof raw === 'string' ? raw.trim() : '';
+  return /^\d+(\.\d{1,2})?$/.test(text) && Number(text) <= 999_999_999.99 ? Number(text) : undefined;
 }

@@ -1,6 +1,6 @@
 import type { AppContext } from '../../app-context.ts';
 import type { DbExecutor } from '../../db/database.ts';
-import { rowReader } from '../../db/row-codec.ts';
+import { dbBoolean, rowReader } from '../../db/row-codec.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { AppError, validationError } from '../../errors.ts';
 import { textOf } from '../../models/record-rules.ts';
@@ -28,7 +28,7 @@ async function namedReceipts(db: DbExecutor, movement: Row, ids: number[]): Prom
   const incoming = Number(movement.importe) > 0;
   const rows = await db.selectFrom(incoming ? 'recibospagoscli' : 'recibospagosprov').select(['idrecibo', 'importe', 'pagado', 'idempresa']).where('idrecibo', 'in', ids).execute();
   if (rows.length !== ids.length) throw validationError({ idrecibos: 'not-found' });
-  if (rows.some((row) => row.pagado === true || Number(row.pagado) === 1)) throw validationError({ idrecibos: 'already-paid' });
+  if (rows.some((row) => dbBoolean(row.pagado))) throw validationError({ idrecibos: 'already-paid' });
   if (rows.some((row) => Number(row.idempresa) !== Number(movement.idempresa))) throw validationError({ idrecibos: 'other-company' });
   const sum = rows.reduce((total, row) => total + Math.round(Number(row.importe) * 100), 0);
   if (sum !== Math.abs(Math.round(Number(movement.importe) * 100))) throw validationError({ idrecibos: 'amount-mismatch' });

@@ -1,5 +1,6 @@
 import type { AppContext } from '../../app-context.ts';
 import type { DbExecutor } from '../../db/database.ts';
+import { dbBoolean } from '../../db/row-codec.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { AppError, validationError } from '../../errors.ts';
 import type { Model } from '../../models/define-model.ts';
@@ -46,7 +47,7 @@ export async function settleBatch(ctx: AppContext, trx: DbExecutor, kind: BatchK
   const rows = await trx.selectFrom(`${kind.rows} as x`).leftJoin(`${receiptTable} as r`, 'r.idrecibo', 'x.idrecibo')
     .select(['x.id', 'x.idrecibo', 'x.importe', 'r.importe as actual', ...(kind.returns ? ['x.vigente' as const] : [])]).where(`x.${key}` as never, '=', id as never).orderBy('x.id').execute();
   if (rows.length !== Number(batch.numrecibos)) throw validationError({ recibos: 'receipts-removed' });
-  const standing = kind.returns ? rows.filter((row) => row.vigente === true || Number(row.vigente) === 1) : rows;
+  const standing = kind.returns ? rows.filter((row) => dbBoolean(row.vigente)) : rows;
   const changed = standing.filter((row) => Math.round(Number(row.importe) * 100) !== Math.round(Number(row.actual) * 100)).map((row) => Number(row.idrecibo));
   if (changed.length) throw new AppError('validation-failed', { fields: { recibos: 'amount-changed' }, idrecibos: changed });
   const receipts = standing.map((row) => Number(row.idrecibo));
@@ -105,7 +106,7 @@ export async function markReturned(ctx: AppContext, trx: DbExecutor, idrecibo: n
   if (!Number(marked.numUpdatedRows)) throw validationError({ idrecibo: 'already-returned' });
   // A receipt the customer had paid another way before the collection (`yapagados`) stays paid:
   // the bank gave back a second collection, not the payment.
-  if (standing.cobrado === true || Number(standing.cobrado) === 1) {
+  if (dbBoolean(standing.cobrado)) {
     const unpaid = await payReceipts(ctx, trx, 'sales', [{ idrecibo, paid: false, fecha, gastosdevolucion: gastos, codcuenta: textOf(standing.codcuenta) }]);
     if (!unpaid.length) throw validationError({ idrecibo: 'not-paid' });
   }

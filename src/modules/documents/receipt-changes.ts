@@ -39,7 +39,7 @@ async function receiptTerms(ctx: AppContext, db: DbExecutor): Promise<ReceiptTer
  * receipts) under those invoices' locks, then settles them and their customers' risk.
  */
 async function withInvoicesSettled<T>(
-  ctx: AppContext, trx: DbExecutor, side: InvoiceSide, named: { receipts?: readonly number[]; invoices?: readonly unknown[] }, write: () => Promise<T>,
+  ctx: AppContext, trx: DbExecutor, side: InvoiceSide, named: { receipts?: readonly number[]; invoices?: readonly unknown[] }, write: (terms: ReceiptTerms) => Promise<T>,
 ): Promise<T> {
   const { dialect } = ctx.database;
   const type = INVOICE[side];
@@ -59,8 +59,8 @@ async function withInvoicesSettled<T>(
     }
   }
   if (invoices.length) await dialect.locking(trx.selectFrom(type.header.table).select(type.key).where(type.key, 'in', invoices).orderBy(type.key)).execute();
-  const result = await write();
   const terms = await receiptTerms(ctx, trx);
+  const result = await write(terms);
   for (const id of invoices) {
     const header = await headerOf(trx, type, id);
     if (header) await storePaymentState(trx, dialect, type, id, await invoicePaymentState(trx, dialect, forReceipts(type, header), terms));
@@ -83,9 +83,8 @@ export interface ReceiptPaymentRequest extends Omit<ReceiptPaymentChange, 'nick'
 export async function payReceipts(ctx: AppContext, trx: DbExecutor, side: InvoiceSide, requests: readonly ReceiptPaymentRequest[]): Promise<Row[]> {
   if (!requests.length) return [];
   const ids = requests.map((request) => request.idrecibo);
-  return withInvoicesSettled(ctx, trx, side, { receipts: ids }, async () => {
+  return withInvoicesSettled(ctx, trx, side, { receipts: ids }, async (terms) => {
     const { dialect } = ctx.database;
-    const terms = await receiptTerms(ctx, trx);
     const rows = new Map((await trx.selectFrom(RECEIPT[side].table).selectAll().where('idrecibo', 'in', ids).execute()).map((row) => [Number(row.idrecibo), row as Row]));
     const changed: Row[] = [];
     for (const request of requests) {

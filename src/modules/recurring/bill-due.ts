@@ -1,3 +1,4 @@
+import { dbBoolean } from '../../db/row-codec.ts';
 import type { AppContext } from '../../app-context.ts';
 import type { DbExecutor } from '../../db/database.ts';
 import { inTransaction } from '../../db/transaction.ts';
@@ -40,7 +41,7 @@ export function invoiceInput(template: Row, lines: Row[], state: Pick<TemplateSt
   const body: Row = {
     codcliente: template.codcliente, fecha, ...(hora ? { hora } : {}), observaciones: notes,
     ...Object.fromEntries(['codserie', 'codpago', 'coddivisa', 'codalmacen'].filter((key) => given(template[key])).map((key) => [key, template[key]])),
-    ...(template.pagada === true || Number(template.pagada) === 1 ? { pagada: true } : {}),
+    ...(dbBoolean(template.pagada) ? { pagada: true } : {}),
     lineas: lines.map((line) => Object.fromEntries(['referencia', 'descripcion', 'cantidad', 'pvpunitario', 'dtopor', 'dtopor2', 'codimpuesto']
       .filter((key) => given(line[key])).map((key) => [key, line[key]]))),
   };
@@ -52,7 +53,7 @@ async function refusals(db: DbExecutor, template: Row, lines: Row[]): Promise<Re
   if (!lines.length) return new Refused('no-lines');
   const customer = await customerOf(db, String(template.codcliente));
   if (!customer) return new Refused('customer-not-found', { codcliente: template.codcliente });
-  if (customer.debaja === true || Number(customer.debaja) === 1) return new Refused('customer-blocked', { codcliente: template.codcliente });
+  if (dbBoolean(customer.debaja)) return new Refused('customer-blocked', { codcliente: template.codcliente });
   const codes = lines.map((line) => line.referencia).filter((code): code is string => typeof code === 'string' && code !== '');
   const found = await productsForLines(db, codes);
   const gone = codes.find((code) => !found.has(code));
@@ -100,7 +101,7 @@ async function billTemplate(ctx: AppContext, id: number, report: BillingReport):
     const today = ctx.clock.today();
     if (state.finished || state.desde > today.date) return;
     if (round === 0) blocked = await refusals(db, template, lines);
-    const sends = template.enviaremail === true || Number(template.enviaremail) === 1;
+    const sends = dbBoolean(template.enviaremail);
     try {
       if (blocked) throw blocked;
       const created = await asInvoiceOf({ idrecurrente: id, periodo: state.next, desde: state.desde, hasta: state.hasta, sends },

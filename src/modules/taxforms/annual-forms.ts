@@ -3,6 +3,7 @@ import type { AppContext } from '../../app-context.ts';
 import { textOf } from '../../models/record-rules.ts';
 import { fillMissingTaxRows } from './keep-taxes.ts';
 import { invoiceTaxModel } from './tax-line-model.ts';
+import { vatDateSql } from './vat-date.ts';
 import { taxPeriodOf, taxYearOf } from './tax-period.ts';
 
 /**
@@ -17,8 +18,8 @@ type Row = Record<string, unknown>;
 export const THRESHOLD_347 = 3005.06;
 
 const SIDES = {
-  sales: { table: 'facturascli', name: 'nombrecliente', date: sql`COALESCE(f.fechadevengo, f.fecha)`, key347: 'B', column: 't.idfacturacli' },
-  purchase: { table: 'facturasprov', name: 'nombre', date: sql`COALESCE(f.fecharecepcion, f.fecha)`, key347: 'A', column: 't.idfacturaprov' },
+  sales: { table: 'facturascli', name: 'nombrecliente', date: vatDateSql('sales'), key347: 'B', column: 't.idfacturacli' },
+  purchase: { table: 'facturasprov', name: 'nombre', date: vatDateSql('purchase'), key347: 'A', column: 't.idfacturaprov' },
 } as const;
 
 /** Operations another return carries (349: intra-EU; imports and exports): out of the 347. */

@@ -1,8 +1,10 @@
 import { sql } from 'kysely';
 import type { AppContext } from '../../app-context.ts';
 import type { DbExecutor } from '../../db/database.ts';
+import { dbBoolean } from '../../db/row-codec.ts';
 import { textOf } from '../../models/record-rules.ts';
 import { invoiceTaxModel } from './tax-line-model.ts';
+import { vatDateSql } from './vat-date.ts';
 import type { TaxPeriod } from './tax-period.ts';
 
 /**
@@ -59,8 +61,8 @@ export interface Modelo303 {
 /** The grouped tax rows of one side in the period (`period` dates as the reference says: accrual for sales, reception for purchases). */
 export function sideSums(db: DbExecutor, side: 'sales' | 'purchase', period: TaxPeriod) {
   const [table, column, date] = side === 'sales'
-    ? ['facturascli', 't.idfacturacli', sql`COALESCE(f.fechadevengo, f.fecha)`]
-    : ['facturasprov', 't.idfacturaprov', sql`COALESCE(f.fecharecepcion, f.fecha)`];
+    ? ['facturascli', 't.idfacturacli', vatDateSql('sales')]
+    : ['facturasprov', 't.idfacturaprov', vatDateSql('purchase')];
   // A credit note: a refund of an invoice, or an invoice of negative total (a supplier's credit note is recorded so).
   const rectified = sql<number>`CASE WHEN f.idfacturarect IS NOT NULL OR f.total < 0 THEN 1 ELSE 0 END`;
   const abroad = sql<number>`CASE WHEN f.codpais IS NULL OR f.codpais = 'ESP' THEN 0 ELSE 1 END`;
@@ -77,7 +79,6 @@ export function sideSums(db: DbExecutor, side: 'sales' | 'purchase', period: Tax
 
 const cents = (value: unknown) => Math.round(Number(value ?? 0) * 100);
 const rateKey = (rate: unknown) => String(Number(rate));
-const flag = (value: unknown) => value === true || Number(value) === 1;
 
 /**
  * The return of `period`, in cents per box: output VAT per rate and surcharge, intra-EU
@@ -99,8 +100,8 @@ export function boxes303(sales: readonly Row[], purchases: readonly Row[], carri
     else if (Number(row.iva) === 0 && cuota === 0) {
       // Not subject by the place of supply (a service to a business abroad) or exempt at home: 120,
       // or no box; its credit notes the same (no VAT was modified).
-      if (flag(row.abroad)) add('120', base);
-    } else if (flag(row.rect)) {
+      if (dbBoolean(row.abroad)) add('120', base);
+    } else if (dbBoolean(row.rect)) {
       add('14', base);
       add('15', cuota);
     } else {
@@ -111,7 +112,7 @@ export function boxes303(sales: readonly Row[], purchases: readonly Row[], carri
       } else avisos.push({ motivo: 'rate-without-box', lado: 'ventas', iva: Number(row.iva), base: base / 100 });
     }
     if (Number(row.recargo) !== 0 || cents(row.cuotarecargo) !== 0) {
-      if (flag(row.rect)) {
+      if (dbBoolean(row.rect)) {
         add('25', base);
         add('26', cents(row.cuotarecargo));
       } else {
@@ -127,9 +128,9 @@ export function boxes303(sales: readonly Row[], purchases: readonly Row[], carri
     const base = cents(row.base);
     const cuota = cents(row.cuota);
     const operacion = textOf(row.operacion);
-    if (flag(row.autoliquidada)) {
+    if (dbBoolean(row.autoliquidada)) {
       // Self-assessed: output VAT on page 1 and the same VAT deducted.
-      const [output, input] = flag(row.rect) ? [['14', '15'], ['40', '41']] : INTRA_EU.has(operacion) ? [['10', '11'], ['36', '37']] : [['12', '13'], ['28', '29']];
+      const [output, input] = dbBoolean(row.rect) ? [['14', '15'], ['40', '41']] : INTRA_EU.has(operacion) ? [['10', '11'], ['36', '37']] : [['12', '13'], ['28', '29']];
       add(output[0]!, base);
       add(output[1]!, cuota);
       add(input[0]!, base);
@@ -138,7 +139,7 @@ export function boxes303(sales: readonly Row[], purchases: readonly Row[], carri
       if (base !== 0) avisos.push({ motivo: 'imports-not-covered', lado: 'compras', base: base / 100 });
     } else if (cuota === 0) {
       // No deductible VAT (exempt, 0 %): in no box, nor its credit notes.
-    } else if (flag(row.rect)) {
+    } else if (dbBoolean(row.rect)) {
       add('40', base);
       add('41', cuota);
     } else {

@@ -1,4 +1,5 @@
 import type { AppContext } from '../../app-context.ts';
+import { dbBoolean } from '../../db/row-codec.ts';
 import { textOf } from '../../models/record-rules.ts';
 import { fillMissingTaxRows } from './keep-taxes.ts';
 import { boxes303, sideSums } from './modelo303.ts';
@@ -23,13 +24,12 @@ const FROM_303: Record<string, string> = {
 };
 
 const cents = (value: unknown) => Math.round(Number(value ?? 0) * 100);
-const flag = (value: unknown) => value === true || Number(value) === 1;
 
 /** The intra-EU acquisitions by kind (goods, services) and rate, in cents: what 390's 21-26, 545-554, 56/57 and 597/598 detail. */
 function acquisitionsByRate(purchases: readonly Row[]): Array<{ tipo: 'bienes' | 'servicios'; iva: number; base: number; cuota: number }> {
   const detail = new Map<string, { tipo: 'bienes' | 'servicios'; iva: number; base: number; cuota: number }>();
   for (const row of purchases) {
-    if (!flag(row.autoliquidada) || flag(row.rect) || !['intracomunitaria', 'intracom-servicios'].includes(textOf(row.operacion))) continue;
+    if (!dbBoolean(row.autoliquidada) || dbBoolean(row.rect) || !['intracomunitaria', 'intracom-servicios'].includes(textOf(row.operacion))) continue;
     const tipo = textOf(row.operacion) === 'intracomunitaria' ? 'bienes' : 'servicios';
     const key = `${tipo}|${Number(row.iva)}`;
     const found = detail.get(key) ?? { tipo, iva: Number(row.iva), base: 0, cuota: 0 };

@@ -1,20 +1,15 @@
+import { sql } from 'kysely';
 import type { AppContext, RecordWriter } from '../../app-context.ts';
 import type { DbExecutor } from '../../db/database.ts';
 import { AppError, validationError } from '../../errors.ts';
 import { readInput } from '../../models/read-input.ts';
 import { insideLockedSettlement, lockedSettlementRead, regularizacionImpuestoModel } from '../accounting/index.ts';
-import { documentChanged, documentCreated, documentPreparing, documentSeal, headerOf, type DocumentSeal, type DocumentType, type Row } from '../documents/index.ts';
+import { documentChanged, documentCreated, documentPreparing, documentSeal, type DocumentSeal, type DocumentType, type Row } from '../documents/index.ts';
 import { vatSettlementModel } from './settlement-model.ts';
+import { vatDate, vatDateSql } from './vat-date.ts';
 
 /** An invoice in a settled period keeps its VAT: its amounts and identity do not change, and it stays. */
 const SETTLED: DocumentSeal = { change: 'period-locked', remove: 'period-locked' };
-
-/** The day an invoice's VAT falls on, the one the return reads (modelo303.ts): accrual for sales, reception for purchases. */
-export function vatDate(type: DocumentType, header: Row): string | null {
-  const own = type.side === 'sales' ? header.fechadevengo : header.fecharecepcion;
-  const day = typeof own === 'string' && own !== '' ? own : header.fecha;
-  return typeof day === 'string' && day !== '' ? day : null;
-}
 
 /**
  * Invoices whose VAT falls in a settled, locked period of their company (`regularizacionimpuestos`
@@ -26,20 +21,23 @@ export function vatDate(type: DocumentType, header: Row): string | null {
  */
 export function lockSettledPeriods(ctx: AppContext): void {
   const { dialect } = ctx.database;
-  const locked = async (db: DbExecutor, type: DocumentType, header: Row | undefined) => {
-    const day = header && vatDate(type, header);
-    return Boolean(day) && insideLockedSettlement(db, dialect, day, Number(header!.idempresa));
-  };
   const refuse = async (db: DbExecutor, type: DocumentType, header: Row) => {
-    if (await locked(db, type, header)) throw new AppError('period-locked', { fecha: vatDate(type, header) });
+    const day = vatDate(type.side, header);
+    if (day && (await insideLockedSettlement(db, dialect, day, Number(header.idempresa)))) throw new AppError('period-locked', { fecha: day });
   };
-  ctx.hooks.on(documentSeal, async ({ db, type, id }) => (type.invoice && (await locked(db, type, await headerOf(db, type, id))) ? SETTLED : undefined));
+  // The stored invoice's VAT day and its lock in one read (every change of an invoice asks).
+  ctx.hooks.on(documentSeal, async ({ db, type, id }) => {
+    if (!type.invoice) return undefined;
+    const row = await db.selectFrom(`${type.header.table} as f`).select(lockedSettlementRead(dialect, vatDateSql(type.side), sql.ref('f.idempresa')).as('locked'))
+      .where(`f.${type.key}` as never, '=', id as never).executeTakeFirst();
+    return Number(row?.locked) === 1 ? SETTLED : undefined;
+  });
   ctx.hooks.on(documentPreparing, async ({ type }) => {
     if (!type.invoice) return undefined;
     return () => ({
       lockAndWrite(doc) {
         // Read from the header as numbering left it: filling a gap in the numbers may change its date.
-        const day = vatDate(type, doc.header);
+        const day = vatDate(type.side, doc.header);
         if (!day) return;
         doc.readAfterLocks('taxforms.locked', lockedSettlementRead(dialect, day, Number(doc.header.idempresa)));
         this.afterLocks = () => {
@@ -52,7 +50,7 @@ export function lockSettledPeriods(ctx: AppContext): void {
     if (type.invoice) await refuse(db, type, header);
   });
   ctx.hooks.on(documentChanged, async ({ db, type, before, after }) => {
-    if (!type.invoice || vatDate(type, before) === vatDate(type, after)) return;
+    if (!type.invoice || vatDate(type.side, before) === vatDate(type.side, after)) return;
     await refuse(db, type, before);
     await refuse(db, type, after);
   });

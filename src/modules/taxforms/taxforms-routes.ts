@@ -2,8 +2,10 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../app-context.ts';
 import { AppError, validationError } from '../../errors.ts';
 import { bodyOf } from '../../http/body.ts';
+import { parseId } from '../../http/model-routes.ts';
 import { addResourceRoute, type OperationDoc } from '../../http/resource-route.ts';
 import { carriedInto, settleVat, undoSettlement } from './settle-vat.ts';
+import { vatSettlementModel } from './settlement-model.ts';
 import { textOf } from '../../models/record-rules.ts';
 import { companyOf } from '../company/index.ts';
 import { reportCsv, reportPdf, reportXlsx, type ReportTable } from '../export/index.ts';
@@ -97,9 +99,7 @@ export function registerTaxFormRoutes(app: FastifyInstance, ctx: AppContext): vo
     methods: {
       DELETE: {
         handler: async (request) => {
-          const raw = (request.params as { id?: string }).id ?? '';
-          if (!/^\d{1,9}$/.test(raw)) throw new AppError('record-not-found');
-          return { ok: 'record-deleted', data: await undoSettlement(ctx, Number(raw)) };
+          return { ok: 'record-deleted', data: await undoSettlement(ctx, Number(parseId(vatSettlementModel, request))) };
         },
         openapi: undoDoc,
       },
