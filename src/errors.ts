@@ -49,6 +49,7 @@ export const ERROR_CATALOGUE = {
   'validation-failed': { status: 422, shape: 'message', meaning: 'The body does not fit the model; `fields` maps each offending field to a reason.' },
   'idempotency-key-reused': { status: 422, shape: 'message', meaning: 'The `Idempotency-Key` was used by this API key for a different request (method, path, query or body): nothing was done.' },
   'idempotency-key-in-use': { status: 409, shape: 'message', meaning: 'The first request with this `Idempotency-Key` is still running (see `Retry-After`); or (`reason: answer-lost`) its write committed but its answer was lost: nothing was done again.' },
+  'batch-rolled-back': { status: 422, shape: 'message', meaning: 'An operation of an atomic batch failed: nothing of the batch was written. `index` names the first failed operation; `results` holds the answers up to it (the failed one last).' },
   'precondition-failed': { status: 412, shape: 'message', meaning: 'The record changed since the `ETag` the `If-Match` header names: nothing was written. The answer carries the current `ETag`; read the record again.' },
   'duplicate-record': { status: 409, shape: 'message', meaning: 'A record with the same primary key or unique value already exists.' },
   'record-in-use': { status: 409, shape: 'message', meaning: 'The record is still referenced by another record under a RESTRICT rule, or used where the reference forbids its deletion; `reason` names the use when the database does not (`document-lines`: a product or variant sold or bought in a document; `main-variant`).' },

@@ -1,7 +1,8 @@
-import type { CompiledQuery, DatabaseConnection, Dialect, Driver } from 'kysely';
+import { CompiledQuery, type DatabaseConnection, type Dialect, type Driver } from 'kysely';
 import { currentGate } from './commit-gate.ts';
 import { batchParts, commitFollowsTail, commitTails, commitWithTail, pipelinedFollowers } from './statement-batch.ts';
 import type { Engine } from './engine.ts';
+import { activePin, giveTurn, nextSavepoint, takeTurn, type Pin } from './pinned-transaction.ts';
 import { assertNoTransaction } from './transaction.ts';
 import type { WriteTracker } from './write-tracker.ts';
 
@@ -71,29 +72,71 @@ function guardedDriver(driver: Driver, counter: StatementCounter, writes: WriteT
     };
     return connection;
   };
+  /** The pin whose connection `connection` is, if any (pinned-transaction.ts). */
+  const pinOf = (connection: DatabaseConnection): Pin | undefined => {
+    const pin = activePin();
+    return pin?.connection === connection ? pin : undefined;
+  };
+  const run = (connection: DatabaseConnection, text: string) => connection.executeQuery(CompiledQuery.raw(text));
   return new Proxy(driver, {
     get(target, property) {
       if (property === 'acquireConnection') {
         return async (...args: Parameters<Driver['acquireConnection']>) => {
           await admitConnectionUse();
-          return count(await target.acquireConnection(...args));
+          const pin = activePin();
+          if (pin?.connection) return pin.connection;
+          const connection = count(await target.acquireConnection(...args));
+          // The first connection of a pinned flow is its transaction's (inPinnedTransaction asks first).
+          if (pin) pin.connection = connection;
+          return connection;
+        };
+      }
+      if (property === 'releaseConnection') {
+        return async (connection: DatabaseConnection) => {
+          const pin = pinOf(connection);
+          if (pin && pin.depth > 0) return;
+          if (pin) pin.connection = undefined;
+          return target.releaseConnection(connection);
         };
       }
       if (property === 'beginTransaction') {
         return async (connection: DatabaseConnection, settings: Parameters<Driver['beginTransaction']>[1]) => {
+          const pin = pinOf(connection);
+          if (pin && pin.depth > 0) {
+            await takeTurn(pin);
+            const name = nextSavepoint();
+            await run(connection, `SAVEPOINT ${name}`);
+            pin.savepoints.push(name);
+            pin.depth++;
+            return;
+          }
           writes.began(connection);
-          return target.beginTransaction(connection, settings);
+          await target.beginTransaction(connection, settings);
+          if (pin) pin.depth = 1;
         };
       }
       if (TRANSACTION_ENDS.has(property)) {
         const end = (Reflect.get(target, property, target) as (connection: DatabaseConnection) => Promise<void>).bind(target);
         return async (connection: DatabaseConnection) => {
+          const pin = pinOf(connection);
+          if (pin && pin.depth > 1) {
+            const name = pin.savepoints.pop()!;
+            pin.depth--;
+            try {
+              if (property === 'rollbackTransaction') await run(connection, `ROLLBACK TO SAVEPOINT ${name}`);
+              await run(connection, `RELEASE SAVEPOINT ${name}`);
+            } finally {
+              giveTurn(pin);
+            }
+            return;
+          }
           try {
             // The statements deferred to the commit (statement-batch.ts) go with it, or with the rollback nowhere.
             if (property === 'commitTransaction') return await commitWithTail(connection, engine, () => end(connection));
             commitTails.delete(connection);
             return await end(connection);
           } finally {
+            if (pin) pin.depth = 0;
             writes.ended(connection);
           }
         };
@@ -112,6 +155,9 @@ function guardedDriver(driver: Driver, counter: StatementCounter, writes: WriteT
 export function guardedRead(read: (query: CompiledQuery) => Promise<Record<string, unknown>[]>, counter: StatementCounter): (query: CompiledQuery) => Promise<Record<string, unknown>[]> {
   return async (query) => {
     await admitConnectionUse();
+    // A pinned flow reads on its own connection (a direct read would wait for the pin's turn on SQLite).
+    const pinned = activePin()?.connection;
+    if (pinned) return (await pinned.executeQuery(query)).rows as Record<string, unknown>[];
     countStatement(counter, query);
     return read(query);
   };

@@ -3,6 +3,7 @@ import type { DbExecutor } from './engine.ts';
 import { isRetryable, retryPause } from './translate-error.ts';
 import { currentGate, outsideGate, type CommitGate } from './commit-gate.ts';
 import { inGroup, type Attempt, type GroupDatabase } from './group-commit.ts';
+import { activePin, deferToPin, inPinnedTransaction } from './pinned-transaction.ts';
 
 /**
  * Transactions and the work that must wait for their commit.
@@ -69,14 +70,17 @@ export interface TransactionOptions {
 export async function inTransaction<T>(database: TransactionalDatabase, fn: (trx: DbExecutor) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
   assertNoTransaction('a new transaction');
   const gate = currentGate();
+  // Inside a pinned transaction (pinned-transaction.ts) this one is a savepoint of it: never retried
+  // alone, never in a commit group, its commit not the end of the database's transaction.
+  const pinned = activePin() !== undefined;
   if (gate?.takes()) return heldTransaction(database, gate, fn, options);
-  const attempts = options.attempts ?? 8;
-  if (options.shared && database.groupCommit && !gate) return inGroup(database, () => memberAttempt(database, fn), attempts);
+  const attempts = pinned ? 1 : (options.attempts ?? 8);
+  if (options.shared && database.groupCommit && !gate && !pinned) return inGroup(database, () => memberAttempt(database, fn), attempts);
   for (let attempt = 1; ; attempt++) {
-    const state = { ...newState(), ownCommit: true };
+    const state = { ...newState(), ownCommit: !pinned };
     try {
       const result = await database.kysely.transaction().execute((trx) => runInState(trx, state, fn));
-      runAll(database, state.afterCommit);
+      committed(database, state);
       return result;
     } catch (error) {
       await undoAll(database, state.afterRollback);
@@ -85,6 +89,25 @@ export async function inTransaction<T>(database: TransactionalDatabase, fn: (trx
       await retryPause(attempt);
     }
   }
+}
+
+/** A committed attempt's after-commit work: run now, or with the pinned transaction it belongs to (with its undo work). */
+function committed(database: TransactionalDatabase, state: TransactionState): void {
+  if (!deferToPin(state.afterCommit, state.afterRollback)) runAll(database, state.afterCommit);
+}
+
+/**
+ * Runs `fn` with all the database work of its flow, whoever starts it, in one transaction that
+ * commits when `fn` resolves and rolls back when it throws (pinned-transaction.ts): reads see the
+ * flow's own writes, the transactions inside are savepoints, and their after-commit work waits for
+ * this commit. Not retried: the caller may run the whole flow again.
+ */
+export function inOneTransaction<T>(database: TransactionalDatabase, fn: () => Promise<T>): Promise<T> {
+  assertNoTransaction('a pinned transaction');
+  return inPinnedTransaction(database.kysely, fn, {
+    committed: (callbacks) => runAll(database, callbacks),
+    rolledBack: (callbacks) => undoAll(database, callbacks),
+  });
 }
 
 const newState = (): TransactionState => ({ ownCommit: false, beforeCommit: [], afterCommit: [], afterRollback: [], warnings: [] });
@@ -120,7 +143,7 @@ const ROLLBACK = Symbol('rollback');
  * usual; a failure of the commit itself reaches the gate (the request answers an error instead).
  */
 async function heldTransaction<T>(database: TransactionalDatabase, gate: CommitGate, fn: (trx: DbExecutor) => Promise<T>, options: TransactionOptions): Promise<T> {
-  const attempts = options.attempts ?? 8;
+  const attempts = activePin() ? 1 : (options.attempts ?? 8);
   for (let attempt = 1; ; attempt++) {
     const state = newState();
     let handOver!: (value: T) => void;
@@ -149,7 +172,7 @@ async function heldTransaction<T>(database: TransactionalDatabase, gate: CommitG
     const outcome = await Promise.race([handed.then((value) => ({ value })), run.then(() => ({}), (error: unknown) => ({ error }))]);
     if ('value' in outcome) {
       run.then(() => {
-        runAll(database, state.afterCommit);
+        committed(database, state);
         settle.resolve();
       }, async (error: unknown) => {
         await undoAll(database, state.afterRollback);
@@ -193,7 +216,8 @@ export function commitTail(db: DbExecutor): boolean {
 export function afterCommit(db: DbExecutor, fn: () => void): void {
   const state = states.get(db);
   if (state) state.afterCommit.push(fn);
-  else runAll(undefined, [fn]);
+  // A plain connection of a pinned flow is inside the pinned transaction: its commit decides.
+  else if (!deferToPin([fn], [])) runAll(undefined, [fn]);
 }
 
 /**

@@ -83,7 +83,9 @@ export function registerIdempotency(app: FastifyInstance, options: IdempotencyOp
 
   const claimRequestKey: preHandlerAsyncHookHandler = async (request, reply) => {
     const raw = request.headers['idempotency-key'];
-    if (raw === undefined || !WRITES.has(request.method) || !request.routeOptions.config.resource || request.routeOptions.config.public) return;
+    const { config } = request.routeOptions;
+    // Every API write (the root's resource '' too: a batch), except public routes and those answering on the raw response.
+    if (raw === undefined || !WRITES.has(request.method) || config.resource === undefined || config.public || config.answersItself) return;
     const key = Array.isArray(raw) ? undefined : raw;
     if (key === undefined || !VALID_KEY.test(key)) throw new AppError('invalid-idempotency-key');
     const scope = options.scopeOf(request) ?? 'global';

@@ -34,8 +34,10 @@ declare module 'fastify' {
     operational?: boolean;
     /** A 405 route: methods a parameter sibling would take (`shadowedBy`); other unsupported methods have no route (other-methods.ts). */
     notAllowed?: boolean;
-    /** Not counted by the rate limit itself: what it does is counted as requests of their own (the MCP endpoint's tool calls). */
+    /** Not counted by the rate limit itself: what it does is counted as requests of their own (the MCP endpoint's tool calls, a batch's operations). */
     unmetered?: boolean;
+    /** The handler writes the answer on the raw response itself (MCP's transport): no `Idempotency-Key` answer can be kept. */
+    answersItself?: boolean;
     /** The admin console's files: not part of the API, so not in its OpenAPI description. */
     console?: boolean;
     /** What the OpenAPI description says of a custom endpoint (never used to validate or serialise). */
@@ -69,6 +71,8 @@ export interface ResourceRoute {
   shadowedBy?: Method[];
   /** See FastifyContextConfig.unmetered. */
   unmetered?: boolean;
+  /** See FastifyContextConfig.answersItself. */
+  answersItself?: boolean;
 }
 
 /**
@@ -100,7 +104,7 @@ export function addResourceRoute(app: FastifyInstance, route: ResourceRoute): vo
   const unsupported: HTTPMethods[] = ALL_METHODS.filter((method) => !route.methods[method]);
   if (!route.methods.GET) unsupported.push('HEAD');
   const allow = [...supported, ...(route.methods.GET ? ['HEAD'] : []), 'OPTIONS'].join(', ');
-  const config = { resource: route.resource, ...(route.unmetered ? { unmetered: true } : {}) };
+  const config = { resource: route.resource, ...(route.unmetered ? { unmetered: true } : {}), ...(route.answersItself ? { answersItself: true } : {}) };
   for (const url of route.urls) {
     for (const methods of sharedRoutes(route, supported)) {
       const { handler, schema, write, shape, streamsFiles, openapi } = route.methods[methods[0] as Method]!;

@@ -32,7 +32,7 @@ export function registerMcpRoutes(app: FastifyInstance, ctx: AppContext): void {
   };
   addResourceRoute(app, {
     // Open to every valid key (the root's resource); not metered itself: each tool call is a request of its own.
-    resource: '', urls: ['/mcp'], unmetered: true,
+    resource: '', urls: ['/mcp'], unmetered: true, answersItself: true,
     methods: {
       POST: { handler, openapi: { summary: 'Model Context Protocol (Streamable HTTP, stateless): tools for agents over this API (docs/mcp.md)', response: { type: 'object' } } },
     },

@@ -2,35 +2,13 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import type { AppContext } from '../../app-context.ts';
+import { injectAs } from '../../http/inject-as.ts';
 import type { Model } from '../../models/define-model.ts';
 
 type Json = Record<string, unknown>;
 
 /** The document types the business tools create, as the API names their endpoints (`crear<Type>`). */
 const DOCUMENTS = ['PresupuestoCliente', 'PedidoCliente', 'AlbaranCliente', 'FacturaCliente', 'PresupuestoProveedor', 'PedidoProveedor', 'AlbaranProveedor', 'FacturaProveedor'] as const;
-
-/**
- * Calls the REST API as the MCP request's own key would (its credentials forwarded, from its
- * address): every tool call goes through the same pipeline as a request of its own (API switch,
- * ban, key, rules, rate limit, validation, idempotency), so nothing here decides access.
- */
-function caller(app: FastifyInstance, request: FastifyRequest) {
-  const credentials: Record<string, string> = {};
-  for (const name of ['x-auth-token', 'token', 'authorization']) {
-    const value = request.headers[name];
-    if (typeof value === 'string') credentials[name] = value;
-  }
-  return async (method: string, url: string, body?: unknown, extra: Record<string, string> = {}) => {
-    const answer = await app.inject({
-      method: method as 'GET', url, remoteAddress: request.ip,
-      headers: { ...credentials, accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...extra },
-      ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
-    });
-    const type = String(answer.headers['content-type'] ?? '');
-    const parsed: unknown = type.includes('json') && answer.body ? JSON.parse(answer.body) : answer.body;
-    return { status: answer.statusCode, body: parsed };
-  };
-}
 
 /**
  * A tool's answer: the API's status and body as structured content; a refusal (4xx, 5xx) is a tool
@@ -75,7 +53,11 @@ const writeHint = { idempotencyKey: z.string().max(100).optional().describe('Mak
  * The resource list a key sees is filtered by its rules; every call is checked again by the API.
  */
 export function registerTools(server: McpServer, ctx: AppContext, app: FastifyInstance, request: FastifyRequest): void {
-  const api = caller(app, request);
+  const inject = injectAs(app, request);
+  const api = async (method: string, url: string, body?: unknown, headers: Record<string, string> = {}) => {
+    const answer = await inject({ method, url, body, headers });
+    return { status: answer.status, body: answer.body };
+  };
   const readable = (resource: string) => !request.mayRead || request.mayRead(resource);
   const models = ctx.registry.resources().filter((model) => readable(model.resource));
 

@@ -1,0 +1,103 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { DatabaseConnection } from 'kysely';
+import type { DbExecutor } from './engine.ts';
+
+/**
+ * One transaction that all the database work of an async flow joins, whoever starts it: an atomic
+ * batch (src/modules/batch/) runs whole requests, each with its own reads, transactions and
+ * idempotency claims, and all of them must commit together or not at all.
+ *
+ * Contract:
+ * - Inside `inPinnedTransaction`, every connection the driver hands out is the pinned one
+ *   (guarded-dialect.ts), so plain reads see the flow's own uncommitted writes, and a transaction
+ *   begun on it is a SAVEPOINT: its rollback undoes only its own work, its commit releases it.
+ *   Savepoint transactions take turns (one at a time) so that their savepoints nest.
+ * - Work registered to run after a transaction's commit (events, cache bumps) waits for the pinned
+ *   transaction's commit, and work to undo on rollback runs if the pinned transaction rolls back
+ *   (transaction.ts asks `deferToPin`).
+ * - No commit group is joined (another request's work must never enter this transaction) and a
+ *   failed savepoint transaction is not retried: a deadlock fails the flow, which the caller may
+ *   run again whole.
+ * - Once the pinned transaction has ended, work the flow left behind (a timer) uses connections as
+ *   usual.
+ */
+export interface Pin {
+  connection?: DatabaseConnection;
+  /** 0: no transaction yet (or ended); 1: the pinned transaction; more: savepoints inside it. */
+  depth: number;
+  savepoints: string[];
+  ended: boolean;
+  afterCommit: Array<() => void>;
+  afterRollback: Array<() => void | Promise<void>>;
+  /** The savepoint transactions' turn: each begin waits for the previous one to end. */
+  turn: Promise<void>;
+  endTurn?: () => void;
+}
+
+const pins = new AsyncLocalStorage<Pin>();
+let savepointCount = 0;
+
+/** The pinned transaction the current flow belongs to, while it runs. */
+export function activePin(): Pin | undefined {
+  const pin = pins.getStore();
+  return pin && !pin.ended ? pin : undefined;
+}
+
+/** A new savepoint's name, unique in the process. */
+export function nextSavepoint(): string {
+  savepointCount = (savepointCount + 1) % 1_000_000_000;
+  return `pin_${savepointCount}`;
+}
+
+/** Waits for the pin's savepoint turn and takes it. */
+export async function takeTurn(pin: Pin): Promise<void> {
+  for (;;) {
+    const turn = pin.turn;
+    await turn;
+    if (pin.turn === turn) break;
+  }
+  pin.turn = new Promise((resolve) => {
+    pin.endTurn = resolve;
+  });
+}
+
+export function giveTurn(pin: Pin): void {
+  const end = pin.endTurn;
+  pin.endTurn = undefined;
+  end?.();
+}
+
+/**
+ * Where a committed savepoint transaction's after-commit and after-rollback work goes: to the
+ * pinned transaction's lists, to run when it ends. False outside a pin (the caller runs it itself).
+ */
+export function deferToPin(afterCommit: Array<() => void>, afterRollback: Array<() => void | Promise<void>>): boolean {
+  const pin = activePin();
+  if (!pin) return false;
+  pin.afterCommit.push(...afterCommit);
+  pin.afterRollback.push(...afterRollback);
+  return true;
+}
+
+/**
+ * Runs `fn` with every database use of its flow inside one transaction (see above). `ends` runs the
+ * deferred callbacks, outside the pin, once the transaction committed or rolled back.
+ */
+export async function inPinnedTransaction<T>(kysely: DbExecutor, fn: () => Promise<T>, ends: {
+  committed(callbacks: Array<() => void>): void;
+  rolledBack(callbacks: Array<() => void | Promise<void>>): Promise<void>;
+}): Promise<T> {
+  if (activePin()) throw new Error('a pinned transaction cannot hold another');
+  const pin: Pin = { depth: 0, savepoints: [], ended: false, afterCommit: [], afterRollback: [], turn: Promise.resolve() };
+  let value: T;
+  try {
+    value = await pins.run(pin, () => kysely.transaction().execute(() => fn()));
+  } catch (error) {
+    pin.ended = true;
+    await pins.exit(() => ends.rolledBack(pin.afterRollback));
+    throw error;
+  }
+  pin.ended = true;
+  pins.exit(() => ends.committed(pin.afterCommit));
+  return value;
+}
