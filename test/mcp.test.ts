@@ -34,7 +34,7 @@ forEachEngine('MCP server', (t) => {
     const { tools } = await client.listTools();
     const names = tools.map((tool) => tool.name);
     assert.ok(names.length <= 30, `few tools: ${names.length}`);
-    for (const name of ['describe_resources', 'list_records', 'get_record', 'create_record', 'update_record', 'delete_record', 'create_document', 'pay_invoice', 'vat_return']) assert.ok(names.includes(name), name);
+    for (const name of ['describe_resources', 'list_records', 'get_record', 'create_record', 'update_record', 'delete_record', 'create_document', 'pay_invoice', 'refund_invoice', 'trial_balance', 'vat_return', 'verifactu_status', 'export_document', 'send_document']) assert.ok(names.includes(name), name);
     assert.ok(tools.every((tool) => tool.description && tool.inputSchema.type === 'object'));
 
     const described = await client.callTool({ name: 'describe_resources', arguments: { resource: 'cliente' } });
@@ -60,6 +60,37 @@ forEachEngine('MCP server', (t) => {
     assert.equal(body(refund).doc.total, -60.5, 'one unit back, not the whole invoice');
   });
 
+  it('exports an invoice as a link that opens without a key (with the PDF\'s text), e-mails it, and tells its VERI*FACTU state', async () => {
+    const client = await connect(GLOBAL_KEY);
+    const created = await client.callTool({ name: 'create_document', arguments: { type: 'FacturaCliente', data: { codcliente: 'MCP1', lineas: [{ descripcion: 'Auditoría anual', cantidad: 1, pvpunitario: 300, codimpuesto: 'IVA21' }] } } });
+    const doc = body(created).doc;
+    const exported = await client.callTool({ name: 'export_document', arguments: { type: 'FacturaCliente', id: doc.idfactura } });
+    assert.equal(exported.isError, false, JSON.stringify(exported));
+    const { link, contentType, text } = body(exported);
+    assert.equal(contentType, 'application/pdf');
+    assert.ok(text.includes(doc.codigo) && text.includes('Auditoría anual'), text);
+    assert.ok(link.startsWith(`${base}/Exports/FacturaCliente/`), link);
+    const fetched = await fetch(link);
+    assert.equal(fetched.status, 200);
+    assert.equal(fetched.headers.get('content-type'), 'application/pdf');
+    assert.equal(Buffer.from(await fetched.arrayBuffer()).subarray(0, 5).toString(), '%PDF-');
+    // The signature is the document's: another document, or a changed token, is refused.
+    assert.equal((await fetch(link.replace(`/FacturaCliente/${doc.idfactura}?`, `/FacturaCliente/${doc.idfactura - 1}?`))).status, 403);
+    assert.equal((await fetch(link.replace(/myft=[^&]+/, 'myft=p.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA'))).status, 403);
+    const csv = body(await client.callTool({ name: 'export_document', arguments: { type: 'FacturaCliente', id: doc.idfactura, format: 'CSV' } }));
+    assert.ok(csv.text.includes('Auditoría anual') && /type=CSV/.test(csv.link));
+
+    assert.equal((await t().call('POST', '/api/3/settings', { name: 'email', properties: { mailer: 'smtp', host: '127.0.0.1', port: 2525, email: 'facturas@acme.example' } })).status < 300, true);
+    const sent = await client.callTool({ name: 'send_document', arguments: { type: 'FacturaCliente', id: doc.idfactura, to: ['cliente@agente.example'] } });
+    assert.equal(sent.isError, false, JSON.stringify(sent));
+    assert.deepEqual([(sent.structuredContent as any).status, body(sent).estado], [202, 'pendiente']);
+    const records = await client.callTool({ name: 'verifactu_status', arguments: { idfactura: doc.idfactura } });
+    assert.equal(records.isError, false, JSON.stringify(records));
+    assert.ok(Array.isArray(body(records)));
+    const state = await client.callTool({ name: 'verifactu_status', arguments: {} });
+    assert.deepEqual([state.isError, body(state).fields?.idempresa], [true, 'required']);
+  });
+
   it('answers a refusal as a tool error carrying the API\'s code and fields, never a protocol failure', async () => {
     const client = await connect(GLOBAL_KEY);
     const refused = await client.callTool({ name: 'create_record', arguments: { resource: 'cliente', data: { codcliente: 'MCP1', nombre: 'Otra vez' } } });
@@ -75,11 +106,17 @@ forEachEngine('MCP server', (t) => {
     const key = (await t().call('POST', '/api/3/apikey', { description: 'agente de clientes', fullaccess: false, enabled: true })).body;
     assert.equal((await t().call('POST', '/api/3/apiaccess', { idapikey: key.id, resource: 'cliente', allowget: true, allowpost: false, allowput: false, allowdelete: false })).status, 201);
     const client = await connect(key.apikey);
+    const { tools } = await client.listTools();
+    assert.deepEqual(tools.map((tool) => tool.name).sort(), ['describe_resources', 'get_record', 'list_records'], 'a restricted key sees only the tools its rules allow');
+    const withheld = await client.callTool({ name: 'create_document', arguments: { type: 'FacturaCliente', data: { codcliente: 'MCP1', lineas: [] } } });
+    assert.equal(withheld.isError, true);
+    assert.match(JSON.stringify(withheld.content), /not found/);
     const resources = body(await client.callTool({ name: 'describe_resources', arguments: {} })).resources.map((row: any) => row.resource);
     assert.deepEqual(resources, ['cliente'], 'a restricted key sees fewer resources');
     assert.equal((await client.callTool({ name: 'get_record', arguments: { resource: 'cliente', id: 'MCP1' } })).isError, false);
     const write = await client.callTool({ name: 'create_record', arguments: { resource: 'cliente', data: { codcliente: 'MCP2', nombre: 'No' } } });
-    assert.deepEqual([write.isError, (write.structuredContent as any).status], [true, 403]);
+    assert.equal(write.isError, true, 'a tool the key may not use is not there to call');
+    // A listed tool's call is checked again: another resource is refused by the API itself.
     const invoices = await client.callTool({ name: 'list_records', arguments: { resource: 'facturacliente' } });
     assert.deepEqual([invoices.isError, (invoices.structuredContent as any).status], [true, 403]);
   });

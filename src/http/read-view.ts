@@ -13,6 +13,8 @@ declare module 'fastify' {
      * embeds is refused when the key could not read it on its own.
      */
     mayRead?: (resource: string) => boolean;
+    /** Whether the request's key may use a resource with a method (the MCP server offers its tools by it). */
+    mayUse?: (resource: string, method: string) => boolean;
   }
 }
 

@@ -61,6 +61,7 @@ export function authPipeline(access: AccessControl, limiter: RateLimiter, ctx: A
       const caller = request.caller!;
       if (!access.allows(caller, resource, request.method)) throw new AppError('forbidden');
       request.mayRead = (other) => access.allows(caller, other, 'GET');
+      request.mayUse = (other, method) => access.allows(caller, other, method);
     },
     limit(request, reply) {
       if (request.caller) limiter.admit(request.caller, reply);

@@ -1,4 +1,5 @@
 import type { Module } from '../../module.ts';
+import { registerExportLinkRoute } from './export-links.ts';
 import { registerExportRoutes } from './export-routes.ts';
 import { registerTrialBalanceExport } from './trial-balance-export.ts';
 
@@ -8,16 +9,18 @@ export { documentTitleOf, documentView, exportTypeOf, renderDocumentFile, type D
 export { chooseLanguage, languageOf } from './labels/labels.ts';
 export { reportCsv, reportXlsx, type ReportTable } from './table-export.ts';
 export { reportPdf } from './pdf/report-pdf.ts';
+export { exportLinkOf } from './export-links.ts';
 
 /**
  * Document export: PDF, CSV, XLSX and e-invoices (UBL, CII, Facturae) of the eight documents; the
- * trial balance as CSV or XLSX.
+ * trial balance as CSV or XLSX; signed links to a document's export (export-links.ts).
  */
 export function exportModule(): Module {
   return {
     name: 'export',
     register(app, ctx) {
       registerExportRoutes(app, ctx);
+      registerExportLinkRoute(app, ctx);
       registerTrialBalanceExport(app, ctx);
     },
   };

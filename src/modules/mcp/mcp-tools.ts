@@ -4,20 +4,11 @@ import { z } from 'zod';
 import type { AppContext } from '../../app-context.ts';
 import { injectAs } from '../../http/inject-as.ts';
 import type { Model } from '../../models/define-model.ts';
+import { registerDocumentTools } from './document-tools.ts';
+import { toolNeeds, type MayUse } from './tool-access.ts';
+import { DOCUMENTS, idempotencyHeader, result, writeHint } from './tool-results.ts';
 
 type Json = Record<string, unknown>;
-
-/** The document types the business tools create, as the API names their endpoints (`crear<Type>`). */
-const DOCUMENTS = ['PresupuestoCliente', 'PedidoCliente', 'AlbaranCliente', 'FacturaCliente', 'PresupuestoProveedor', 'PedidoProveedor', 'AlbaranProveedor', 'FacturaProveedor'] as const;
-
-/**
- * A tool's answer: the API's status and body as structured content; a refusal (4xx, 5xx) is a tool
- * error carrying the API's error code and fields, never a protocol failure.
- */
-function result(answer: { status: number; body: unknown }) {
-  const structuredContent: Json = { status: answer.status, body: answer.body as Json };
-  return { content: [{ type: 'text' as const, text: JSON.stringify(answer.body) }], structuredContent, isError: answer.status >= 400 };
-}
 
 const query = (params: Json): string => {
   const search = new URLSearchParams();
@@ -45,23 +36,28 @@ function fieldsOf(model: Model): Json[] {
   });
 }
 
-const writeHint = { idempotencyKey: z.string().max(100).optional().describe('Makes a retried call write once (the API\'s Idempotency-Key)') };
-
 /**
  * The tools (docs/mcp.md): few, whatever the number of models: discover the resources and their
  * fields, list/get/create/update/delete any record, and the business operations as typed tools.
  * The resource list a key sees is filtered by its rules; every call is checked again by the API.
  */
 export function registerTools(server: McpServer, ctx: AppContext, app: FastifyInstance, request: FastifyRequest): void {
+  const may: MayUse = (resource, method) => !request.mayUse || request.mayUse(resource, method);
+  const needs = toolNeeds(ctx.registry.resources());
+  // A tool is offered only when the key may use one of its endpoints: a key sees fewer tools.
+  const tool = ((name: string, config: never, callback: never) => {
+    const handle = server.registerTool(name, config, callback);
+    if (!(needs[name] ?? []).some(([resource, method]) => may(resource, method))) handle.remove();
+    return handle;
+  }) as McpServer['registerTool'];
   const inject = injectAs(app, request);
   const api = async (method: string, url: string, body?: unknown, headers: Record<string, string> = {}) => {
     const answer = await inject({ method, url, body, headers });
     return { status: answer.status, body: answer.body };
   };
-  const readable = (resource: string) => !request.mayRead || request.mayRead(resource);
-  const models = ctx.registry.resources().filter((model) => readable(model.resource));
+  const models = ctx.registry.resources().filter((model) => may(model.resource, 'GET'));
 
-  server.registerTool('describe_resources', {
+  tool('describe_resources', {
     description: 'The resources this key may read, each with its fields (name, type, required, allowed values) and whether the resource takes writes at all (the key\'s rules decide each call). Call this first.',
     inputSchema: { resource: z.string().optional().describe('Only this resource, with its fields') },
   }, async ({ resource }) => {
@@ -84,26 +80,26 @@ export function registerTools(server: McpServer, ctx: AppContext, app: FastifyIn
     fields: z.array(z.string()).optional().describe('Only these fields'),
     expand: z.array(z.enum(['lineas', 'cliente', 'proveedor'])).optional().describe('Documents: embed their lines, customer or supplier'),
   };
-  server.registerTool('list_records', { description: 'A page of a resource\'s records, filtered and sorted (docs/query-syntax.md).', inputSchema: listing }, async ({ resource, ...params }) =>
+  tool('list_records', { description: 'A page of a resource\'s records, filtered and sorted (docs/query-syntax.md).', inputSchema: listing }, async ({ resource, ...params }) =>
     result(await api('GET', `${path(resource)}${query(params)}`)));
-  server.registerTool('get_record', {
+  tool('get_record', {
     description: 'One record by its key.',
     inputSchema: { resource: z.string(), id: z.union([z.string(), z.number()]), fields: z.array(z.string()).optional(), expand: z.array(z.enum(['lineas', 'cliente', 'proveedor'])).optional() },
   }, async ({ resource, id, ...params }) => result(await api('GET', `${path(resource, id)}${query(params)}`)));
-  server.registerTool('create_record', {
+  tool('create_record', {
     description: 'Creates a record of a resource (documents: use create_document, which computes lines and totals).',
     inputSchema: { resource: z.string(), data: z.record(z.string(), z.unknown()).describe('Field -> value, as describe_resources lists them'), ...writeHint },
-  }, async ({ resource, data, idempotencyKey }) => result(await api('POST', path(resource), data, idempotencyKey ? { 'idempotency-key': idempotencyKey } : {})));
-  server.registerTool('update_record', {
+  }, async ({ resource, data, idempotencyKey }) => result(await api('POST', path(resource), data, idempotencyHeader(idempotencyKey))));
+  tool('update_record', {
     description: 'Changes the given fields of a record.',
     inputSchema: { resource: z.string(), id: z.union([z.string(), z.number()]), data: z.record(z.string(), z.unknown()), ...writeHint },
-  }, async ({ resource, id, data, idempotencyKey }) => result(await api('PATCH', path(resource, id), data, idempotencyKey ? { 'idempotency-key': idempotencyKey } : {})));
-  server.registerTool('delete_record', {
+  }, async ({ resource, id, data, idempotencyKey }) => result(await api('PATCH', path(resource, id), data, idempotencyHeader(idempotencyKey))));
+  tool('delete_record', {
     description: 'Deletes a record.',
     inputSchema: { resource: z.string(), id: z.union([z.string(), z.number()]) },
   }, async ({ resource, id }) => result(await api('DELETE', path(resource, id))));
 
-  server.registerTool('create_document', {
+  tool('create_document', {
     description: 'Creates a quote, order, delivery note or invoice with its lines; the API computes prices, taxes, totals, receipts and entries.',
     inputSchema: {
       type: z.enum(DOCUMENTS),
@@ -113,13 +109,13 @@ export function registerTools(server: McpServer, ctx: AppContext, app: FastifyIn
       }).passthrough(),
       ...writeHint,
     },
-  }, async ({ type, data, idempotencyKey }) => result(await api('POST', `/api/3/crear${type}`, data, idempotencyKey ? { 'idempotency-key': idempotencyKey } : {})));
-  server.registerTool('pay_invoice', {
+  }, async ({ type, data, idempotencyKey }) => result(await api('POST', `/api/3/crear${type}`, data, idempotencyHeader(idempotencyKey))));
+  tool('pay_invoice', {
     description: 'Marks every receipt of an invoice paid (or unpaid), with its payment entries.',
     inputSchema: { side: z.enum(['cliente', 'proveedor']), id: z.number().int(), pagada: z.boolean(), fechapago: z.string().optional(), codpago: z.string().optional(), ...writeHint },
   }, async ({ side, id, idempotencyKey, ...body }) =>
-    result(await api('POST', `/api/3/pagarFactura${side === 'cliente' ? 'Cliente' : 'Proveedor'}/${id}`, body, idempotencyKey ? { 'idempotency-key': idempotencyKey } : {})));
-  server.registerTool('refund_invoice', {
+    result(await api('POST', `/api/3/pagarFactura${side === 'cliente' ? 'Cliente' : 'Proveedor'}/${id}`, body, idempotencyHeader(idempotencyKey))));
+  tool('refund_invoice', {
     description: 'Creates the rectifying invoice of a customer invoice: every line in full, or only the quantities given in `lineas`.',
     inputSchema: {
       idfactura: z.number().int(), fecha: z.string(), observaciones: z.string().optional(),
@@ -128,14 +124,21 @@ export function registerTools(server: McpServer, ctx: AppContext, app: FastifyIn
     },
   }, async ({ idempotencyKey, lineas, ...body }) => {
     const quantities = Object.fromEntries((lineas ?? []).map((line) => [`refund_${line.idlinea}`, line.cantidad]));
-    return result(await api('POST', '/api/3/crearFacturaRectificativaCliente', { ...body, ...quantities }, idempotencyKey ? { 'idempotency-key': idempotencyKey } : {}));
+    return result(await api('POST', '/api/3/crearFacturaRectificativaCliente', { ...body, ...quantities }, idempotencyHeader(idempotencyKey)));
   });
-  server.registerTool('trial_balance', {
+  tool('trial_balance', {
     description: 'The trial balance of a fiscal year (sums and balances per sub-account).',
     inputSchema: { codejercicio: z.string(), desde: z.string().optional(), hasta: z.string().optional() },
   }, async (params) => result(await api('GET', `/api/3/balanceSumasSaldos${query(params)}`)));
-  server.registerTool('vat_return', {
+  tool('vat_return', {
     description: 'The VAT return (Modelo 303) of a quarter (1T-4T) or month (01-12): every box.',
     inputSchema: { codejercicio: z.string(), periodo: z.string(), idempresa: z.number().int().optional() },
   }, async (params) => result(await api('GET', `/api/3/modelo303${query(params)}`)));
+  tool('verifactu_status', {
+    description: 'VERI*FACTU: how a company\'s invoice records stand with the tax agency (counts per state, next sending, records to correct); with `idfactura`, that invoice\'s records.',
+    inputSchema: { idempresa: z.number().int().optional().describe('The company (required without idfactura)'), idfactura: z.number().int().optional() },
+  }, async ({ idempresa, idfactura }) => result(idfactura === undefined
+    ? await api('GET', `/api/3/verifactuEstado${query({ idempresa })}`)
+    : await api('GET', `/api/3/registroverifactu${query({ filter: { idfactura }, sort: { id: 'ASC' } })}`)));
+  registerDocumentTools(tool, ctx, request, inject);
 }
