@@ -75,6 +75,26 @@ forEachEngine('batches', (t) => {
     assert.equal((await t().call('GET', `/api/3/reciboclientes?filter[codcliente]=BT3`)).body.length, 0);
   });
 
+  it('lets later operations of an atomic batch use the reference data earlier ones wrote, and forgets it on rollback', async () => {
+    const withSeries = (codserie: string, codimpuesto: string) => ({ method: 'POST', path: '/api/3/crearFacturaCliente', body: { codcliente: 'BT1', codserie, lineas: [{ descripcion: 'a', cantidad: 1, pvpunitario: 10, codimpuesto }] } });
+    const made = await t().call('POST', '/api/3/batch', { atomic: true, operations: [
+      { method: 'POST', path: '/api/3/series', body: { codserie: 'BZ', descripcion: 'Lote' } },
+      { method: 'POST', path: '/api/3/impuestos', body: { codimpuesto: 'IVA7', descripcion: 'Siete', iva: 7 } },
+      withSeries('BZ', 'IVA7'),
+    ] });
+    assert.deepEqual(made.body.results?.map((result: any) => result.status), [201, 201, 200], JSON.stringify(made.body));
+    assert.deepEqual([made.body.results[2].body.doc.codigo.includes('BZ'), made.body.results[2].body.doc.total], [true, 10.7]);
+    const undone = await t().call('POST', '/api/3/batch', { atomic: true, operations: [
+      { method: 'POST', path: '/api/3/series', body: { codserie: 'BY', descripcion: 'Lote deshecho' } },
+      withSeries('BY', 'IVA7'),
+      { method: 'GET', path: '/api/3/clientes/NOSUCH' },
+    ] });
+    assert.deepEqual([undone.status, undone.body.index], [422, 2]);
+    assert.equal((await t().call('GET', '/api/3/series/BY')).status, 404);
+    const after = await t().call('POST', '/api/3/crearFacturaCliente', withSeries('BY', 'IVA7').body);
+    assert.ok(after.status >= 400, `the rolled-back serie is not used afterwards: ${after.status}`);
+  });
+
   it('refuses more than 100 operations, a nested batch and a path outside the API, running none', async () => {
     const many = Array.from({ length: 101 }, (_, index) => customer(`BM${index}`));
     const refused = await t().call('POST', '/api/3/batch', { operations: many });

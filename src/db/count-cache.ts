@@ -1,5 +1,6 @@
 import type { Model } from '../models/define-model.ts';
 import type { WriteTracker } from './write-tracker.ts';
+import { activePin } from './pinned-transaction.ts';
 
 interface Entry {
   total: number;
@@ -103,6 +104,8 @@ export class CountCache {
    * the caller has its answer (not inside a transaction, whose connection it cannot take).
    */
   async total(model: Model, key: string, count: () => Promise<number>, background = true): Promise<number> {
+    // A pinned flow (an atomic batch) counts what it sees, its own uncommitted writes included: never kept.
+    if (activePin()) return count();
     const stamp = this.stamp(model);
     const entry = this.#entries.get(key);
     if (entry && entry.stamp === stamp) {

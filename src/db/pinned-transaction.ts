@@ -29,6 +29,12 @@ export interface Pin {
   ended: boolean;
   afterCommit: Array<() => void>;
   afterRollback: Array<() => void | Promise<void>>;
+  /**
+   * Shared caches (shared-state.ts) whose models the flow wrote, and what the flow loaded of them:
+   * the flow reads its own writes, and the process-wide copy never holds what may roll back.
+   */
+  wroteCaches: Set<string>;
+  cacheReads: Map<string, Promise<unknown>>;
   /** The savepoint transactions' turn: each begin waits for the previous one to end. */
   turn: Promise<void>;
   endTurn?: () => void;
@@ -41,6 +47,30 @@ let savepointCount = 0;
 export function activePin(): Pin | undefined {
   const pin = pins.getStore();
   return pin && !pin.ended ? pin : undefined;
+}
+
+/**
+ * A shared cache's value as a pinned flow must see it: the process-wide copy while it is current
+ * and the flow has not written its models; else loaded on the flow's connection, kept for the
+ * flow only (what it read may be rolled back, and must never reach the process-wide copy).
+ */
+export function pinnedCacheRead<T>(pin: Pin, name: string, current: T | undefined, load: () => Promise<T>): Promise<T> {
+  if (current !== undefined && !pin.wroteCaches.has(name)) return Promise.resolve(current);
+  let read = pin.cacheReads.get(name) as Promise<T> | undefined;
+  if (!read) {
+    read = load();
+    pin.cacheReads.set(name, read);
+    read.catch(() => pin.cacheReads.delete(name));
+  }
+  return read;
+}
+
+/** A pinned flow wrote the models behind the shared cache `name`: its later reads load them again. */
+export function pinWroteCache(name: string): void {
+  const pin = activePin();
+  if (!pin) return;
+  pin.wroteCaches.add(name);
+  pin.cacheReads.delete(name);
 }
 
 /** A new savepoint's name, unique in the process. */
@@ -88,7 +118,7 @@ export async function inPinnedTransaction<T>(kysely: DbExecutor, fn: () => Promi
   rolledBack(callbacks: Array<() => void | Promise<void>>): Promise<void>;
 }): Promise<T> {
   if (activePin()) throw new Error('a pinned transaction cannot hold another');
-  const pin: Pin = { depth: 0, savepoints: [], ended: false, afterCommit: [], afterRollback: [], turn: Promise.resolve() };
+  const pin: Pin = { depth: 0, savepoints: [], ended: false, afterCommit: [], afterRollback: [], wroteCaches: new Set(), cacheReads: new Map(), turn: Promise.resolve() };
   let value: T;
   try {
     value = await pins.run(pin, () => kysely.transaction().execute(() => fn()));

@@ -6,6 +6,7 @@ import type { ModelStore } from './model-store.ts';
 import { afterCommit, assertNoTransaction } from './transaction.ts';
 import { onPrimary } from './read-replicas.ts';
 import { currentGate } from './commit-gate.ts';
+import { activePin, pinnedCacheRead, pinWroteCache } from './pinned-transaction.ts';
 
 /**
  * Version counters of cached state (keys and rules, settings, reference data), one row per cache.
@@ -52,6 +53,8 @@ export class SharedCache<T> {
    */
   read(): Promise<T> {
     assertNoTransaction(`the cached ${this.name}`);
+    const pin = activePin();
+    if (pin) return pinnedCacheRead(pin, this.name, this.current(), this.#load);
     return this.current() !== undefined ? Promise.resolve(this.#value as T) : this.get();
   }
 
@@ -66,6 +69,8 @@ export class SharedCache<T> {
    */
   async get(): Promise<T> {
     assertNoTransaction(`the cached ${this.name}`);
+    const pin = activePin();
+    if (pin) return pinnedCacheRead(pin, this.name, this.current(), this.#load);
     for (;;) {
       if (this.#loading) {
         // A load started by another request needs a connection this request may hold for its
@@ -132,6 +137,7 @@ export class SharedState {
     }
     const cache = this.#caches.get(name);
     if (cache) afterCommit(db, () => cache.invalidate());
+    pinWroteCache(name);
   }
 
   /** Reads every counter and invalidates the caches another instance has moved (a background tick). */
