@@ -108,6 +108,11 @@ forEachEngine('batches', (t) => {
     assert.deepEqual(wrong.body.fields, { 'operations.1.path': 'nested-batch', 'operations.2.path': 'invalid-path', 'operations.3.headers.X-Auth-Token': 'not-allowed', 'operations.4.method': 'invalid-value' });
     assert.equal((await t().call('GET', '/api/3/clientes/BM0')).status, 404);
     assert.equal((await t().call('POST', '/api/3/batch', { operations: [] })).status, 422);
+    // Spelt so that the router would resolve them elsewhere: judged as the router reads them.
+    const spelt = await t().call('POST', '/api/3/batch', {
+      operations: [{ method: 'GET', path: '/api/3/%62atch' }, { method: 'GET', path: '/api/3/x/%2E%2e/batch' }, { method: 'GET', path: '/api/3/%2e%2e/mcp' }, { method: 'GET', path: '/api/3/clientes/CAFÉ' }],
+    });
+    assert.deepEqual(spelt.body.fields, { 'operations.0.path': 'nested-batch', 'operations.1.path': 'invalid-path', 'operations.2.path': 'invalid-path' });
   });
 
   it('replays a whole batch by its Idempotency-Key, and an operation by its own', async () => {
@@ -141,5 +146,11 @@ forEachEngine('batches', (t) => {
     assert.deepEqual(answer.body.results.map((result: any) => result.status), [200, 403, 403, 200, 429], 'refusals are not counted, reads are');
     assert.equal(answer.body.results[4].body.message, 'rate-limited');
     assert.equal((await t().call('GET', '/api/3/clientes/BT7')).status, 404);
+    // Atomic: an operation over the limit may pass later, so the batch is 503, its key not kept.
+    const sendAtomic = () => t().request({ method: 'POST', url: '/api/3/batch', key: key.apikey, headers: { 'idempotency-key': 'limited', 'content-type': 'application/json' }, payload: JSON.stringify({ atomic: true, operations: [{ method: 'GET', path: '/api/3/clientes/BT1' }] }) });
+    const interrupted = await sendAtomic();
+    assert.deepEqual([interrupted.statusCode, JSON.parse(interrupted.body).message, JSON.parse(interrupted.body).index], [503, 'batch-interrupted', 0]);
+    assert.ok(Number(interrupted.headers['retry-after']) >= 1);
+    assert.equal((await sendAtomic()).headers['idempotent-replayed'], undefined, 'not kept: the next try runs again');
   });
 });

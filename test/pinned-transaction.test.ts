@@ -28,6 +28,8 @@ forEachEngine('pinned transaction', (t) => {
         afterCommit(trx, () => ran.push('never'));
         throw new Error('refused');
       }), /refused/);
+      // A statement the database refuses inside a savepoint (PostgreSQL aborts the transaction): undone to the savepoint, the flow goes on.
+      await assert.rejects(inTransaction(db(), (trx) => sql`INSERT INTO pin_probe_missing (n) VALUES (1)`.execute(trx)));
       await inTransaction(db(), async (trx) => {
         await trx.insertInto('pin_probe').values({ n: 3 }).execute();
         afterCommit(trx, () => ran.push('committed'));

@@ -2,7 +2,7 @@ import { CompiledQuery, type DatabaseConnection, type Dialect, type Driver } fro
 import { currentGate } from './commit-gate.ts';
 import { batchParts, commitFollowsTail, commitTails, commitWithTail, pipelinedFollowers } from './statement-batch.ts';
 import type { Engine } from './engine.ts';
-import { activePin, giveTurn, nextSavepoint, takeTurn, type Pin } from './pinned-transaction.ts';
+import { activePin, beginSavepoint, endSavepoint, type Pin } from './pinned-transaction.ts';
 import { assertNoTransaction } from './transaction.ts';
 import type { WriteTracker } from './write-tracker.ts';
 
@@ -77,7 +77,7 @@ function guardedDriver(driver: Driver, counter: StatementCounter, writes: WriteT
     const pin = activePin();
     return pin?.connection === connection ? pin : undefined;
   };
-  const run = (connection: DatabaseConnection, text: string) => connection.executeQuery(CompiledQuery.raw(text));
+  const runOn = (connection: DatabaseConnection) => (text: string) => connection.executeQuery(CompiledQuery.raw(text));
   return new Proxy(driver, {
     get(target, property) {
       if (property === 'acquireConnection') {
@@ -102,14 +102,7 @@ function guardedDriver(driver: Driver, counter: StatementCounter, writes: WriteT
       if (property === 'beginTransaction') {
         return async (connection: DatabaseConnection, settings: Parameters<Driver['beginTransaction']>[1]) => {
           const pin = pinOf(connection);
-          if (pin && pin.depth > 0) {
-            await takeTurn(pin);
-            const name = nextSavepoint();
-            await run(connection, `SAVEPOINT ${name}`);
-            pin.savepoints.push(name);
-            pin.depth++;
-            return;
-          }
+          if (pin && pin.depth > 0) return beginSavepoint(pin, runOn(connection));
           writes.began(connection);
           await target.beginTransaction(connection, settings);
           if (pin) pin.depth = 1;
@@ -119,16 +112,9 @@ function guardedDriver(driver: Driver, counter: StatementCounter, writes: WriteT
         const end = (Reflect.get(target, property, target) as (connection: DatabaseConnection) => Promise<void>).bind(target);
         return async (connection: DatabaseConnection) => {
           const pin = pinOf(connection);
-          if (pin && pin.depth > 1) {
-            const name = pin.savepoints.pop()!;
-            pin.depth--;
-            try {
-              if (property === 'rollbackTransaction') await run(connection, `ROLLBACK TO SAVEPOINT ${name}`);
-              await run(connection, `RELEASE SAVEPOINT ${name}`);
-            } finally {
-              giveTurn(pin);
-            }
-            return;
+          if (pin && pin.depth > 1) return endSavepoint(pin, property === 'rollbackTransaction', runOn(connection));
+          if (pin?.broken !== undefined && property === 'commitTransaction') {
+            throw new Error('the pinned transaction lost a savepoint and can only roll back', { cause: pin.broken });
           }
           try {
             // The statements deferred to the commit (statement-batch.ts) go with it, or with the rollback nowhere.

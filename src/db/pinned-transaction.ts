@@ -29,12 +29,10 @@ export interface Pin {
   ended: boolean;
   afterCommit: Array<() => void>;
   afterRollback: Array<() => void | Promise<void>>;
-  /**
-   * Shared caches (shared-state.ts) whose models the flow wrote, and what the flow loaded of them:
-   * the flow reads its own writes, and the process-wide copy never holds what may roll back.
-   */
-  wroteCaches: Set<string>;
+  /** What the flow loaded of shared caches (shared-state.ts), for the flow only. */
   cacheReads: Map<string, Promise<unknown>>;
+  /** Set when a savepoint could not be rolled back (the enclosing transaction is gone): the pinned transaction may only roll back. */
+  broken?: unknown;
   /** The savepoint transactions' turn: each begin waits for the previous one to end. */
   turn: Promise<void>;
   endTurn?: () => void;
@@ -50,12 +48,12 @@ export function activePin(): Pin | undefined {
 }
 
 /**
- * A shared cache's value as a pinned flow must see it: the process-wide copy while it is current
- * and the flow has not written its models; else loaded on the flow's connection, kept for the
- * flow only (what it read may be rolled back, and must never reach the process-wide copy).
+ * A shared cache's value as a pinned flow must see it: loaded on the flow's connection and kept for
+ * the flow only, until the flow writes the cache's models. Never the process-wide copy: a value or
+ * a promise it holds may be filled or awaited by another flow, which on SQLite waits for this one's
+ * connection (a deadlock), and what the flow reads may roll back, so it must not reach that copy.
  */
-export function pinnedCacheRead<T>(pin: Pin, name: string, current: T | undefined, load: () => Promise<T>): Promise<T> {
-  if (current !== undefined && !pin.wroteCaches.has(name)) return Promise.resolve(current);
+export function pinnedCacheRead<T>(pin: Pin, name: string, load: () => Promise<T>): Promise<T> {
   let read = pin.cacheReads.get(name) as Promise<T> | undefined;
   if (!read) {
     read = load();
@@ -67,20 +65,55 @@ export function pinnedCacheRead<T>(pin: Pin, name: string, current: T | undefine
 
 /** A pinned flow wrote the models behind the shared cache `name`: its later reads load them again. */
 export function pinWroteCache(name: string): void {
-  const pin = activePin();
-  if (!pin) return;
-  pin.wroteCaches.add(name);
-  pin.cacheReads.delete(name);
+  activePin()?.cacheReads.delete(name);
 }
 
 /** A new savepoint's name, unique in the process. */
-export function nextSavepoint(): string {
+function nextSavepoint(): string {
   savepointCount = (savepointCount + 1) % 1_000_000_000;
   return `pin_${savepointCount}`;
 }
 
+type Run = (text: string) => Promise<unknown>;
+
+/** Begins a transaction inside the pinned one: a savepoint, in its turn. */
+export async function beginSavepoint(pin: Pin, run: Run): Promise<void> {
+  await takeTurn(pin);
+  const name = nextSavepoint();
+  try {
+    await run(`SAVEPOINT ${name}`);
+  } catch (error) {
+    giveTurn(pin);
+    throw error;
+  }
+  pin.savepoints.push(name);
+  pin.depth++;
+}
+
+/**
+ * Ends the innermost savepoint. A release that fails leaves it open for the rollback the caller
+ * sends next; a rollback that fails (MariaDB ended the whole transaction on a deadlock, PostgreSQL's
+ * is aborted) marks the pin broken and lets the first error go on: the pinned transaction will
+ * refuse to commit.
+ */
+export async function endSavepoint(pin: Pin, rollback: boolean, run: Run): Promise<void> {
+  const name = pin.savepoints.at(-1)!;
+  if (!rollback) await run(`RELEASE SAVEPOINT ${name}`);
+  else {
+    try {
+      await run(`ROLLBACK TO SAVEPOINT ${name}`);
+      await run(`RELEASE SAVEPOINT ${name}`);
+    } catch (error) {
+      pin.broken ??= error;
+    }
+  }
+  pin.savepoints.pop();
+  pin.depth--;
+  giveTurn(pin);
+}
+
 /** Waits for the pin's savepoint turn and takes it. */
-export async function takeTurn(pin: Pin): Promise<void> {
+async function takeTurn(pin: Pin): Promise<void> {
   for (;;) {
     const turn = pin.turn;
     await turn;
@@ -91,7 +124,7 @@ export async function takeTurn(pin: Pin): Promise<void> {
   });
 }
 
-export function giveTurn(pin: Pin): void {
+function giveTurn(pin: Pin): void {
   const end = pin.endTurn;
   pin.endTurn = undefined;
   end?.();
@@ -118,10 +151,16 @@ export async function inPinnedTransaction<T>(kysely: DbExecutor, fn: () => Promi
   rolledBack(callbacks: Array<() => void | Promise<void>>): Promise<void>;
 }): Promise<T> {
   if (activePin()) throw new Error('a pinned transaction cannot hold another');
-  const pin: Pin = { depth: 0, savepoints: [], ended: false, afterCommit: [], afterRollback: [], wroteCaches: new Set(), cacheReads: new Map(), turn: Promise.resolve() };
+  const pin: Pin = { depth: 0, savepoints: [], ended: false, afterCommit: [], afterRollback: [], cacheReads: new Map(), turn: Promise.resolve() };
   let value: T;
   try {
-    value = await pins.run(pin, () => kysely.transaction().execute(() => fn()));
+    value = await pins.run(pin, () => kysely.transaction().execute(async () => {
+      const result = await fn();
+      // A transaction the flow left open (not awaited) ends before the pinned one does.
+      await takeTurn(pin);
+      giveTurn(pin);
+      return result;
+    }));
   } catch (error) {
     pin.ended = true;
     await pins.exit(() => ends.rolledBack(pin.afterRollback));

@@ -54,7 +54,7 @@ export class SharedCache<T> {
   read(): Promise<T> {
     assertNoTransaction(`the cached ${this.name}`);
     const pin = activePin();
-    if (pin) return pinnedCacheRead(pin, this.name, this.current(), this.#load);
+    if (pin) return pinnedCacheRead(pin, this.name, this.#load);
     return this.current() !== undefined ? Promise.resolve(this.#value as T) : this.get();
   }
 
@@ -70,7 +70,7 @@ export class SharedCache<T> {
   async get(): Promise<T> {
     assertNoTransaction(`the cached ${this.name}`);
     const pin = activePin();
-    if (pin) return pinnedCacheRead(pin, this.name, this.current(), this.#load);
+    if (pin) return pinnedCacheRead(pin, this.name, this.#load);
     for (;;) {
       if (this.#loading) {
         // A load started by another request needs a connection this request may hold for its

@@ -22,8 +22,29 @@ export interface BatchRequest {
   operations: BatchOperation[];
 }
 
-/** Whether `path` names the batch endpoint itself (a batch cannot hold a batch). */
-const isBatch = (path: string) => /^\/api\/3\/+batch\/*(\?|$)/i.test(path);
+/** Whether a decoded path names the batch endpoint itself (a batch cannot hold a batch). */
+const isBatch = (path: string) => /^\/api\/3\/+batch\/*$/i.test(path);
+
+/**
+ * What is wrong with an operation's path, if anything. The router decodes and the URL parser
+ * normalises (`%2e%2e`, `\\`), so the path is judged as they will read it: it must be already
+ * normal (nothing for the parser to resolve), under `/api/3/` once decoded, and not the batch.
+ */
+function pathProblem(path: string): string | undefined {
+  if (path.length > MAX_PATH || /[\s#\\]/.test(path)) return 'invalid-path';
+  const [raw] = path.split('?', 1) as [string];
+  let parsed: URL;
+  let decoded: string;
+  try {
+    parsed = new URL(path, 'http://batch.invalid');
+    decoded = decodeURIComponent(raw);
+    decodeURIComponent(parsed.pathname);
+  } catch {
+    return 'invalid-path';
+  }
+  if (decodeURIComponent(parsed.pathname) !== decoded || !decoded.startsWith('/api/3/') || /(^|\/)\.\.?(\/|$)|[\\]/.test(decoded) || /%2f|%5c/i.test(raw)) return 'invalid-path';
+  return isBatch(decoded) ? 'nested-batch' : undefined;
+}
 
 /**
  * Reads the body of `POST /api/3/batch` (docs/batches.md): `{ atomic?, operations: [{ method, path,
@@ -49,8 +70,8 @@ export function readBatchRequest(body: unknown): BatchRequest {
     const method = typeof op.method === 'string' ? op.method.toUpperCase() : '';
     if (!METHODS.has(method)) errors[`${at}.method`] = 'invalid-value';
     const path = op.path;
-    if (typeof path !== 'string' || !path.startsWith('/api/3/') || path.length > MAX_PATH || /[\s#]/.test(path) || /(^|\/)\.\.?(\/|\?|$)/.test(path)) errors[`${at}.path`] = 'invalid-path';
-    else if (isBatch(path)) errors[`${at}.path`] = 'nested-batch';
+    const checked = typeof path === 'string' ? pathProblem(path) : 'invalid-path';
+    if (checked) errors[`${at}.path`] = checked;
     if (op.body !== undefined && op.body !== null && !WRITES.has(method)) errors[`${at}.body`] = 'not-allowed';
     const headers: Record<string, string> = {};
     if (op.headers !== undefined) {

@@ -1,11 +1,16 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import pLimit from 'p-limit';
 import type { AppContext } from '../../app-context.ts';
 import { markWritten } from '../../db/idempotency-keys.ts';
 import { inOneTransaction } from '../../db/transaction.ts';
-import { AppError } from '../../errors.ts';
+import { AppError, validationError } from '../../errors.ts';
 import { injectAs, type InnerAnswer } from '../../http/inject-as.ts';
 import { addResourceRoute, type Handler } from '../../http/resource-route.ts';
 import { MAX_OPERATIONS, readBatchRequest, type BatchOperation } from './batch-request.ts';
+
+/** How many atomic batches run at once in an instance; the others wait their turn. */
+const ATOMIC_AT_ONCE = 2;
 
 /** One operation's answer in the batch's: its status, the headers worth keeping, its body (bytes that are not text as base64). */
 export interface OperationResult {
@@ -32,6 +37,18 @@ class FailedOperation extends Error {
   }
 }
 
+/** Set while a batch's operations run: a batch reached from inside one (however its path was spelt) is refused. */
+const insideBatch = new AsyncLocalStorage<true>();
+
+/**
+ * Answers of a failed operation that may pass on a retry: the atomic batch is then refused as
+ * 503 `batch-interrupted`, which no Idempotency-Key keeps, rather than as a kept 422.
+ */
+function transient(result: OperationResult): boolean {
+  const code = (result.body as { message?: unknown } | undefined)?.message;
+  return result.status >= 500 || [408, 413, 429].includes(result.status) || code === 'idempotency-key-in-use';
+}
+
 /**
  * Runs the operations in order, each as a request of its own by the caller's key (inject-as.ts):
  * rules, validation, idempotency keys and the rate limit apply to each.
@@ -39,11 +56,13 @@ class FailedOperation extends Error {
 async function runOperations(app: FastifyInstance, request: FastifyRequest, operations: BatchOperation[], stopAtFailure: boolean): Promise<OperationResult[]> {
   const inject = injectAs(app, request);
   const results: OperationResult[] = [];
-  for (const [index, operation] of operations.entries()) {
-    const answer = await inject({ method: operation.method, url: operation.path, body: operation.body, headers: operation.headers });
-    results.push(resultOf(answer));
-    if (stopAtFailure && answer.status >= 400) throw new FailedOperation(index, results);
-  }
+  await insideBatch.run(true, async () => {
+    for (const [index, operation] of operations.entries()) {
+      const answer = await inject({ method: operation.method, url: operation.path, body: operation.body, headers: operation.headers });
+      results.push(resultOf(answer));
+      if (stopAtFailure && answer.status >= 400) throw new FailedOperation(index, results);
+    }
+  });
   return results;
 }
 
@@ -57,7 +76,10 @@ async function runOperations(app: FastifyInstance, request: FastifyRequest, oper
  */
 export function registerBatchRoutes(app: FastifyInstance, ctx: AppContext): void {
   ctx.customResources.add('batch');
+  // Atomic batches each hold a connection (SQLite's only one) for their whole run: a few at a time.
+  const atomicTurns = pLimit(ATOMIC_AT_ONCE);
   const handler: Handler = async (request) => {
+    if (insideBatch.getStore()) throw validationError({ operations: 'nested-batch' });
     const batch = readBatchRequest(request.body);
     const claim = request.idempotency?.claim;
     if (!batch.atomic) {
@@ -65,14 +87,16 @@ export function registerBatchRoutes(app: FastifyInstance, ctx: AppContext): void
       return { atomic: false, results: await runOperations(app, request, batch.operations, false) };
     }
     try {
-      return await inOneTransaction(ctx.database, async () => {
+      return await atomicTurns(() => inOneTransaction(ctx.database, async () => {
         const results = await runOperations(app, request, batch.operations, true);
         if (claim) await markWritten(ctx.database.kysely, claim);
         return { atomic: true, results };
-      });
+      }));
     } catch (error) {
       if (!(error instanceof FailedOperation)) throw error;
-      throw new AppError('batch-rolled-back', { index: error.index, results: error.results });
+      const failed = error.results[error.index]!;
+      if (!transient(failed)) throw new AppError('batch-rolled-back', { index: error.index, results: error.results });
+      throw new AppError('batch-interrupted', { index: error.index, results: error.results, retryAfter: Number(failed.headers['retry-after']) || 1 });
     }
   };
   addResourceRoute(app, {

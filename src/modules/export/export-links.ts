@@ -20,6 +20,7 @@ const CARRIED = ['type', 'format', 'lang'] as const;
  * the caller's key was allowed the export).
  */
 export function exportLinkOf(ctx: AppContext, typeName: string, code: string, query: Partial<Record<(typeof CARRIED)[number], string>>): string {
+  if (!code || code === '.' || code === '..' || /[/\\]/.test(code)) throw new Error(`no export link for the code "${code}"`);
   const link = filesOf(ctx).links.linksOf(signedPath(typeName, code)).download;
   const extra = CARRIED.filter((name) => query[name]).map((name) => `&${name}=${encodeURIComponent(query[name]!)}`).join('');
   return `${link}${extra}`;
@@ -36,7 +37,9 @@ export function registerExportLinkRoute(app: FastifyInstance, ctx: AppContext): 
     const { doc, code } = request.params as { doc: string; code: string };
     const query = request.query as Record<string, unknown>;
     const type = types.get(doc);
-    const verdict = type ? filesOf(ctx).links.verify(signedPath(doc, code), query.myft) : 'invalid';
+    // Only expiring tokens: nothing signs a permanent export link.
+    const expiring = typeof query.myft === 'string' && !query.myft.startsWith('p.');
+    const verdict = type && expiring ? filesOf(ctx).links.verify(signedPath(doc, code), query.myft) : 'invalid';
     if (verdict === 'invalid' || !type) throw new AppError('invalid-download-link');
     if (verdict === 'expired') throw new AppError('download-link-expired');
     const file = await exportDocument(ctx, type, code, readExportRequest(query));

@@ -8,13 +8,19 @@ import { DOCUMENTS, idempotencyHeader, result, writeHint } from './tool-results.
 
 /** The most text of a document a tool answer carries (an agent reads the rest from the link). */
 const MAX_TEXT = 100_000;
+/** A PDF larger than this is not read for its text (the link still opens it). */
+const MAX_PDF_BYTES = 20 * 1_048_576;
 
 /** The text of a PDF, page by page; the reader (pdf.js) is loaded on the first use only. */
-async function pdfText(bytes: Buffer): Promise<string> {
+async function pdfText(bytes: Buffer): Promise<string | undefined> {
+  if (bytes.length > MAX_PDF_BYTES) return undefined;
   const { extractText, getDocumentProxy } = await import('unpdf');
   const pdf = await getDocumentProxy(new Uint8Array(bytes));
-  const { text } = await extractText(pdf, { mergePages: true });
-  return text;
+  try {
+    return (await extractText(pdf, { mergePages: true })).text;
+  } finally {
+    await pdf.loadingTask.destroy();
+  }
 }
 
 /**
@@ -26,7 +32,7 @@ export function registerDocumentTools(tool: McpServer['registerTool'], ctx: AppC
   tool('export_document', {
     description: 'Exports a document (PDF, XLSX, CSV; invoices also UBL, CII, Facturae): answers a download link that works without a key for a day, and for a PDF its text.',
     inputSchema: {
-      type: z.enum(DOCUMENTS), id: z.union([z.number().int(), z.string()]).describe('The document\'s id or code'),
+      type: z.enum(DOCUMENTS), id: z.union([z.number().int(), z.string().regex(/^(?!\.{1,2}$)[^/\\]+$/)]).describe('The document\'s id or code'),
       format: z.string().optional().describe('Export type: PDF (default), XLSX, CSV, UBL, CII, FACTURAE'),
       lang: z.string().optional(), printFormat: z.number().int().optional().describe('A print format\'s id (formatodocumento)'),
     },
@@ -35,6 +41,8 @@ export function registerDocumentTools(tool: McpServer['registerTool'], ctx: AppC
     const code = String(id);
     const answer = await inject({ method: 'GET', url: `/api/3/exportar${type}/${encodeURIComponent(code)}?${new URLSearchParams(query)}` });
     if (answer.status >= 400) return result(answer);
+    // Only an export's answer (a file, named) is linked.
+    if (!answer.headers['content-disposition']) return result({ status: 404, body: { status: 'error', message: 'record-not-found' } });
     const contentType = answer.headers['content-type'] ?? 'application/octet-stream';
     const base = `${request.protocol}://${request.host}/`;
     const text = contentType.startsWith('application/pdf') ? await pdfText(answer.bytes) : typeof answer.body === 'string' ? answer.body : undefined;
