@@ -58,6 +58,25 @@ forEachEngine('pinned transaction', (t) => {
     assert.deepEqual(await rows(), []);
   });
 
+  it('never commits a transaction the flow left running after the pinned commit: it ends before it, or is refused', async () => {
+    for (const delay of [0, 20]) {
+      await sql`DELETE FROM pin_probe`.execute(db().kysely);
+      let stray!: Promise<unknown>;
+      await inOneTransaction(db(), async () => {
+        await db().kysely.insertInto('pin_probe').values({ n: 1 }).execute();
+        stray = inTransaction(db(), async (trx) => {
+          await new Promise((resolve) => setTimeout(resolve, delay));
+          await trx.insertInto('pin_probe').values({ n: 2 }).execute();
+        });
+        stray.catch(() => undefined);
+      });
+      const outcome = await stray.then(() => 'committed', () => 'refused');
+      assert.deepEqual(await rows(), outcome === 'committed' ? [1, 2] : [1], `delay ${delay}: ${outcome}`);
+      // The connection went back: other work goes on.
+      assert.equal((await db().kysely.selectFrom('pin_probe').select('n').execute()).length >= 1, true);
+    }
+  });
+
   it('keeps its writes from other flows until it commits (SQLite: another flow waits for the commit)', async () => {
     await sql`DELETE FROM pin_probe`.execute(db().kysely);
     const sqlite = t().engine === 'sqlite';

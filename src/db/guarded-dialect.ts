@@ -112,7 +112,7 @@ function guardedDriver(driver: Driver, counter: StatementCounter, writes: WriteT
         const end = (Reflect.get(target, property, target) as (connection: DatabaseConnection) => Promise<void>).bind(target);
         return async (connection: DatabaseConnection) => {
           const pin = pinOf(connection);
-          if (pin && pin.depth > 1) return endSavepoint(pin, property === 'rollbackTransaction', runOn(connection));
+          if (pin && pin.depth > 1 && !pin.closing) return endSavepoint(pin, property === 'rollbackTransaction', runOn(connection));
           if (pin?.broken !== undefined && property === 'commitTransaction') {
             throw new Error('the pinned transaction lost a savepoint and can only roll back', { cause: pin.broken });
           }
@@ -122,7 +122,10 @@ function guardedDriver(driver: Driver, counter: StatementCounter, writes: WriteT
             commitTails.delete(connection);
             return await end(connection);
           } finally {
-            if (pin) pin.depth = 0;
+            if (pin) {
+              pin.depth = 0;
+              pin.savepoints.length = 0;
+            }
             writes.ended(connection);
           }
         };

@@ -27,6 +27,8 @@ export interface Pin {
   depth: number;
   savepoints: string[];
   ended: boolean;
+  /** The flow's function has returned or thrown: the next transaction end on the connection is the pinned one's, whatever is still open inside it. */
+  closing: boolean;
   afterCommit: Array<() => void>;
   afterRollback: Array<() => void | Promise<void>>;
   /** What the flow loaded of shared caches (shared-state.ts), for the flow only. */
@@ -79,6 +81,12 @@ type Run = (text: string) => Promise<unknown>;
 /** Begins a transaction inside the pinned one: a savepoint, in its turn. */
 export async function beginSavepoint(pin: Pin, run: Run): Promise<void> {
   await takeTurn(pin);
+  // Nothing more inside a transaction that is ending, or that the database already ended.
+  const refusal = pin.closing ? 'is ending' : pin.broken !== undefined ? 'lost a savepoint and can only roll back' : undefined;
+  if (refusal) {
+    giveTurn(pin);
+    throw new Error(`the pinned transaction ${refusal}`, { cause: pin.broken });
+  }
   const name = nextSavepoint();
   try {
     await run(`SAVEPOINT ${name}`);
@@ -151,22 +159,28 @@ export async function inPinnedTransaction<T>(kysely: DbExecutor, fn: () => Promi
   rolledBack(callbacks: Array<() => void | Promise<void>>): Promise<void>;
 }): Promise<T> {
   if (activePin()) throw new Error('a pinned transaction cannot hold another');
-  const pin: Pin = { depth: 0, savepoints: [], ended: false, afterCommit: [], afterRollback: [], cacheReads: new Map(), turn: Promise.resolve() };
+  const pin: Pin = { depth: 0, savepoints: [], ended: false, closing: false, afterCommit: [], afterRollback: [], cacheReads: new Map(), turn: Promise.resolve() };
   let value: T;
   try {
     value = await pins.run(pin, () => kysely.transaction().execute(async () => {
-      const result = await fn();
-      // A transaction the flow left open (not awaited) ends before the pinned one does.
-      await takeTurn(pin);
-      giveTurn(pin);
-      return result;
+      try {
+        const result = await fn();
+        // A transaction the flow left open (not awaited) ends before the pinned one commits; the
+        // turn is kept through the commit, so that none begins meanwhile.
+        await takeTurn(pin);
+        return result;
+      } finally {
+        pin.closing = true;
+      }
     }));
   } catch (error) {
     pin.ended = true;
+    giveTurn(pin);
     await pins.exit(() => ends.rolledBack(pin.afterRollback));
     throw error;
   }
   pin.ended = true;
+  giveTurn(pin);
   pins.exit(() => ends.committed(pin.afterCommit));
   return value;
 }

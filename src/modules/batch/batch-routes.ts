@@ -11,6 +11,8 @@ import { MAX_OPERATIONS, readBatchRequest, type BatchOperation } from './batch-r
 
 /** How many atomic batches run at once in an instance; the others wait their turn. */
 const ATOMIC_AT_ONCE = 2;
+/** How many may wait for a turn; past that, 503 `database-busy` with Retry-After. */
+const ATOMIC_QUEUE = 20;
 
 /** One operation's answer in the batch's: its status, the headers worth keeping, its body (bytes that are not text as base64). */
 export interface OperationResult {
@@ -45,8 +47,9 @@ const insideBatch = new AsyncLocalStorage<true>();
  * 503 `batch-interrupted`, which no Idempotency-Key keeps, rather than as a kept 422.
  */
 function transient(result: OperationResult): boolean {
-  const code = (result.body as { message?: unknown } | undefined)?.message;
-  return result.status >= 500 || [408, 413, 429].includes(result.status) || code === 'idempotency-key-in-use';
+  const body = result.body as { message?: unknown; reason?: unknown } | undefined;
+  // An answer lost after its write committed never comes back: retrying does not help.
+  return result.status >= 500 || [408, 413, 429].includes(result.status) || (body?.message === 'idempotency-key-in-use' && body.reason !== 'answer-lost');
 }
 
 /**
@@ -86,6 +89,7 @@ export function registerBatchRoutes(app: FastifyInstance, ctx: AppContext): void
       if (claim) await markWritten(ctx.database.kysely, claim);
       return { atomic: false, results: await runOperations(app, request, batch.operations, false) };
     }
+    if (atomicTurns.pendingCount >= ATOMIC_QUEUE) throw new AppError('database-busy', { retryAfter: 1 });
     try {
       return await atomicTurns(() => inOneTransaction(ctx.database, async () => {
         const results = await runOperations(app, request, batch.operations, true);
