@@ -27,6 +27,8 @@ export class CommitGate {
   #finish: ((finish: GateFinish) => void) | undefined;
   #settled: Promise<void> | undefined;
   #markWritten: (trx: DbExecutor) => Promise<void>;
+  /** The request answered while its taken transaction was still running: woken once it is held (or gave the gate up). */
+  #answerWaiting: (() => void) | undefined;
   /** Asked for while the taken transaction was still running: it commits as soon as it is held. */
   #releaseWanted: { promise: Promise<void>; resolve: () => void } | undefined;
 
@@ -51,6 +53,13 @@ export class CommitGate {
     if (this.#state === 'taken') this.#state = 'open';
     this.#releaseWanted?.resolve();
     this.#releaseWanted = undefined;
+    this.#wakeAnswer();
+  }
+
+  #wakeAnswer(): void {
+    const wake = this.#answerWaiting;
+    this.#answerWaiting = undefined;
+    wake?.();
   }
 
   /**
@@ -68,6 +77,7 @@ export class CommitGate {
     const finishing = new Promise<GateFinish>((resolve) => {
       this.#finish = resolve;
     });
+    this.#wakeAnswer();
     const wanted = this.#releaseWanted;
     if (wanted) {
       // Something of the request waits for a connection: this transaction does not wait for the answer.
@@ -80,6 +90,9 @@ export class CommitGate {
 
   /** Ends the held transaction with the request's answer (or its rollback); resolves once it committed, rejects if it failed. */
   async end(finish: GateFinish): Promise<void> {
+    // Answered while the first transaction still runs (beside the handler): that transaction is
+    // ended by this answer once it is held, rather than left waiting for an answer already given.
+    if (this.#state === 'taken') await new Promise<void>((resolve) => (this.#answerWaiting = resolve));
     if (this.#state !== 'held') return;
     if (finish.rollback) this.#state = 'rolled-back';
     this.#finish!(finish);
