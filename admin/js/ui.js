@@ -57,6 +57,24 @@ export function Confirm({ open, title, children, confirmLabel, onConfirm, onCanc
   </dialog>`;
 }
 
+/**
+ * A page action's runner: clears the error (and the notice, when given), runs the action, and shows
+ * its failure in the error banner instead of letting it escape. `onFailure` sees the failure first.
+ */
+export function attempt(setError, setNotice) {
+  return async (action, onFailure) => {
+    setError(null);
+    setNotice?.('');
+    try {
+      return await action();
+    } catch (failure) {
+      onFailure?.(failure);
+      setError(failure);
+      return undefined;
+    }
+  };
+}
+
 /** A value for a table cell: booleans as yes/no, empty as a dash. */
 export function cell(value) {
   if (value === null || value === undefined || value === '') return '—';

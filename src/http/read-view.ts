@@ -9,11 +9,10 @@ type Row = Record<string, unknown>;
 declare module 'fastify' {
   interface FastifyRequest {
     /**
-     * Whether the request's key may read a resource (set by the access-control step): what a read
-     * embeds is refused when the key could not read it on its own.
+     * Whether the request's key may use a resource with a method (set by the access-control step):
+     * what a read embeds is refused when the key could not read it on its own; the MCP server
+     * offers its tools by it.
      */
-    mayRead?: (resource: string) => boolean;
-    /** Whether the request's key may use a resource with a method (the MCP server offers its tools by it). */
     mayUse?: (resource: string, method: string) => boolean;
   }
 }
@@ -43,7 +42,7 @@ export function readViewOf(ctx: AppContext, model: Model, request: FastifyReques
   const expand = [...new Set(listOf(query.expand))].map((name): [string, RecordExpansion] => {
     const expansion = Object.hasOwn(offered, name) ? offered[name] : undefined;
     if (!expansion) throw new AppError('invalid-expand', { expand: name, supported: Object.keys(offered) });
-    if (request.mayRead && !request.mayRead(expansion.resource)) throw new AppError('forbidden', { expand: name });
+    if (request.mayUse && !request.mayUse(expansion.resource, 'GET')) throw new AppError('forbidden', { expand: name });
     return [name, expansion];
   });
   if (query.fields === undefined) return { expand };

@@ -35,29 +35,26 @@ it('writes the 2026 design from 2T 2026 and February 2026, the 2024/2025 design 
 
 it('places every field where the record design says, amounts in cents, negatives with N', () => {
   const values = { '01': 50, '03': 2, '07': 2300, '09': 483, 14: -1000, 15: -210, 27: 940.6, 28: 3000, 29: 619, 45: 818.5, 46: 122.1, 59: 500, 64: 122.1, 66: 122.1, 69: 122.1, 71: 122.1 };
-  const newer = pages(aeat303File(form('4T', values), who, 2026, software), 2026, '4T');
-  assert.equal(at(newer.page1, 13, 1), 'I');
-  assert.equal(at(newer.page1, 14, 9), 'B85626240');
-  assert.equal(at(newer.page1, 23, 80).trimEnd(), 'ACME ÑANDU S L');
-  assert.equal(at(newer.page1, 103, 6), '20264T');
-  assert.equal(at(newer.page1, 209, 17), '00000000000005000', '[01] at 209 (2026)');
-  assert.equal(at(newer.page1, 226, 5), '00400', '[02]');
-  assert.equal(at(newer.page1, 231, 17), '00000000000000200', '[03] at 231, as the reference implementation checks');
-  assert.equal(at(newer.page1, 433, 17), 'N0000000000100000', '[14] negative');
-  assert.equal(at(newer.page1, 696, 17), '00000000000094060', '[27]');
-  assert.equal(at(newer.page1, 1019, 17), '00000000000012210', '[46]');
-  assert.equal(at(newer.page3, 12, 17), '00000000000050000', '[59]');
-  assert.equal(at(newer.page3, 216, 5), '10000', '[65]');
-  assert.equal(at(newer.page3, 408, 17), '00000000000012210', '[71] (2026)');
-
-  const older = pages(aeat303File(form('1T', values), who, 2026, software), 2026, '1T');
-  assert.equal(at(older.page1, 169, 17), '00000000000005000', '[01] at 169 (2024/2025)');
-  assert.equal(at(older.page1, 191, 17), '00000000000000200', '[03] at 191');
-  assert.equal(at(older.page1, 393, 17), 'N0000000000100000', '[14]');
-  assert.equal(at(older.page1, 617, 17), '00000000000094060', '[27]');
-  assert.equal(at(older.page1, 940, 17), '00000000000012210', '[46]');
-  assert.equal(at(older.page3, 374, 17), '00000000000012210', '[71] (2024/2025)');
-  assert.equal(at(older.page3, 391, 1), ' ', 'not "without activity"');
+  // [page, position, length, expected, what] as the record design places them (2026 design for 4T, 2024/2025 for 1T).
+  const placed: Record<'4T' | '1T', Array<[1 | 3, number, number, string, string]>> = {
+    '4T': [
+      [1, 13, 1, 'I', 'declaration type'], [1, 14, 9, 'B85626240', 'NIF'], [1, 103, 6, '20264T', 'year and period'],
+      [1, 209, 17, '00000000000005000', '[01] at 209 (2026)'], [1, 226, 5, '00400', '[02]'],
+      [1, 231, 17, '00000000000000200', '[03] at 231, as the reference implementation checks'], [1, 433, 17, 'N0000000000100000', '[14] negative'],
+      [1, 696, 17, '00000000000094060', '[27]'], [1, 1019, 17, '00000000000012210', '[46]'],
+      [3, 12, 17, '00000000000050000', '[59]'], [3, 216, 5, '10000', '[65]'], [3, 408, 17, '00000000000012210', '[71] (2026)'],
+    ],
+    '1T': [
+      [1, 169, 17, '00000000000005000', '[01] at 169 (2024/2025)'], [1, 191, 17, '00000000000000200', '[03] at 191'],
+      [1, 393, 17, 'N0000000000100000', '[14]'], [1, 617, 17, '00000000000094060', '[27]'], [1, 940, 17, '00000000000012210', '[46]'],
+      [3, 374, 17, '00000000000012210', '[71] (2024/2025)'], [3, 391, 1, ' ', 'not "without activity"'],
+    ],
+  };
+  for (const [periodo, fields] of Object.entries(placed) as Array<['4T' | '1T', (typeof placed)['4T']]>) {
+    const file = pages(aeat303File(form(periodo, values), who, 2026, software), 2026, periodo);
+    for (const [page, position, length, expected, what] of fields) assert.equal(at(page === 1 ? file.page1 : file.page3, position, length), expected, `${periodo} ${what}`);
+    assert.equal(at(file.page1, 23, 80).trimEnd(), 'ACME ÑANDU S L', `${periodo} name`);
+  }
   assert.equal(at(pages(aeat303File(form('2T', {}, 'N'), who, 2026, software), 2026, '2T').page3, 425, 1), 'X', 'a period without activity');
 });
 

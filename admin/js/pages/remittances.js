@@ -5,7 +5,7 @@ import { html, useEffect, useState } from '../lib.js';
 import { api, apiPath, download, fileNameOf, listAll } from '../api.js';
 import { useListPage } from '../list-page.js';
 import { t } from '../i18n.js';
-import { cell, ErrorBox, FieldError, money, Notice, Pager } from '../ui.js';
+import { attempt, cell, ErrorBox, FieldError, money, Notice, Pager } from '../ui.js';
 
 const PAGE = 25;
 const NEXT = { borrador: 'generada', generada: 'enviada' };
@@ -25,49 +25,30 @@ export function Remittances() {
     }, () => setAccounts([]));
   }, []);
   const change = (name) => (event) => setForm((current) => ({ ...current, [name]: event.target.value }));
-  const build = async (event) => {
+  const run = attempt(setError);
+  const runClearing = attempt(setError, setNotice);
+  const build = (event) => {
     event.preventDefault();
-    setError(null);
-    setNotice('');
-    try {
+    return runClearing(async () => {
       const { data } = await api('POST', apiPath(['remesasepa']), form);
       setExcluded(data.excluidos || []);
       setNotice(t('remittances.built', { id: data.idremesa, count: data.numrecibos, total: money(data.total) }));
       setVersion((value) => value + 1);
-    } catch (failure) {
-      setExcluded(failure.body?.excluidos || []);
-      setError(failure);
-    }
+    }, (failure) => setExcluded(failure.body?.excluidos || []));
   };
-  const fileOf = async (row) => {
-    setError(null);
-    try {
-      const { data, response } = await api('GET', apiPath(['remesasepa', row.idremesa, 'xml']));
-      download(data, fileNameOf(response, `remesa-${row.idremesa}.xml`));
-    } catch (failure) {
-      setError(failure);
-    }
-  };
-  const advance = async (row) => {
-    setError(null);
-    try {
-      await api('PATCH', apiPath(['remesasepa', row.idremesa]), { estado: NEXT[row.estado] });
-      setVersion((value) => value + 1);
-    } catch (failure) {
-      setError(failure);
-    }
-  };
-  const collect = async (row) => {
-    setError(null);
-    setNotice('');
-    try {
-      const { data } = await api('POST', apiPath(['cobrarRemesa', row.idremesa]), {});
-      setNotice(t('remittances.collected', { id: row.idremesa, count: data.pagados.length }));
-      setVersion((value) => value + 1);
-    } catch (failure) {
-      setError(failure);
-    }
-  };
+  const fileOf = (row) => run(async () => {
+    const { data, response } = await api('GET', apiPath(['remesasepa', row.idremesa, 'xml']));
+    download(data, fileNameOf(response, `remesa-${row.idremesa}.xml`));
+  });
+  const advance = (row) => run(async () => {
+    await api('PATCH', apiPath(['remesasepa', row.idremesa]), { estado: NEXT[row.estado] });
+    setVersion((value) => value + 1);
+  });
+  const collect = (row) => runClearing(async () => {
+    const { data } = await api('POST', apiPath(['cobrarRemesa', row.idremesa]), {});
+    setNotice(t('remittances.collected', { id: row.idremesa, count: data.pagados.length }));
+    setVersion((value) => value + 1);
+  });
   const reason = (name) => error?.fields?.[name];
   return html`<h1>${t('menu.remittances')}</h1>
     <form onSubmit=${build} aria-labelledby="build-title" novalidate>

@@ -4,7 +4,7 @@ import { html, useState } from '../lib.js';
 import { api, apiPath } from '../api.js';
 import { useListPage } from '../list-page.js';
 import { t } from '../i18n.js';
-import { cell, ErrorBox, FieldError, money, Notice, Pager } from '../ui.js';
+import { attempt, cell, ErrorBox, FieldError, money, Notice, Pager } from '../ui.js';
 
 const PAGE = 25;
 
@@ -23,31 +23,22 @@ export function Statements() {
   const [version, setVersion] = useState(0);
   const [notice, setNotice] = useState('');
   const { rows, total, error, setError } = useListPage('movimientobanco', { 'filter[conciliado]': 'false', 'sort[fecha]': 'ASC', 'sort[idmovimiento]': 'ASC', limit: PAGE, offset }, version);
-  const upload = async (event) => {
+  const run = attempt(setError, setNotice);
+  const upload = (event) => {
     event.preventDefault();
-    setError(null);
-    setNotice('');
-    const form = new FormData();
-    if (file) form.append('file', file, file.name);
-    try {
+    return run(async () => {
+      const form = new FormData();
+      if (file) form.append('file', file, file.name);
       const { data } = await api('POST', apiPath(['importarExtractoBancario']), form);
       setNotice(t('statements.imported', { nuevos: data.nuevos, repetidos: data.repetidos }));
       setVersion((value) => value + 1);
-    } catch (failure) {
-      setError(failure);
-    }
+    });
   };
-  const confirm = async (row) => {
-    setError(null);
-    setNotice('');
-    try {
-      const { data } = await api('POST', apiPath(['conciliarMovimiento', row.idmovimiento]), {});
-      setNotice(t('statements.reconciled', { id: row.idmovimiento, count: (data.recibos || []).length }));
-      setVersion((value) => value + 1);
-    } catch (failure) {
-      setError(failure);
-    }
-  };
+  const confirm = (row) => run(async () => {
+    const { data } = await api('POST', apiPath(['conciliarMovimiento', row.idmovimiento]), {});
+    setNotice(t('statements.reconciled', { id: row.idmovimiento, count: (data.recibos || []).length }));
+    setVersion((value) => value + 1);
+  });
   const reason = error?.fields?.file || error?.fields?.contenido;
   const where = error?.body?.linea ? t('statements.where', { linea: error.body.linea, cuenta: error.body.cuenta || '' }) : '';
   return html`<h1>${t('menu.statements')}</h1>

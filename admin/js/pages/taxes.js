@@ -3,7 +3,7 @@
 import { html, useEffect, useState } from '../lib.js';
 import { api, apiPath, download, fileNameOf, listAll } from '../api.js';
 import { t } from '../i18n.js';
-import { ErrorBox, FieldError, money, Notice } from '../ui.js';
+import { attempt, ErrorBox, FieldError, money, Notice } from '../ui.js';
 
 const PERIODS = ['1T', '2T', '3T', '4T', '01', '02', '03', '04', '05', '06', '07', '08', '09', '10', '11', '12'];
 /** The boxes shown, in the return's order: output VAT, deductions, additional information and the result. */
@@ -36,41 +36,27 @@ export function Taxes() {
       setError(failure);
     }
   };
+  const run = attempt(setError);
   const show = async (event) => {
     event.preventDefault();
     setError(null);
     setNotice('');
     await load();
   };
-  const settle = async () => {
-    setError(null);
-    try {
-      const { data } = await api('POST', apiPath(['liquidarIVA']), form);
-      setNotice(t('taxes.settled', { periodo: form.periodo, resultado: money(data.resultado) }));
-      await load();
-    } catch (failure) {
-      setError(failure);
-    }
-  };
-  const undo = async () => {
-    setError(null);
-    try {
-      await api('DELETE', apiPath(['liquidarIVA', settlement.idliquidacion]));
-      setNotice(t('taxes.undone', { periodo: form.periodo }));
-      await load();
-    } catch (failure) {
-      setError(failure);
-    }
-  };
-  const file = async (formato) => {
-    setError(null);
-    try {
-      const { data, response } = await api('GET', apiPath(['modelo303'], { ...form, formato }));
-      download(data, fileNameOf(response, `303.${formato === 'aeat' ? 'txt' : formato}`));
-    } catch (failure) {
-      setError(failure);
-    }
-  };
+  const settle = () => run(async () => {
+    const { data } = await api('POST', apiPath(['liquidarIVA']), form);
+    setNotice(t('taxes.settled', { periodo: form.periodo, resultado: money(data.resultado) }));
+    await load();
+  });
+  const undo = () => run(async () => {
+    await api('DELETE', apiPath(['liquidarIVA', settlement.idliquidacion]));
+    setNotice(t('taxes.undone', { periodo: form.periodo }));
+    await load();
+  });
+  const file = (formato) => run(async () => {
+    const { data, response } = await api('GET', apiPath(['modelo303'], { ...form, formato }));
+    download(data, fileNameOf(response, `303.${formato === 'aeat' ? 'txt' : formato}`));
+  });
   const reason = (name) => error?.fields?.[name];
   return html`<h1>${t('menu.taxes')}</h1>
     <form onSubmit=${show} aria-labelledby="taxes-title" novalidate>

@@ -60,7 +60,6 @@ export function authPipeline(access: AccessControl, limiter: RateLimiter, ctx: A
       const resource = resourceOf(request) ?? '';
       const caller = request.caller!;
       if (!access.allows(caller, resource, request.method)) throw new AppError('forbidden');
-      request.mayRead = (other) => access.allows(caller, other, 'GET');
       request.mayUse = (other, method) => access.allows(caller, other, method);
     },
     limit(request, reply) {
