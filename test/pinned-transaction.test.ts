@@ -58,23 +58,35 @@ forEachEngine('pinned transaction', (t) => {
     assert.deepEqual(await rows(), []);
   });
 
-  it('never commits a transaction the flow left running after the pinned commit: it ends before it, or is refused', async () => {
-    for (const delay of [0, 20]) {
+  it('never commits a transaction the flow left running after the pinned transaction ended', async () => {
+    // [yields before the flow ends, the flow fails, what the stray transaction does, rows after]
+    const cases: Array<[boolean, boolean, 'committed' | 'refused', number[]]> = [
+      [false, false, 'refused', [1]], // not begun when the flow returned: refused, the flow commits alone
+      [true, false, 'committed', [1, 2]], // begun: it ends before the pinned commit, and commits with it
+      [true, true, 'committed', []], // begun, then the flow fails: rolled back with it, never auto-committed
+    ];
+    for (const [yields, fails, expected, after] of cases) {
       await sql`DELETE FROM pin_probe`.execute(db().kysely);
       let stray!: Promise<unknown>;
-      await inOneTransaction(db(), async () => {
+      const flow = inOneTransaction(db(), async () => {
         await db().kysely.insertInto('pin_probe').values({ n: 1 }).execute();
         stray = inTransaction(db(), async (trx) => {
-          await new Promise((resolve) => setTimeout(resolve, delay));
+          await new Promise((resolve) => setTimeout(resolve, 20));
           await trx.insertInto('pin_probe').values({ n: 2 }).execute();
         });
         stray.catch(() => undefined);
+        if (yields) await new Promise((resolve) => setImmediate(resolve));
+        if (fails) throw new Error('the flow fails');
       });
-      const outcome = await stray.then(() => 'committed', () => 'refused');
-      assert.deepEqual(await rows(), outcome === 'committed' ? [1, 2] : [1], `delay ${delay}: ${outcome}`);
-      // The connection went back: other work goes on.
-      assert.equal((await db().kysely.selectFrom('pin_probe').select('n').execute()).length >= 1, true);
+      if (fails) await assert.rejects(flow, /the flow fails/);
+      else await flow;
+      const outcome = await stray.then(() => 'committed', (error: Error) => (/is ending/.test(error.message) ? 'refused' : error.message));
+      assert.equal(outcome, expected, `yields ${yields}, fails ${fails}`);
+      assert.deepEqual(await rows(), after, `yields ${yields}, fails ${fails}`);
     }
+    // The connection went back: a transaction of its own writes again.
+    await inTransaction(db(), (trx) => trx.insertInto('pin_probe').values({ n: 3 }).execute());
+    assert.deepEqual(await rows(), [3]);
   });
 
   it('keeps its writes from other flows until it commits (SQLite: another flow waits for the commit)', async () => {

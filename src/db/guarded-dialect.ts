@@ -2,7 +2,7 @@ import { CompiledQuery, type DatabaseConnection, type Dialect, type Driver } fro
 import { currentGate } from './commit-gate.ts';
 import { batchParts, commitFollowsTail, commitTails, commitWithTail, pipelinedFollowers } from './statement-batch.ts';
 import type { Engine } from './engine.ts';
-import { activePin, beginSavepoint, endSavepoint, type Pin } from './pinned-transaction.ts';
+import { activePin, beginSavepoint, endSavepoint, pinOfConnection, type Pin } from './pinned-transaction.ts';
 import { assertNoTransaction } from './transaction.ts';
 import type { WriteTracker } from './write-tracker.ts';
 
@@ -72,10 +72,10 @@ function guardedDriver(driver: Driver, counter: StatementCounter, writes: WriteT
     };
     return connection;
   };
-  /** The pin whose connection `connection` is, if any (pinned-transaction.ts). */
+  /** The running pin whose connection `connection` is, if any (pinned-transaction.ts). */
   const pinOf = (connection: DatabaseConnection): Pin | undefined => {
-    const pin = activePin();
-    return pin?.connection === connection ? pin : undefined;
+    const pin = pinOfConnection(connection);
+    return pin && !pin.ended && !pin.released ? pin : undefined;
   };
   const runOn = (connection: DatabaseConnection) => (text: string) => connection.executeQuery(CompiledQuery.raw(text));
   return new Proxy(driver, {
@@ -83,7 +83,9 @@ function guardedDriver(driver: Driver, counter: StatementCounter, writes: WriteT
       if (property === 'acquireConnection') {
         return async (...args: Parameters<Driver['acquireConnection']>) => {
           await admitConnectionUse();
-          const pin = activePin();
+          // A pin whose connection went back already (its end) hands out connections as usual.
+          const active = activePin();
+          const pin = active && !active.released ? active : undefined;
           if (pin?.connection) return pin.connection;
           const connection = count(await target.acquireConnection(...args));
           // The first connection of a pinned flow is its transaction's (inPinnedTransaction asks first).
@@ -93,9 +95,9 @@ function guardedDriver(driver: Driver, counter: StatementCounter, writes: WriteT
       }
       if (property === 'releaseConnection') {
         return async (connection: DatabaseConnection) => {
-          const pin = pinOf(connection);
-          if (pin && pin.depth > 0) return;
-          if (pin) pin.connection = undefined;
+          const pin = pinOfConnection(connection);
+          if (pin && (pin.depth > 0 || pin.released)) return;
+          if (pin) pin.released = true;
           return target.releaseConnection(connection);
         };
       }
@@ -145,7 +147,8 @@ export function guardedRead(read: (query: CompiledQuery) => Promise<Record<strin
   return async (query) => {
     await admitConnectionUse();
     // A pinned flow reads on its own connection (a direct read would wait for the pin's turn on SQLite).
-    const pinned = activePin()?.connection;
+    const pin = activePin();
+    const pinned = pin && !pin.released ? pin.connection : undefined;
     if (pinned) return (await pinned.executeQuery(query)).rows as Record<string, unknown>[];
     countStatement(counter, query);
     return read(query);

@@ -22,7 +22,9 @@ import type { DbExecutor } from './engine.ts';
  *   usual.
  */
 export interface Pin {
+  /** The flow's connection, kept after it went back to the driver (`released`) so that a late use of it is recognised. */
   connection?: DatabaseConnection;
+  released: boolean;
   /** 0: no transaction yet (or ended); 1: the pinned transaction; more: savepoints inside it. */
   depth: number;
   savepoints: string[];
@@ -47,6 +49,12 @@ let savepointCount = 0;
 export function activePin(): Pin | undefined {
   const pin = pins.getStore();
   return pin && !pin.ended ? pin : undefined;
+}
+
+/** The pin of the current flow whose connection `connection` is, ended or not (a late release of it must not reach the driver twice). */
+export function pinOfConnection(connection: DatabaseConnection): Pin | undefined {
+  const pin = pins.getStore();
+  return pin?.connection === connection ? pin : undefined;
 }
 
 /**
@@ -159,28 +167,26 @@ export async function inPinnedTransaction<T>(kysely: DbExecutor, fn: () => Promi
   rolledBack(callbacks: Array<() => void | Promise<void>>): Promise<void>;
 }): Promise<T> {
   if (activePin()) throw new Error('a pinned transaction cannot hold another');
-  const pin: Pin = { depth: 0, savepoints: [], ended: false, closing: false, afterCommit: [], afterRollback: [], cacheReads: new Map(), turn: Promise.resolve() };
+  const pin: Pin = { depth: 0, savepoints: [], released: false, ended: false, closing: false, afterCommit: [], afterRollback: [], cacheReads: new Map(), turn: Promise.resolve() };
   let value: T;
   try {
     value = await pins.run(pin, () => kysely.transaction().execute(async () => {
       try {
-        const result = await fn();
-        // A transaction the flow left open (not awaited) ends before the pinned one commits; the
-        // turn is kept through the commit, so that none begins meanwhile.
-        await takeTurn(pin);
-        return result;
+        return await fn();
       } finally {
+        // A transaction the flow left open (not awaited) ends before the pinned one commits or
+        // rolls back; the turn is kept through that end, so that none begins meanwhile.
+        await takeTurn(pin);
         pin.closing = true;
       }
     }));
   } catch (error) {
-    pin.ended = true;
-    giveTurn(pin);
     await pins.exit(() => ends.rolledBack(pin.afterRollback));
     throw error;
+  } finally {
+    pin.ended = true;
+    giveTurn(pin);
   }
-  pin.ended = true;
-  giveTurn(pin);
   pins.exit(() => ends.committed(pin.afterCommit));
   return value;
 }
