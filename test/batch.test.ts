@@ -93,6 +93,7 @@ forEachEngine('batches', (t) => {
     assert.equal((await t().call('GET', '/api/3/series/BY')).status, 404);
     const after = await t().call('POST', '/api/3/crearFacturaCliente', withSeries('BY', 'IVA7').body);
     assert.ok(after.status >= 400, `the rolled-back serie is not used afterwards: ${after.status}`);
+    assert.ok(JSON.stringify(after.body).includes('codserie'), `refused for its serie: ${JSON.stringify(after.body)}`);
   });
 
   it('refuses more than 100 operations, a nested batch and a path outside the API, running none', async () => {

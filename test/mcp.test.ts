@@ -86,7 +86,9 @@ forEachEngine('MCP server', (t) => {
     assert.deepEqual([(sent.structuredContent as any).status, body(sent).estado], [202, 'pendiente']);
     const records = await client.callTool({ name: 'verifactu_status', arguments: { idfactura: doc.idfactura } });
     assert.equal(records.isError, false, JSON.stringify(records));
-    assert.ok(Array.isArray(body(records)));
+    const stored = (await t().call('GET', `/api/3/registroverifactu?filter[idfactura]=${doc.idfactura}`)).body;
+    assert.deepEqual(body(records), stored, 'the invoice\'s own records, as REST lists them');
+    assert.ok(body(records).every((record: any) => record.idfactura === doc.idfactura));
     const state = await client.callTool({ name: 'verifactu_status', arguments: {} });
     assert.deepEqual([state.isError, body(state).fields?.idempresa], [true, 'required']);
   });
@@ -95,7 +97,7 @@ forEachEngine('MCP server', (t) => {
     const client = await connect(GLOBAL_KEY);
     const refused = await client.callTool({ name: 'create_record', arguments: { resource: 'cliente', data: { codcliente: 'MCP1', nombre: 'Otra vez' } } });
     assert.equal(refused.isError, true);
-    assert.ok([409, 422].includes((refused.structuredContent as any).status), JSON.stringify(refused));
+    assert.deepEqual([(refused.structuredContent as any).status, body(refused).message], [409, 'duplicate-record'], JSON.stringify(refused));
     const invalid = await client.callTool({ name: 'create_record', arguments: { resource: 'formapago', data: { codpago: 'X1', descripcion: 'x', plazovencimiento: 'pronto' } } });
     assert.equal(invalid.isError, true);
     assert.equal(body(invalid).message, 'validation-failed');
@@ -116,6 +118,7 @@ forEachEngine('MCP server', (t) => {
     assert.equal((await client.callTool({ name: 'get_record', arguments: { resource: 'cliente', id: 'MCP1' } })).isError, false);
     const write = await client.callTool({ name: 'create_record', arguments: { resource: 'cliente', data: { codcliente: 'MCP2', nombre: 'No' } } });
     assert.equal(write.isError, true, 'a tool the key may not use is not there to call');
+    assert.match(JSON.stringify(write.content), /not found/);
     // A listed tool's call is checked again: another resource is refused by the API itself.
     const invoices = await client.callTool({ name: 'list_records', arguments: { resource: 'facturacliente' } });
     assert.deepEqual([invoices.isError, (invoices.structuredContent as any).status], [true, 403]);

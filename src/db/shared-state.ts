@@ -53,9 +53,8 @@ export class SharedCache<T> {
    */
   read(): Promise<T> {
     assertNoTransaction(`the cached ${this.name}`);
-    const pin = activePin();
-    if (pin) return pinnedCacheRead(pin, this.name, this.#load);
-    return this.current() !== undefined ? Promise.resolve(this.#value as T) : this.get();
+    // A pinned flow reads through get(), which keeps its own copy.
+    return this.current() !== undefined && !activePin() ? Promise.resolve(this.#value as T) : this.get();
   }
 
   /** The value when it is known to be current, without waiting; undefined when a load is due. */

@@ -27,6 +27,11 @@ const LEASE_MS = 300_000;
 /** Answers that are refusals of the request as sent, not outcomes: never kept, the client may retry. */
 const NOT_KEPT = new Set([408, 413, 429]);
 
+/** Whether an answer refuses the request as sent or failed (5xx, 408, 413, 429): a retry may pass, so it is never kept. */
+export function retryableAnswer(status: number): boolean {
+  return status >= 500 || NOT_KEPT.has(status);
+}
+
 interface Slot {
   claim: ClaimedKey;
   gate: CommitGate;
@@ -108,7 +113,7 @@ export function registerIdempotency(app: FastifyInstance, options: IdempotencyOp
     // whatever it is, so that a retry never writes twice; otherwise refusals of the request as
     // sent and failures are not kept, and a held write rolls back.
     const written = slot.gate.state === 'committed';
-    if (!written && (reply.statusCode >= 500 || NOT_KEPT.has(reply.statusCode) || body === undefined)) {
+    if (!written && (retryableAnswer(reply.statusCode) || body === undefined)) {
       await forget(slot);
       return payload;
     }

@@ -33,16 +33,15 @@ const isBatch = (path: string) => /^\/api\/3\/+batch\/*$/i.test(path);
 function pathProblem(path: string): string | undefined {
   if (path.length > MAX_PATH || /[\s#\\]/.test(path)) return 'invalid-path';
   const [raw] = path.split('?', 1) as [string];
-  let parsed: URL;
+  let normalised: string;
   let decoded: string;
   try {
-    parsed = new URL(path, 'http://batch.invalid');
+    normalised = decodeURIComponent(new URL(path, 'http://batch.invalid').pathname);
     decoded = decodeURIComponent(raw);
-    decodeURIComponent(parsed.pathname);
   } catch {
     return 'invalid-path';
   }
-  if (decodeURIComponent(parsed.pathname) !== decoded || !decoded.startsWith('/api/3/') || /(^|\/)\.\.?(\/|$)|[\\]/.test(decoded) || /%2f|%5c/i.test(raw)) return 'invalid-path';
+  if (normalised !== decoded || !decoded.startsWith('/api/3/') || /(^|\/)\.\.?(\/|$)/.test(decoded) || /%2f|%5c/i.test(raw)) return 'invalid-path';
   return isBatch(decoded) ? 'nested-batch' : undefined;
 }
 

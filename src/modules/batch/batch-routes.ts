@@ -5,6 +5,7 @@ import type { AppContext } from '../../app-context.ts';
 import { markWritten } from '../../db/idempotency-keys.ts';
 import { inOneTransaction } from '../../db/transaction.ts';
 import { AppError, validationError } from '../../errors.ts';
+import { retryableAnswer } from '../../http/idempotency.ts';
 import { injectAs, type InnerAnswer } from '../../http/inject-as.ts';
 import { addResourceRoute, type Handler } from '../../http/resource-route.ts';
 import { MAX_OPERATIONS, readBatchRequest, type BatchOperation } from './batch-request.ts';
@@ -15,7 +16,7 @@ const ATOMIC_AT_ONCE = 2;
 const ATOMIC_QUEUE = 20;
 
 /** One operation's answer in the batch's: its status, the headers worth keeping, its body (bytes that are not text as base64). */
-export interface OperationResult {
+interface OperationResult {
   status: number;
   headers: Record<string, string>;
   body?: unknown;
@@ -49,7 +50,7 @@ const insideBatch = new AsyncLocalStorage<true>();
 function transient(result: OperationResult): boolean {
   const body = result.body as { message?: unknown; reason?: unknown } | undefined;
   // An answer lost after its write committed never comes back: retrying does not help.
-  return result.status >= 500 || [408, 413, 429].includes(result.status) || (body?.message === 'idempotency-key-in-use' && body.reason !== 'answer-lost');
+  return retryableAnswer(result.status) || (body?.message === 'idempotency-key-in-use' && body.reason !== 'answer-lost');
 }
 
 /**

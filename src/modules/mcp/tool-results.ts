@@ -1,9 +1,10 @@
 import { z } from 'zod';
+import { DOCUMENT_TYPES } from '../documents/index.ts';
 
 type Json = Record<string, unknown>;
 
 /** The document types the business tools take, as the API names their endpoints (`crear<Type>`, `exportar<Type>` ...). */
-export const DOCUMENTS = ['PresupuestoCliente', 'PedidoCliente', 'AlbaranCliente', 'FacturaCliente', 'PresupuestoProveedor', 'PedidoProveedor', 'AlbaranProveedor', 'FacturaProveedor'] as const;
+export const DOCUMENTS = DOCUMENT_TYPES.map((type) => type.name) as [string, ...string[]];
 
 /**
  * A tool's answer: the API's status and body as structured content; a refusal (4xx, 5xx) is a tool
