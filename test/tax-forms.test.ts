@@ -231,6 +231,34 @@ forEachEngine('VAT return (Modelo 303)', (t) => {
     assert.equal(await rows(), kept, 'no invoice\'s rows written twice');
   });
 
+  it('locks a settled period for its own company only: another company posts, pays and settles the same quarter', async () => {
+    // 1T 2026 is settled and locked for company 1 (above): its entries are refused...
+    const own = await t().call('POST', '/api/3/asientos', { codejercicio: '2026', fecha: '2026-02-15', concepto: 'Manual' });
+    assert.deepEqual([own.status, own.body.fields?.fecha], [422, 'locked'], JSON.stringify(own.body));
+    // ...a second company's books are not: its year, its invoice with its entry, its payment, its own settlement.
+    const company = await t().call('POST', '/api/3/empresa', { nombre: 'Otra SL', cifnif: 'B76365789' });
+    assert.equal(company.status, 201, JSON.stringify(company.body));
+    const idempresa = company.body.idempresa;
+    assert.equal((await t().call('POST', '/api/3/almacen', { codalmacen: 'OTR', nombre: 'Otra', idempresa })).status, 201);
+    const year = await t().call('POST', '/api/3/ejercicio', { codejercicio: 'O26', nombre: 'Otra 2026', fechainicio: '2026-01-01', fechafin: '2026-12-31', idempresa });
+    assert.equal(year.status, 201, JSON.stringify(year.body));
+    const answer = await t().call('POST', '/api/3/crearFacturaCliente', { codcliente: 'T1', codalmacen: 'OTR', fecha: '2026-02-15', lineas: [{ descripcion: 'Venta', cantidad: 1, pvpunitario: 100, codimpuesto: 'IVA21' }] });
+    assert.equal(answer.status, 200, JSON.stringify(answer.body));
+    assert.deepEqual([answer.body.doc.idempresa, answer.body.doc.codejercicio], [idempresa, 'O26']);
+    assert.ok(answer.body.doc.idasiento, 'posted in its own year');
+    const paid = await t().call('POST', `/api/3/pagarFacturaCliente/${answer.body.doc.idfactura}`, { pagada: true });
+    assert.equal(paid.status, 200, JSON.stringify(paid.body));
+    const manual = await t().call('POST', '/api/3/asientos', { codejercicio: 'O26', fecha: '2026-02-15', concepto: 'Manual' });
+    assert.equal(manual.status, 201, JSON.stringify(manual.body));
+    const settled = await t().call('POST', '/api/3/liquidarIVA', { codejercicio: 'O26', periodo: '1T', idempresa });
+    assert.equal(settled.status, 200, JSON.stringify(settled.body));
+    assert.equal(settled.body.resultado, 21, 'its own sale only');
+    // Now locked for it too, and undone for it alone: company 1's quarter stays locked.
+    assert.equal((await t().call('POST', '/api/3/asientos', { codejercicio: 'O26', fecha: '2026-03-01', concepto: 'Tarde' })).body.fields?.fecha, 'locked');
+    assert.equal((await t().call('DELETE', `/api/3/liquidarIVA/${settled.body.idliquidacion}`)).status, 200);
+    assert.equal((await t().call('POST', '/api/3/asientos', { codejercicio: '2026', fecha: '2026-03-01', concepto: 'Tarde' })).body.fields?.fecha, 'locked');
+  });
+
   it('refuses a bad period by name', async () => {
     for (const [query, field, reason] of [
       ['periodo=4T', 'codejercicio', 'required'], ['codejercicio=2026', 'periodo', 'required'], ['codejercicio=2026&periodo=5T', 'periodo', 'invalid-value'],

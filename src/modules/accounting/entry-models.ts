@@ -66,11 +66,11 @@ export const asientoModel = defineModel({
         values.idempresa ??= exercise.idempresa;
         values.numero = await nextEntryNumber(db, dialect, codejercicio);
       }
-      if (await insideLockedSettlement(db, dialect, current(values, existing).fecha)) throw validationError({ fecha: 'locked' });
+      if (await insideLockedSettlement(db, dialect, current(values, existing).fecha, exercise.idempresa)) throw validationError({ fecha: 'locked' });
     },
     async beforeDelete({ db, dialect, existing }) {
-      await openExercise(db, existing.codejercicio);
-      if (await insideLockedSettlement(db, dialect, existing.fecha)) throw validationError({ fecha: 'locked' });
+      const exercise = await openExercise(db, existing.codejercicio);
+      if (exercise && (await insideLockedSettlement(db, dialect, existing.fecha, exercise.idempresa))) throw validationError({ fecha: 'locked' });
       if (!isTrue(existing.editable)) throw validationError({ editable: 'locked' });
       // The lines go first, so that their sub-accounts' balances follow.
       await deleteEntryLines(db, [Number(existing.idasiento)]);

@@ -3,6 +3,7 @@ import type { DbExecutor, Engine } from '../../db/database.ts';
 import type { Statement } from '../../db/statement-batch.ts';
 import type { SqlDialect } from '../../db/dialect.ts';
 import { balanceStatements, type AccountTree } from './balances.ts';
+import { companyOfYear, lockedSettlementRead } from './ledger.ts';
 import type { NewEntry, NewEntryLine } from './write-entry.ts';
 
 /**
@@ -34,13 +35,13 @@ export function numberedEntryId(engine: Engine, result: QueryResult<Record<strin
 }
 
 /**
- * Why the year would refuse an entry dated `fecha` now (`closed-exercise`, `locked-settlement`),
- * else null: an expression to read under the year's counter lock, where a closing takes it too.
+ * Why the year would refuse an entry dated `fecha` now (`closed-exercise`, `locked-settlement` of
+ * the year's company), else null: an expression to read under the year's counter lock, where a closing takes it too.
  */
 export function entryRefusalRead(dialect: SqlDialect, codejercicio: string, fecha: string): RawBuilder<string | null> {
   return sql<string | null>`CASE
     WHEN EXISTS (SELECT 1 FROM ejercicios WHERE codejercicio = ${codejercicio} AND estado <> 'ABIERTO') THEN 'closed-exercise'
-    WHEN EXISTS (SELECT 1 FROM regularizacionimpuestos WHERE bloquear = ${dialect.boolean(true)} AND fechainicio <= ${fecha} AND fechafin >= ${fecha}) THEN 'locked-settlement'
+    WHEN ${lockedSettlementRead(dialect, fecha, companyOfYear(codejercicio))} = 1 THEN 'locked-settlement'
     ELSE NULL END`;
 }
 

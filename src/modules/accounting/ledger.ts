@@ -46,24 +46,21 @@ export async function subaccountById(db: DbExecutor, idsubcuenta: number): Promi
 }
 
 /**
- * Whether a locked VAT settlement covers `fecha`, as an SQL expression (1 or 0) for a read that
- * checks it with others (a document's read after its locks). With `idempresa`, only that company's
- * settlements (and those of no company) lock. Both may be values or SQL (columns of the caller's query).
+ * Whether a locked VAT settlement of company `idempresa` (or of no company) covers `fecha`, as an
+ * SQL expression (1 or 0) for a read that checks it with others (a document's read after its
+ * locks). Both may be values or SQL (columns of the caller's query, the company of a year). A
+ * settlement never locks another company's books.
  */
-export function lockedSettlementRead(dialect: SqlDialect, fecha: string | RawBuilder<unknown>, idempresa?: number | RawBuilder<unknown>): RawBuilder<number> {
-  const company = idempresa === undefined ? sql`` : sql` AND (idempresa IS NULL OR idempresa = ${idempresa})`;
-  return sql<number>`CASE WHEN EXISTS (SELECT 1 FROM regularizacionimpuestos WHERE bloquear = ${dialect.boolean(true)} AND fechainicio <= ${fecha} AND fechafin >= ${fecha}${company}) THEN 1 ELSE 0 END`;
+export function lockedSettlementRead(dialect: SqlDialect, fecha: string | RawBuilder<unknown>, idempresa: number | null | RawBuilder<unknown>): RawBuilder<number> {
+  return sql<number>`CASE WHEN EXISTS (SELECT 1 FROM regularizacionimpuestos WHERE bloquear = ${dialect.boolean(true)} AND fechainicio <= ${fecha} AND fechafin >= ${fecha} AND (idempresa IS NULL OR idempresa = ${idempresa})) THEN 1 ELSE 0 END`;
 }
 
-/** Whether a locked VAT settlement (`regularizacionimpuestos.bloquear`) covers `fecha` (of company `idempresa`, when given). */
-export async function insideLockedSettlement(db: DbExecutor, dialect: SqlDialect, fecha: unknown, idempresa?: number): Promise<boolean> {
+/** The company of year `codejercicio`, as SQL: what an entry's settlement lock is read for. */
+export const companyOfYear = (codejercicio: string): RawBuilder<number> => sql<number>`(SELECT idempresa FROM ejercicios WHERE codejercicio = ${codejercicio})`;
+
+/** Whether a locked VAT settlement (`regularizacionimpuestos.bloquear`) of company `idempresa` covers `fecha`. */
+export async function insideLockedSettlement(db: DbExecutor, dialect: SqlDialect, fecha: unknown, idempresa: number | null | RawBuilder<unknown>): Promise<boolean> {
   if (typeof fecha !== 'string' || fecha === '') return false;
-  let query = db
-    .selectFrom('regularizacionimpuestos')
-    .select('idregiva')
-    .where('bloquear', '=', dialect.boolean(true))
-    .where('fechainicio', '<=', fecha)
-    .where('fechafin', '>=', fecha);
-  if (idempresa !== undefined) query = query.where((eb) => eb.or([eb('idempresa', 'is', null), eb('idempresa', '=', idempresa)]));
-  return (await query.executeTakeFirst()) !== undefined;
+  const row = await sql<{ locked: number | string }>`SELECT ${lockedSettlementRead(dialect, fecha, idempresa)} AS locked`.execute(db);
+  return Number(row.rows[0]?.locked) === 1;
 }

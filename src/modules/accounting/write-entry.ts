@@ -73,9 +73,10 @@ export async function writeEntry(db: DbExecutor, dialect: SqlDialect, entry: New
  */
 export async function entryRefusal(db: DbExecutor, dialect: SqlDialect, codejercicio: string, fecha: string): Promise<'closed-exercise' | 'locked-settlement' | undefined> {
   await chartLock(db, dialect, codejercicio);
-  const year = await db.selectFrom('ejercicios').select('estado').where('codejercicio', '=', codejercicio).executeTakeFirst();
-  if (year && year.estado !== 'ABIERTO') return 'closed-exercise';
-  if (await insideLockedSettlement(db, dialect, fecha)) return 'locked-settlement';
+  const year = await db.selectFrom('ejercicios').select(['estado', 'idempresa']).where('codejercicio', '=', codejercicio).executeTakeFirst();
+  if (!year) return undefined; // the unknown year is reported by its foreign key
+  if (year.estado !== 'ABIERTO') return 'closed-exercise';
+  if (await insideLockedSettlement(db, dialect, fecha, Number(year.idempresa))) return 'locked-settlement';
   return undefined;
 }
 
