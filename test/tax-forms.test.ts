@@ -218,6 +218,8 @@ forEachEngine('VAT return (Modelo 303)', (t) => {
   });
 
   it('writes the missing tax rows of older invoices once, however many returns ask at once', async () => {
+    // Accrued in 4T, dated in the next year: the return reads it by its VAT day, and so fills it.
+    await sale(t(), 'T1', '2027-01-05', [{ pvpunitario: 1000, codimpuesto: 'IVA21' }], { fechadevengo: '2026-12-20' });
     const before = (await t().call('GET', '/api/3/modelo303?codejercicio=2026&periodo=4T')).body.casillas;
     const db = t().app.ctx.database.kysely;
     const rows = async () => (await db.selectFrom('facturas_impuestos').select('id').where('idfacturacli', 'is not', null).execute()).length;
@@ -227,7 +229,9 @@ forEachEngine('VAT return (Modelo 303)', (t) => {
     for (const answer of answers) assert.equal(answer.status, 200, JSON.stringify(answer.body));
     const after = (await t().call('GET', '/api/3/modelo303?codejercicio=2026&periodo=4T')).body.casillas;
     assert.deepEqual([after['07'], after['09'], after['14'], after['59']], [before['07'], before['09'], before['14'], before['59']]);
-    // The 4T return filled that year's invoices from the year before on: all of them here, each once.
+    // The 4T return filled the invoices of its VAT days; the year's return fills the rest, each once.
+    assert.ok(await rows() < kept);
+    assert.equal((await t().call('GET', '/api/3/modelo390?codejercicio=2026')).status, 200);
     assert.equal(await rows(), kept, 'no invoice\'s rows written twice');
   });
 

@@ -6,6 +6,7 @@ import {
 } from '../documents/index.ts';
 import { invoiceTaxModel } from './tax-line-model.ts';
 import { taxRows } from './invoice-taxes.ts';
+import { vatDateSql } from './vat-date.ts';
 
 /**
  * Keeps every invoice's tax rows (tax-line-model.ts) with the invoice, in its transaction, on each
@@ -77,7 +78,8 @@ export async function fillMissingTaxRows(ctx: AppContext, idempresa: number, des
     const without = (executor: DbExecutor, ids?: number[]) => {
       let query = executor.selectFrom(`${type.header.table} as f`).select('f.idfactura')
         .where((eb) => eb.not(eb.exists(eb.selectFrom(`${invoiceTaxModel.table} as t`).select('t.id').whereRef(`t.${column(type)}` as never, '=', 'f.idfactura' as never))));
-      query = ids ? query.where('f.idfactura', 'in', ids) : query.where('f.idempresa', '=', idempresa).where('f.fecha', '>=', shiftYear(desde, -1)).where('f.fecha', '<=', hasta);
+      // By the VAT day the return reads them by: a sale accrued in the period may be dated after it, a purchase received in it dated before.
+      query = ids ? query.where('f.idfactura', 'in', ids) : query.where('f.idempresa', '=', idempresa).where(vatDateSql(type.side), '>=', desde).where(vatDateSql(type.side), '<=', hasta);
       return query.execute();
     };
     for (const { idfactura } of await without(db)) {
@@ -96,6 +98,3 @@ export async function fillMissingTaxRows(ctx: AppContext, idempresa: number, des
   }
   return filled;
 }
-
-/** A date a number of years away: a purchase received in the period may be dated up to a year before it. */
-const shiftYear = (date: string, years: number) => `${Number(date.slice(0, 4)) + years}${date.slice(4)}`;
