@@ -1,6 +1,9 @@
 import { isIP } from 'node:net';
-import nodemailer from 'nodemailer';
+import { lazyLibrary } from '../../lazy-library.ts';
 import type { MailSettings } from './mail-settings.ts';
+
+/** Loaded with the first message (about 5 MiB resident): most processes never send one. */
+const nodemailer = lazyLibrary<typeof import('nodemailer')>('nodemailer');
 
 /** What a message goes as (nodemailer's message options, the part we use). */
 export interface OutgoingMessage {
@@ -55,7 +58,7 @@ function dataWatcher(): { logger: Record<string, (...args: unknown[]) => void>; 
 /** One SMTP connection per message: messages are few and far between, and a pool would outlive its settings. */
 export async function sendThroughSmtp(settings: MailSettings, message: OutgoingMessage, timeoutMs: number): Promise<Accepted> {
   const watcher = dataWatcher();
-  const transport = nodemailer.createTransport({
+  const transport = nodemailer().createTransport({
     host: settings.host,
     port: settings.port,
     secure: settings.security === 'tls',

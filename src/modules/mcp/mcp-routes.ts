@@ -1,10 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { AppContext } from '../../app-context.ts';
 import { addResourceRoute, type Handler } from '../../http/resource-route.ts';
-import { PACKAGE_VERSION } from '../../version.ts';
-import { registerTools } from './mcp-tools.ts';
 
 /**
  * `/mcp`: a Model Context Protocol server over the Streamable HTTP transport (docs/mcp.md), in its
@@ -15,21 +11,8 @@ import { registerTools } from './mcp-tools.ts';
  */
 export function registerMcpRoutes(app: FastifyInstance, ctx: AppContext): void {
   ctx.customResources.add('mcp');
-  const handler: Handler = async (request, reply) => {
-    const server = new McpServer({ name: 'invoicing-api', version: PACKAGE_VERSION });
-    registerTools(server, ctx, app, request);
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-    // The transport writes the answer itself: the headers the API's hooks set so far go with it (CORS, request id).
-    for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) reply.raw.setHeader(name, value as string | number | string[]);
-    reply.hijack();
-    reply.raw.on('close', () => {
-      void transport.close();
-      void server.close();
-    });
-    await server.connect(transport);
-    await transport.handleRequest(request.raw, reply.raw, request.body);
-    return reply;
-  };
+  let exchange: Promise<typeof import('./mcp-exchange.ts')> | undefined;
+  const handler: Handler = async (request, reply) => (await (exchange ??= import('./mcp-exchange.ts'))).answerMcp(app, ctx, request, reply);
   addResourceRoute(app, {
     // Open to every valid key (the root's resource); not metered itself: each tool call is a request of its own.
     resource: '', urls: ['/mcp'], unmetered: true, answersItself: true,
