@@ -12,7 +12,8 @@ import type { NewEntry, NewEntryLine } from './write-entry.ts';
  * 1. after the year's counter lock (`chartLockStatement`), its header, numbered as the year's
  *    highest + 1 by the database (the number depends on the locked row: no read comes back to us
  *    first), and `entryRefusalRead`, what the year and the locked settlements say of it now;
- * 2. once its id is known, its lines and the balances they move (`entryLinesStatements`).
+ * 2. its lines and the balances they move (`entryLinesStatements`), naming it by its id once
+ *    known, or in the same batch by `newestEntryReference`.
  * A refused entry (closed year, locked settlement) is removed by its writer (`removeEntryHeader`).
  */
 export function numberedEntryStatement(db: DbExecutor, dialect: SqlDialect, entry: NewEntry, guarded = false): Statement<Record<string, unknown>> {
@@ -45,8 +46,16 @@ export function entryRefusalRead(dialect: SqlDialect, codejercicio: string, fech
     ELSE NULL END`;
 }
 
+/**
+ * The entry `numberedEntryStatement` inserted, as SQL, for statements sent with it: under the
+ * year's counter lock the year's newest (its highest number; an index lookup).
+ */
+export function newestEntryReference(codejercicio: string): RawBuilder<number> {
+  return sql<number>`(SELECT a.idasiento FROM asientos a WHERE a.codejercicio = ${codejercicio} ORDER BY a.numero DESC LIMIT 1)`;
+}
+
 /** The lines of entry `idasiento` (one statement) and the balances they move (two), given the tree above their sub-accounts. */
-export function entryLinesStatements(db: DbExecutor, dialect: SqlDialect, idasiento: number, lines: readonly NewEntryLine[], tree: AccountTree): Statement<unknown>[] {
+export function entryLinesStatements(db: DbExecutor, dialect: SqlDialect, idasiento: number | RawBuilder<number>, lines: readonly NewEntryLine[], tree: AccountTree): Statement<unknown>[] {
   const rows = lines.map((line, orden) => ({
     idasiento, orden, punteada: dialect.boolean(false), saldo: 0, tasaconv: 1, baseimponible: 0, iva: 0, recargo: 0, ...line,
   }));

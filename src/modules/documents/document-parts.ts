@@ -12,13 +12,15 @@ import type { DocumentType } from './document-types.ts';
 /**
  * How a new document is written (docs/performance.md): *prepared* first, holding no lock (its
  * customer, products and reference data read once, lines and totals computed), then *committed*
- * in four rounds, each sent to the database as one batch (src/db/statement-batch.ts):
+ * in rounds, each sent to the database as one batch (src/db/statement-batch.ts):
  * 1. its number claimed (the sequence's lock, first);
  * 2. the other shared locks, in `LOCK_ORDER`, each with the writes that need only it, and one
  *    read of what must be checked under them;
  * 3. what must precede the header, the header, its lines, and what names it (receipts, records),
  *    by its unique code in SQL (`idReference`): nothing waits for its id to come back.
- * Then its events and the commit.
+ * Then its events and the commit. Rounds 2 and 3 go as one batch (`together`) unless a part needs
+ * round 2's answer to write its part of round 3: what is checked after the locks only refuses, and
+ * a refusal rolls back whatever went with it.
  * Each module that takes part (documents' own risk, stock and receipts; posting; VERI*FACTU) is a
  * `DocumentPart`, made for each attempt of the transaction from what it prepared.
  */
@@ -56,9 +58,20 @@ export interface DocumentInWriting {
   changed?: boolean;
   /** Payments recorded on creation (an invoice paid at once): the receipts paid and how many payments. */
   payments?: { recorded: number; paid: Row[] };
-  /** Adds an expression to the read that ends round 2 (after every lock); its value is `readValue(name)`. */
+  /**
+   * Whether round 3 goes with round 2, in the same batch (the usual case). A part whose round-3
+   * statements need what round 2 answers sets it false in `lockAndWrite`; a part that learns after
+   * the locks that it needs them apart (its statements already sent) throws `WriteInRounds`.
+   */
+  together: boolean;
+  /** Adds an expression to the read that ends round 2 (after every lock); its value is `readValue(name)`, once answered (`afterLocks` on). */
   readAfterLocks(name: string, expression: RawBuilder<unknown>): void;
   readValue(name: string): unknown;
+}
+
+/** Thrown by a part's `afterLocks` in a commit whose rounds went together: the commit runs again with them apart. */
+export class WriteInRounds extends Error {
+  override name = 'WriteInRounds';
 }
 
 /** A module's part in writing a new document (see above); every method is optional. */
@@ -69,11 +82,12 @@ export interface DocumentPart {
   lockAndWrite?(doc: DocumentInWriting): void;
   /** After round 2: what its statements and reads answered; may refuse (an AppError) or set header values (`idasiento`). */
   afterLocks?(doc: DocumentInWriting): void | Promise<void>;
-  /** Round 3: statements the header's row must follow. */
+  /** Round 3: statements the header's row must follow (before `afterLocks` when together). */
   beforeHeader?(doc: DocumentInWriting): void;
   /**
    * Round 3, after the header's and the lines' inserts: statements that name the header by
-   * `idReference` (computed in memory: awaited, but no round trip of its own).
+   * `idReference` (computed in memory: awaited, but no round trip of its own; before `afterLocks`
+   * when together).
    */
   afterHeader?(doc: DocumentInWriting): void | Promise<void>;
   /** After round 3: work done a statement at a time, `id` known (the rare paths: a payment on creation, a signed record). */

@@ -4,11 +4,12 @@ import type { DbExecutor } from '../../db/database.ts';
 import { rowReader } from '../../db/row-codec.ts';
 import { StatementBatch } from '../../db/statement-batch.ts';
 import { inTransaction, warningsOf } from '../../db/transaction.ts';
+import { isRetryable } from '../../db/translate-error.ts';
 import { publish, type PublishedEvent } from '../../event-log.ts';
 import type { Values } from '../../models/define-model.ts';
 import type { CachedExercise } from '../fiscal/index.ts';
 import { documentEvent } from './document-events.ts';
-import { LOCK_ORDER, type DocumentInWriting, type DocumentPart, type PartMaker } from './document-parts.ts';
+import { LOCK_ORDER, WriteInRounds, type DocumentInWriting, type DocumentPart, type PartMaker } from './document-parts.ts';
 import type { DocumentReference } from './document-reference.ts';
 import { documentResult, visible, type DocumentResult, type Row } from './document-repository.ts';
 import type { DocumentType } from './document-types.ts';
@@ -35,32 +36,52 @@ export interface PreparedDocument {
  * Writes a prepared document in its own transaction (shared with concurrent creations where the
  * database groups commits), in the rounds of document-parts.ts, and answers it as written (not
  * read back). A sequence that is not as the fast claim needs it (number-claim.ts) runs the
- * transaction again on the slow path; any other failure leaves nothing behind.
+ * transaction again on the slow path; an attempt whose writes went with the locks' read and that
+ * read asks for rounds apart (`WriteInRounds`) runs again with them apart; any other failure
+ * leaves nothing behind.
  */
 export async function writeDocument(ctx: AppContext, prepared: PreparedDocument): Promise<DocumentResult> {
-  try {
-    return await inTransaction(ctx.database, (trx) => commitDocument(ctx, trx, prepared, false), { shared: true });
-  } catch (error) {
-    if (!(error instanceof SlowNumbering)) throw error;
-    return inTransaction(ctx.database, (trx) => commitDocument(ctx, trx, prepared, true), { shared: true });
+  let mode: CommitMode = 'together';
+  for (;;) {
+    try {
+      return await inTransaction(ctx.database, (trx) => commitDocument(ctx, trx, prepared, mode), { shared: true });
+    } catch (error) {
+      if (error instanceof SlowNumbering && mode !== 'slow') mode = 'slow';
+      else if (error instanceof WriteInRounds && mode === 'together') mode = 'apart';
+      else throw error;
+    }
   }
 }
+
+/**
+ * How a commit sends its rounds (document-parts.ts): `together`, the writes with the locks' read
+ * (unless a part needs that read's answer first); `apart`, the writes after it; `slow`, the number
+ * assigned a statement at a time under the numbering lock, the writes apart.
+ */
+export type CommitMode = 'together' | 'apart' | 'slow';
+
+const isSql = (value: unknown) => typeof value === 'object' && value !== null && 'toOperationNode' in value;
 
 const rank = (part: DocumentPart) => (part.lock ? LOCK_ORDER.indexOf(part.lock) : LOCK_ORDER.length);
 
 /** The rounds of document-parts.ts, in the caller's transaction. */
-export async function commitDocument(ctx: AppContext, trx: DbExecutor, prepared: PreparedDocument, slow: boolean): Promise<DocumentResult> {
+export async function commitDocument(ctx: AppContext, trx: DbExecutor, prepared: PreparedDocument, mode: CommitMode): Promise<DocumentResult> {
   const { dialect, engine } = ctx.database;
   const { type, ref } = prepared;
   const batch = new StatementBatch(trx, engine);
   const reads = new Map<string, RawBuilder<unknown>>();
-  let values: Row = {};
+  let values: Row | undefined;
+  const slow = mode === 'slow';
   const doc: DocumentInWriting = {
     ctx, db: trx, batch, ref, type, subject: prepared.subject,
     header: { ...prepared.header },
     lines: prepared.lines.map((line) => ({ ...line })),
+    together: mode === 'together',
     readAfterLocks: (name, expression) => void reads.set(name, expression),
-    readValue: (name) => values[name],
+    readValue: (name) => {
+      if (!values) throw new Error(`${name} read before the read after the locks was answered`);
+      return values[name];
+    },
   };
   // Each attempt makes its parts afresh, sorted by the lock order (stable: ties keep their order).
   const parts = prepared.makers.map((make) => make()).map((part, index) => ({ part, index }))
@@ -92,24 +113,47 @@ export async function commitDocument(ctx: AppContext, trx: DbExecutor, prepared:
   for (const part of parts) part.lockAndWrite?.(doc);
   const names = [...reads.keys()];
   const read = names.length ? batch.add(sql`SELECT ${sql.join(names.map((name, index) => sql`${reads.get(name)!} AS ${sql.ref(`r${index}`)}`))}`) : undefined;
-  await batch.flush();
-  if (read) {
-    const row = ((await read).rows[0] ?? {}) as Row;
+  const answered = async () => {
+    const row = (read ? ((await read).rows[0] ?? {}) : {}) as Row;
     values = Object.fromEntries(names.map((name, index) => [name, row[`r${index}`]]));
-  }
-  if (claimed) checkClaim(claimed, (name) => values[`number.${name}`], String(header.fecha));
-  for (const part of parts) await part.afterLocks?.(doc);
+    if (claimed) checkClaim(claimed, (name) => values![`number.${name}`], String(header.fecha));
+  };
 
   // 3. What the header follows, the header, its lines, and what names it: by its unique code, in
-  // SQL, so that nothing waits for its id to come back.
-  for (const part of parts) part.beforeHeader?.(doc);
-  const headerInsert = ctx.store.insertStatement(type.header, [header as Values], trx);
-  const insertedHeader = headerInsert.statements.map((statement) => batch.add(statement));
-  doc.idReference = sql<number>`(SELECT ${sql.ref(`h.${type.key}`)} FROM ${sql.table(type.header.table)} h WHERE h.codigo = ${String(header.codigo)} AND h.idempresa = ${Number(header.idempresa)})`;
-  const lineInsert = doc.lines.length ? ctx.store.insertStatement(type.line, doc.lines.map((line) => ({ ...line, [type.key]: doc.idReference })) as Values[], trx) : undefined;
-  const insertedLines = lineInsert ? lineInsert.statements.map((statement) => batch.add(statement)) : undefined;
-  for (const part of parts) await part.afterHeader?.(doc);
-  await batch.flush();
+  // SQL, so that nothing waits for its id to come back. With the read of round 2 when together.
+  let written: ReturnType<typeof writeHeader> | undefined;
+  const writeHeader = async () => {
+    for (const part of parts) part.beforeHeader?.(doc);
+    const headerInsert = ctx.store.insertStatement(type.header, [header as Values], trx);
+    const insertedHeader = headerInsert.statements.map((statement) => batch.add(statement));
+    doc.idReference = sql<number>`(SELECT ${sql.ref(`h.${type.key}`)} FROM ${sql.table(type.header.table)} h WHERE h.codigo = ${String(header.codigo)} AND h.idempresa = ${Number(header.idempresa)})`;
+    const lineInsert = doc.lines.length ? ctx.store.insertStatement(type.line, doc.lines.map((line) => ({ ...line, [type.key]: doc.idReference })) as Values[], trx) : undefined;
+    const insertedLines = lineInsert ? lineInsert.statements.map((statement) => batch.add(statement)) : undefined;
+    for (const part of parts) await part.afterHeader?.(doc);
+    return { headerInsert, insertedHeader, lineInsert, insertedLines };
+  };
+  if (doc.together) written = writeHeader();
+  try {
+    await written;
+    await batch.flush();
+  } catch (error) {
+    // A write that failed beside the read (the claimed number's unique key, say): what the read
+    // says comes first, as it would have in rounds apart. Where the read went unanswered with it
+    // (MariaDB ends a multi-statement query at its first failure), the commit runs again apart.
+    if (!doc.together) throw error;
+    if (isRetryable(error)) throw error; // a deadlock is the transaction's to run again (and to count)
+    if (read && !(await read.then(() => true, () => false))) throw new WriteInRounds('a write failed beside the read after the locks', { cause: error });
+    await answered();
+    throw error;
+  }
+  await answered();
+  for (const part of parts) await part.afterLocks?.(doc);
+  if (!written) {
+    written = writeHeader();
+    await written;
+    await batch.flush();
+  }
+  const { headerInsert, insertedHeader, lineInsert, insertedLines } = await written;
   const id = headerInsert.ids(await Promise.all(insertedHeader))[0]!;
   doc.id = id;
   header[type.key] = id;
@@ -118,7 +162,9 @@ export async function commitDocument(ctx: AppContext, trx: DbExecutor, prepared:
   for (const part of parts) await part.finish?.(doc);
 
   // The answer, as written (typed as a read would type it), and its events at the commit.
-  const stored = rowReader(type.header)({ ...headerInsert.rows[0], [type.key]: id });
+  // Values written as SQL (an id read by the database in the same round) are answered as the parts learnt them.
+  const asWritten = Object.fromEntries(Object.entries(headerInsert.rows[0]!).map(([name, value]) => [name, isSql(value) ? header[name] : value]));
+  const stored = rowReader(type.header)({ ...asWritten, [type.key]: id });
   const lines = lineInsert ? lineInsert.rows.map((row, index) => rowReader(type.line)({ ...row, [type.key]: id, idlinea: doc.lines[index]!.idlinea })) : [];
   await ctx.store.announceInserted(type.header, [stored], trx, true);
   if (lines.length) await ctx.store.announceInserted(type.line, lines, trx, false);

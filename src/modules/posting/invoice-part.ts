@@ -1,8 +1,11 @@
 import type { AppContext } from '../../app-context.ts';
-import { heldChartLock, chartLockStatement, accountTree, entryLinesStatements, entryRefusalRead, numberedEntryId, numberedEntryStatement, removeEntryHeader, yearChart, type NewEntryLine } from '../accounting/index.ts';
+import type { RawBuilder } from 'kysely';
+import {
+  heldChartLock, chartLockStatement, accountTree, entryLinesStatements, entryRefusalRead, newestEntryReference, numberedEntryId, numberedEntryStatement, removeEntryHeader, yearChart, type NewEntryLine,
+} from '../accounting/index.ts';
 import { afterCommit } from '../../db/transaction.ts';
 import { AppError } from '../../errors.ts';
-import { documentPreparing, storedBreakdown, type PartMaker, type PreparingDocument } from '../documents/index.ts';
+import { documentPreparing, storedBreakdown, WriteInRounds, type PartMaker, type PreparingDocument } from '../documents/index.ts';
 import type { Account } from './entry-line.ts';
 import { NotPosted, postOrWarn } from './not-posted.ts';
 import { goodsField, invoiceAccounts, invoiceCodes, invoiceEntryHeader, invoiceEntryLinesOf, retentionCodeOf, type InvoiceAccounts } from './post-invoice.ts';
@@ -16,8 +19,9 @@ import { textValue } from './text-value.ts';
  * resolved, or the `NotPosted` that says what is missing. In the commit, under the year's entry
  * counter (the lock after the stock's): the entry's header, numbered by the database, and a read
  * of whether the year still takes it; then its lines and balances before the invoice's header,
- * which carries its `idasiento`. A customer without a sub-account in the year gets one, a
- * statement at a time, under the same lock (the rare path of `subjectAccount`).
+ * which carries its `idasiento`, all of them naming the entry in SQL so that they go with that
+ * read. A customer without a sub-account in the year gets one, a statement at a time, under the
+ * same lock, the lines after it (the rare path of `subjectAccount`, rounds apart).
  */
 export function postNewInvoices(ctx: AppContext): void {
   ctx.hooks.on(documentPreparing, (preparing) => prepareInvoicePart(ctx, preparing));
@@ -55,7 +59,7 @@ async function prepareInvoicePart(ctx: AppContext, p: PreparingDocument): Promis
 
   return () => {
     let notPosted = refusal;
-    let idasiento: number | undefined;
+    let idasiento: number | RawBuilder<number> | undefined;
     let entryLines: NewEntryLine[] = [];
     let tree: ReadonlyMap<number, readonly number[]> = chart.tree();
     let inserted: Promise<{ rows: Record<string, unknown>[]; insertId?: bigint }> | undefined;
@@ -68,29 +72,42 @@ async function prepareInvoicePart(ctx: AppContext, p: PreparingDocument): Promis
         if (lock) doc.batch.add(lock);
         inserted = doc.batch.add(numberedEntryStatement(doc.db, dialect, entry));
         doc.readAfterLocks('entry.refusal', entryRefusalRead(dialect, chart.codejercicio, entry.fecha));
+        const own = chart.byCode(textValue(subject.codsubcuenta));
+        if (own) {
+          // The usual case: the lines are known now, and name the new entry in SQL (under the year's
+          // counter lock it is the year's newest), so they may go with the read.
+          entryLines = invoiceEntryLinesOf({ type, invoice: doc.header, accounts: accounts!, subject: own, decimals, entry });
+          idasiento = newestEntryReference(chart.codejercicio);
+          doc.header.idasiento = idasiento;
+        } else {
+          // A customer's first invoice in the year creates its sub-account after the locks: apart.
+          doc.together = false;
+        }
         this.afterLocks = async () => {
           heldChartLock(doc.db, chart.codejercicio);
           const why = doc.readValue('entry.refusal');
           // A year closed since it was cached refuses the document, as a closed year always does.
           if (why === 'closed-exercise') throw new AppError('exercise-closed', { fecha: String(doc.header.fecha), codejercicio: chart.codejercicio });
-          idasiento = numberedEntryId(engine, await inserted!)!;
+          // Not posted after all (a locked settlement): its lines went with the read; again, apart.
+          if (why && doc.together) throw new WriteInRounds(String(why));
+          const id = numberedEntryId(engine, await inserted!)!;
           try {
             if (why) throw new NotPosted(String(why));
-            let own: Account | undefined = chart.byCode(textValue(subject.codsubcuenta));
             if (!own) {
               const found = await subjectAccount(ctx, doc.db, chart, type.side, subject);
               const above = (await accountTree(doc.db, [found.idsubcuenta])).get(found.idsubcuenta) ?? [];
               tree = new Map([...tree, [found.idsubcuenta, above]]);
               afterCommit(doc.db, () => chart.learn(found, above));
-              own = found;
+              entryLines = invoiceEntryLinesOf({ type, invoice: doc.header, accounts: accounts!, subject: found, decimals, entry });
             }
-            entryLines = invoiceEntryLinesOf({ type, invoice: doc.header, accounts: accounts!, subject: own, decimals, entry });
-            doc.header.idasiento = idasiento;
+            idasiento = id;
+            doc.header.idasiento = id;
           } catch (error) {
             if (!(error instanceof NotPosted)) throw error;
             notPosted = error;
-            await removeEntryHeader(doc.db, idasiento);
+            await removeEntryHeader(doc.db, id);
             idasiento = undefined;
+            delete doc.header.idasiento;
           }
         };
       },

@@ -71,12 +71,17 @@ async function prepareRecordPart(ctx: AppContext, p: PreparingDocument) {
         doc.readAfterLocks('verifactu.modo', of('modo'));
         doc.readAfterLocks('verifactu.entorno', of('entorno'));
         doc.readAfterLocks('verifactu.numeroinstalacion', of('numeroinstalacion'));
-        if (lean) head = doc.batch.add(ctx.database.dialect.locking(doc.db.selectFrom(chainHeadModel.table).selectAll().where('idempresa', '=', idempresa)));
+        if (lean) {
+          head = doc.batch.add(ctx.database.dialect.locking(doc.db.selectFrom(chainHeadModel.table).selectAll().where('idempresa', '=', idempresa)));
+          // The record's hash needs the head read under its lock: round 3 waits for round 2's answer.
+          doc.together = false;
+        }
       },
       async afterHeader(doc: DocumentInWriting) {
         // VERI*FACTU mode with the head locked in round 2: the record and the head's move go with the lines.
+        if (!head) return;
         const company = current(doc);
-        if (!company || company.modo !== 'verifactu' || !head) return;
+        if (!company || company.modo !== 'verifactu') return;
         const locked = (await head).rows[0];
         if (!locked) return;
         const pending = await pendingAlta(ctx, doc.db, company, doc.ref, doc.type, 0, doc.header, doc.lines, given);
