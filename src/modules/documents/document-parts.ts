@@ -54,7 +54,7 @@ export interface DocumentInWriting {
    */
   idReference?: RawBuilder<number>;
   id?: number;
-  /** Set by a part that changed the stored document after round 4 (its answer is then read back). */
+  /** Set by a part that changed the stored document after round 3 (in `finish`) (its answer is then read back). */
   changed?: boolean;
   /** Payments recorded on creation (an invoice paid at once): the receipts paid and how many payments. */
   payments?: { recorded: number; paid: Row[] };
