@@ -235,6 +235,43 @@ forEachEngine('accounting', (t) => {
     assert.equal((await t().call('DELETE', `/api/3/regularizacionimpuestos/${settlement.body.data?.idregiva ?? settlement.body.idregiva}`)).status, 200);
   });
 
+  it('changes an entry\'s number under the year\'s entry counter, so that a new invoice still names its own entry', async () => {
+    const first = await create(t(), 'FacturaCliente', { codcliente: '1', lineas: [{ descripcion: 'x', pvpunitario: 100, codimpuesto: 'IVA21' }] });
+    const renumber = () => t().call('PUT', `/api/3/asientos/${first.doc.idasiento}`, { numero: 999_999 });
+    if (t().engine === 'sqlite') {
+      assert.equal((await renumber()).status, 200);
+    } else {
+      // A writer holding the year's counter (a creation between its entry and its lines) is waited for.
+      const { kysely, dialect } = t().app.ctx.database;
+      let release!: () => void;
+      let locked!: () => void;
+      const taken = new Promise<void>((resolve) => (locked = resolve));
+      const holder = kysely.transaction().execute(async (trx) => {
+        await dialect.locking(trx.selectFrom('asientos_contadores').select('codejercicio').where('codejercicio', '=', year)).execute();
+        locked();
+        await new Promise<void>((resolve) => (release = resolve));
+      });
+      await taken;
+      let answered = false;
+      const change = renumber().finally(() => (answered = true));
+      try {
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        assert.equal(answered, false, 'the number waits for the counter');
+      } finally {
+        release();
+        await holder;
+      }
+      assert.equal((await change).status, 200);
+    }
+    const next = await create(t(), 'FacturaCliente', { codcliente: '1', lineas: [{ descripcion: 'y', pvpunitario: 50, codimpuesto: 'IVA21' }] });
+    assert.notEqual(next.doc.idasiento, first.doc.idasiento);
+    assert.equal((await t().call('GET', `/api/3/facturaclientes/${next.doc.idfactura}`)).body.idasiento, next.doc.idasiento);
+    const { entry, lines } = await entryOf(t(), next.doc.idasiento);
+    assert.equal(entry.numero, 1_000_000, 'the year\'s highest + 1');
+    assert.equal(lines.reduce((sum, line) => sum + Math.round(line[1] * 100), 0), 6050, 'its own lines, on its own entry');
+    assert.equal((await entryOf(t(), first.doc.idasiento)).lines.reduce((sum, line) => sum + Math.round(line[1] * 100), 0), 12100);
+  });
+
   it('saves the invoice without entry when a sub-account is missing, and says why', async () => {
     assert.equal((await t().call('POST', '/api/3/productos', { referencia: 'ODD', descripcion: 'odd', precio: 10, codsubcuentaven: '7059999999' })).status, 201);
     const answer = await create(t(), 'FacturaCliente', { codcliente: '1', lineas: [{ referencia: 'ODD' }] });

@@ -168,7 +168,13 @@ forEachEngine('VAT return (Modelo 303)', (t) => {
     assert.equal((await t().call('DELETE', `/api/3/facturaclientes/${inside.idfactura}`)).body.message, 'period-locked');
 
     // The VAT day decides: dated in the locked quarter but received after it is the next quarter's; moved into it, refused.
-    const received = await purchase(t(), 'Q3', '2026-03-30', [{ pvpunitario: 10, codimpuesto: 'IVA21' }], { fecharecepcion: '2026-07-05' });
+    const receivedAnswer = await t().call('POST', '/api/3/crearFacturaProveedor', { codproveedor: 'Q3', fecha: '2026-03-30', fecharecepcion: '2026-07-05', lineas: [{ descripcion: 'Compra', cantidad: 1, pvpunitario: 10, codimpuesto: 'IVA21' }] });
+    assert.equal(receivedAnswer.status, 200, JSON.stringify(receivedAnswer.body));
+    const received = receivedAnswer.body.doc.idfactura;
+    // Its entry, dated in the locked quarter, is refused: the invoice is written unposted, with the reason (its commit run again, rounds apart).
+    assert.equal(receivedAnswer.body.doc.idasiento, null);
+    assert.deepEqual(receivedAnswer.body.warnings?.map((w: any) => [w.resource, w.id]), [['facturaproveedor', received]], JSON.stringify(receivedAnswer.body.warnings));
+    assert.equal((await t().call('GET', `/api/3/facturaproveedores/${received}`)).body.idasiento, null);
     assert.equal((await t().call('PATCH', `/api/3/facturaproveedores/${received}`, { fecharecepcion: '2026-05-05' })).body.message, 'period-locked');
     const moved = await t().call('POST', '/api/3/crearFacturaCliente', { codcliente: 'T1', fecha: '2026-11-20', fechadevengo: '2026-05-20', lineas: [{ descripcion: 'x', pvpunitario: 10, codimpuesto: 'IVA21' }] });
     assert.deepEqual([moved.status, moved.body.message], [422, 'period-locked'], 'accrued in the locked quarter');
@@ -250,13 +256,19 @@ forEachEngine('VAT return (Modelo 303)', (t) => {
     assert.equal(answer.status, 200, JSON.stringify(answer.body));
     assert.deepEqual([answer.body.doc.idempresa, answer.body.doc.codejercicio], [idempresa, 'O26']);
     assert.ok(answer.body.doc.idasiento, 'posted in its own year');
+    // Its customer now has its sub-account in the year: the next invoice's writes go with the read after the locks.
+    const again = await t().call('POST', '/api/3/crearFacturaCliente', { codcliente: 'T1', codalmacen: 'OTR', fecha: '2026-02-16', lineas: [{ descripcion: 'Venta', cantidad: 1, pvpunitario: 50, codimpuesto: 'IVA21' }] });
+    assert.equal(again.status, 200, JSON.stringify(again.body));
+    assert.ok(again.body.doc.idasiento, 'posted');
+    assert.equal((await t().call('GET', `/api/3/facturaclientes/${again.body.doc.idfactura}`)).body.idasiento, again.body.doc.idasiento);
+    assert.equal((await t().call('GET', `/api/3/partidas?filter[idasiento]=${again.body.doc.idasiento}&limit=10`)).body.length, 3, 'its lines on its own entry');
     const paid = await t().call('POST', `/api/3/pagarFacturaCliente/${answer.body.doc.idfactura}`, { pagada: true });
     assert.equal(paid.status, 200, JSON.stringify(paid.body));
     const manual = await t().call('POST', '/api/3/asientos', { codejercicio: 'O26', fecha: '2026-02-15', concepto: 'Manual' });
     assert.equal(manual.status, 201, JSON.stringify(manual.body));
     const settled = await t().call('POST', '/api/3/liquidarIVA', { codejercicio: 'O26', periodo: '1T', idempresa });
     assert.equal(settled.status, 200, JSON.stringify(settled.body));
-    assert.equal(settled.body.resultado, 21, 'its own sale only');
+    assert.equal(settled.body.resultado, 31.5, 'its own sales only');
     // Now locked for it too, and undone for it alone: company 1's quarter stays locked.
     assert.equal((await t().call('POST', '/api/3/asientos', { codejercicio: 'O26', fecha: '2026-03-01', concepto: 'Tarde' })).body.fields?.fecha, 'locked');
     assert.equal((await t().call('DELETE', `/api/3/liquidarIVA/${settled.body.idliquidacion}`)).status, 200);

@@ -4,7 +4,7 @@ import { current, hasText, type Errors } from '../../models/record-rules.ts';
 import { validationError } from '../../errors.ts';
 import { exerciseCovering } from '../fiscal/index.ts';
 import { moveBalances } from './balances.ts';
-import { nextEntryNumber } from './entry-number.ts';
+import { chartLock, nextEntryNumber } from './entry-number.ts';
 import { deleteEntryLines } from './write-entry.ts';
 import { insideLockedSettlement, openExercise, subaccountByCode, subaccountById } from './ledger.ts';
 
@@ -62,6 +62,9 @@ export const asientoModel = defineModel({
           if (year?.codejercicio !== codejercicio) throw validationError({ fecha: 'out-of-range' });
         }
         if (!isTrue(entry.editable) && !isTrue(existing.editable)) throw validationError({ editable: 'locked' });
+        // A number changes under the year's entry counter, as entries are numbered: a writer
+        // holding it may name its new entry as the year's highest (newestEntryReference).
+        if (values.numero !== undefined && Number(values.numero) !== Number(existing.numero)) await chartLock(db, dialect, codejercicio);
       } else {
         values.idempresa ??= exercise.idempresa;
         values.numero = await nextEntryNumber(db, dialect, codejercicio);

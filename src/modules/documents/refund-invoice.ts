@@ -171,6 +171,8 @@ async function refundOnce(ctx: AppContext, request: RefundRequest): Promise<Docu
           .where(INVOICE.key, '=', request.idfactura)
         : dialect.locking(doc.db.selectFrom(INVOICE.header.table).select(INVOICE.key).where(INVOICE.key, '=', request.idfactura)));
       for (const [name, check] of Object.entries(originalChecks(request.idfactura, lines))) doc.readAfterLocks(name, check);
+      // The rare status that changes the lines' stock mode moves stock after the locks: before the refund's writes, in their lock order.
+      if (locking && !sameMode) doc.together = false;
     },
     async afterLocks(doc) {
       // What earlier refunds took back, and the original itself, as when prepared; else it is prepared again.

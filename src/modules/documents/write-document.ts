@@ -60,6 +60,24 @@ export async function writeDocument(ctx: AppContext, prepared: PreparedDocument)
  */
 export type CommitMode = 'together' | 'apart' | 'slow';
 
+/**
+ * The parts' `afterLocks`, in order. A refusal (any other error) outranks a part's wish to write
+ * in rounds apart (`WriteInRounds`): the others still run, and the commit is not tried again for
+ * a document that would be refused anyway.
+ */
+async function afterLocks(parts: DocumentPart[], doc: DocumentInWriting): Promise<void> {
+  let apart: WriteInRounds | undefined;
+  for (const part of parts) {
+    try {
+      await part.afterLocks?.(doc);
+    } catch (error) {
+      if (!(error instanceof WriteInRounds)) throw error;
+      apart ??= error;
+    }
+  }
+  if (apart) throw apart;
+}
+
 const isSql = (value: unknown) => typeof value === 'object' && value !== null && 'toOperationNode' in value;
 
 const rank = (part: DocumentPart) => (part.lock ? LOCK_ORDER.indexOf(part.lock) : LOCK_ORDER.length);
@@ -132,9 +150,9 @@ export async function commitDocument(ctx: AppContext, trx: DbExecutor, prepared:
     for (const part of parts) await part.afterHeader?.(doc);
     return { headerInsert, insertedHeader, lineInsert, insertedLines };
   };
-  if (doc.together) written = writeHeader();
+  // A part that throws while its writes are built has sent nothing: the transaction rolls back.
+  if (doc.together) await (written = writeHeader());
   try {
-    await written;
     await batch.flush();
   } catch (error) {
     // A write that failed beside the read (the claimed number's unique key, say): what the read
@@ -144,10 +162,11 @@ export async function commitDocument(ctx: AppContext, trx: DbExecutor, prepared:
     if (isRetryable(error)) throw error; // a deadlock is the transaction's to run again (and to count)
     if (read && !(await read.then(() => true, () => false))) throw new WriteInRounds('a write failed beside the read after the locks', { cause: error });
     await answered();
+    await afterLocks(parts, doc);
     throw error;
   }
   await answered();
-  for (const part of parts) await part.afterLocks?.(doc);
+  await afterLocks(parts, doc);
   if (!written) {
     written = writeHeader();
     await written;

@@ -12,7 +12,12 @@ import { addResourceRoute, type Handler } from '../../http/resource-route.ts';
 export function registerMcpRoutes(app: FastifyInstance, ctx: AppContext): void {
   ctx.customResources.add('mcp');
   let exchange: Promise<typeof import('./mcp-exchange.ts')> | undefined;
-  const handler: Handler = async (request, reply) => (await (exchange ??= import('./mcp-exchange.ts'))).answerMcp(app, ctx, request, reply);
+  // A failed import is not kept: the next request tries again.
+  const load = () => (exchange ??= import('./mcp-exchange.ts').catch((error: unknown) => {
+    exchange = undefined;
+    throw error;
+  }));
+  const handler: Handler = async (request, reply) => (await load()).answerMcp(app, ctx, request, reply);
   addResourceRoute(app, {
     // Open to every valid key (the root's resource); not metered itself: each tool call is a request of its own.
     resource: '', urls: ['/mcp'], unmetered: true, answersItself: true,
