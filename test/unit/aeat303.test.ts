@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { aeat303File, taxId, uses2026Design } from '../../src/modules/taxforms/aeat303-file.ts';
+import { aeat303File, FileRefusal, taxId, uses2026Design } from '../../src/modules/taxforms/aeat303-file.ts';
 import { BOXES_303, type Modelo303 } from '../../src/modules/taxforms/modelo303.ts';
 
 /** The agency's 303 file: envelope, page lengths and the positions of the record design (1-based, as the design gives them). */
@@ -59,10 +59,11 @@ it('places every field where the record design says, amounts in cents, negatives
 });
 
 it('refuses a negative amount in an unsigned box', () => {
-  assert.throws(() => aeat303File(form('4T', { 28: -1 }), who, 2026, software), RangeError);
+  assert.throws(() => aeat303File(form('4T', { 28: -1 }), who, 2026, software), (error: unknown) => error instanceof FileRefusal && error.reason === 'negative-box');
 });
 
 it('writes the tax id as 9 characters, separators and the ES prefix dropped, anything else refused', () => {
   for (const [given, expected] of [['B85626240', 'B85626240'], ['B-85626240', 'B85626240'], ['es b.85626240', 'B85626240'], ['ESB85626240', 'B85626240'], ['12345678z', '12345678Z']]) assert.equal(taxId(given), expected, given);
-  for (const bad of ['', 'B8562624', 'B856262401', 'FR40303265045']) assert.throws(() => taxId(bad), RangeError, bad);
+  // A NIF whose control character is wrong is refused too (the agency would refuse the file).
+  for (const bad of ['', 'B8562624', 'B856262401', 'FR40303265045', 'B85626241']) assert.throws(() => taxId(bad), (error: unknown) => error instanceof FileRefusal && error.reason === 'invalid-tax-id', bad);
 });

@@ -8,7 +8,7 @@ import { registrationTime, territoryOf, zonedStamp } from '../../src/modules/ver
 import { endpointOf } from '../../src/modules/verifactu/sending/endpoints.ts';
 import { ConfigError, loadConfig } from '../../src/config.ts';
 import fs from 'node:fs';
-import { spanishTaxId } from '../../src/modules/verifactu/spanish-tax-id.ts';
+import { spanishTaxId } from '../../src/modules/fiscal/spanish-tax-id.ts';
 import { xmlAmount, xmlText } from '../../src/modules/verifactu/xml-tree.ts';
 import { dec } from '../../src/models/round.ts';
 

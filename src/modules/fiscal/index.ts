@@ -20,3 +20,4 @@ export { serieIn, serieReference, type SerieInfo } from './serie-reference.ts';
 export { overlappingExercise } from './exercise-overlap.ts';
 export { exerciseCovering, exerciseOf, type ExerciseFacts } from './exercise-reads.ts';
 export { cachedExerciseCovering, exerciseReference, type CachedExercise } from './exercise-reference.ts';
+export { normalizeTaxId, spanishTaxId } from './spanish-tax-id.ts';

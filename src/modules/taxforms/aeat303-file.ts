@@ -1,3 +1,4 @@
+import { spanishTaxId } from '../fiscal/index.ts';
 import type { Modelo303 } from './modelo303.ts';
 import { monthsOf } from './tax-period.ts';
 
@@ -9,6 +10,15 @@ import { monthsOf } from './tax-period.ts';
  * agency's notice says), which adds a flag on page 01 and box 112 and re-orders the fields.
  * Pure: the caller has the return and the company.
  */
+
+/** What the design cannot hold, by the reason the API answers (`formato`): a tax id, a negative unsigned box, a period. */
+export class FileRefusal extends RangeError {
+  readonly reason: 'invalid-tax-id' | 'negative-box' | 'invalid-period';
+  constructor(reason: FileRefusal['reason'], message: string) {
+    super(message);
+    this.reason = reason;
+  }
+}
 
 export interface Declarant {
   nif: string;
@@ -43,18 +53,17 @@ function alnum(text: string, width: number): string {
   return plain.slice(0, width).padEnd(width, ' ');
 }
 
-/** A Spanish tax id as the design wants it: 9 letters and digits, separators and an `ES` prefix dropped; anything else refused. */
+/** A Spanish tax id as the design wants it: a valid NIF, separators and an `ES` prefix dropped (fiscal's spanishTaxId); anything else refused. */
 export function taxId(nif: string): string {
-  const compact = nif.toUpperCase().replace(/[^A-Z0-9]/g, '');
-  const plain = compact.length === 11 && compact.startsWith('ES') ? compact.slice(2) : compact;
-  if (!/^[A-Z0-9]{9}$/.test(plain)) throw new RangeError(`the company's tax id "${nif}" is not a Spanish NIF of 9 characters`);
-  return plain;
+  const id = spanishTaxId(nif);
+  if (!id) throw new FileRefusal('invalid-tax-id', `the company's tax id "${nif}" is not a valid Spanish NIF`);
+  return id;
 }
 
 /** An amount in cents as 17 characters (15 + 2 digits): negative ones `N` and 16 digits, where the field allows a sign. */
 function amount(box: string, value: number): string {
   const cents = Math.round(value * 100);
-  if (cents < 0 && !SIGNED.has(box)) throw new RangeError(`box ${box} cannot be negative in the agency's file (${value})`);
+  if (cents < 0 && !SIGNED.has(box)) throw new FileRefusal('negative-box', `box ${box} cannot be negative in the agency's file (${value})`);
   const digits = String(Math.abs(cents));
   return cents < 0 ? `N${digits.padStart(16, '0')}` : digits.padStart(17, '0');
 }
@@ -101,11 +110,11 @@ function page03(form: Modelo303, design2026: boolean): string {
 
 /**
  * The presentation file of a return: `<T3030{year}{period}0000>`, the `<AUX>` block (software
- * version, developer's tax id), page 01, page 03 and the closing tag. Throws a RangeError for an
- * unsigned box that is negative (the design cannot hold it).
+ * version, developer's tax id), page 01, page 03 and the closing tag. Throws a `FileRefusal` for
+ * what the design cannot hold (an unsigned box that is negative, a tax id that is not a NIF).
  */
 export function aeat303File(form: Modelo303, who: Declarant, year: number, software: { version: string; nif: string }): string {
-  if (!monthsOf(form.periodo)) throw new RangeError(`no period ${form.periodo}`);
+  if (!monthsOf(form.periodo)) throw new FileRefusal('invalid-period', `no period ${form.periodo}`);
   const design2026 = uses2026Design(year, form.periodo);
   const head = `<T3030${year}${form.periodo}0000>`;
   const aux = `<AUX>${' '.repeat(70)}${software.version.slice(0, 4).padEnd(4, ' ')}${' '.repeat(4)}${taxId(software.nif)}${' '.repeat(213)}</AUX>`;

@@ -9,7 +9,7 @@ import { vatSettlementModel } from './settlement-model.ts';
 import { textOf } from '../../models/record-rules.ts';
 import { companyOf } from '../company/index.ts';
 import { reportCsv, reportPdf, reportXlsx, type ReportTable } from '../export/index.ts';
-import { aeat303File } from './aeat303-file.ts';
+import { aeat303File, FileRefusal } from './aeat303-file.ts';
 import { modelo347, modelo349 } from './annual-forms.ts';
 import { fillMissingTaxRows } from './keep-taxes.ts';
 import { modelo390 } from './modelo390.ts';
@@ -70,7 +70,7 @@ export function registerTaxFormRoutes(app: FastifyInstance, ctx: AppContext): vo
           try {
             file = aeat303File(form, { nif: textOf(company?.cifnif), nombre: textOf(company?.nombre) }, period.year, { version: AEAT_SOFTWARE_VERSION, nif: textOf(company?.cifnif) });
           } catch (error) {
-            if (error instanceof RangeError) throw new AppError('validation-failed', { fields: { formato: /tax id/.test(error.message) ? 'invalid-tax-id' : 'negative-box' }, reason: error.message });
+            if (error instanceof FileRefusal) throw new AppError('validation-failed', { fields: { formato: error.reason }, reason: error.message });
             throw error;
           }
           return reply.header('Content-Type', 'text/plain; charset=ISO-8859-1')

@@ -7,7 +7,7 @@ import { companyOf } from '../company/index.ts';
 import { CertificateError, readPkcs12 } from './certificate.ts';
 import { chainHeadOf } from './chain-head.ts';
 import { PRODUCER } from './producer.ts';
-import { spanishTaxId } from './spanish-tax-id.ts';
+import { spanishTaxId } from '../fiscal/index.ts';
 
 export const MODES = ['off', 'verifactu', 'noverifactu'] as const;
 export const ENVIRONMENTS = ['pruebas', 'produccion'] as const;

@@ -11,7 +11,7 @@ import { classificationKey, classify, desglose, recordTotals, type Classificatio
 import type { AltaFacts, InvoiceId } from './record-content.ts';
 import { recordsOfInvoice } from './record-reads.ts';
 import { territoryOf, type Territory } from './registration-time.ts';
-import { spanishTaxId } from './spanish-tax-id.ts';
+import { spanishTaxId } from '../fiscal/index.ts';
 import { xmlDate, xmlText, type XmlTree } from './xml-tree.ts';
 
 /** The first day records may carry (the regulation's start of application; AEAT validation of FechaExpedicionFactura). */

@@ -2,7 +2,7 @@ import type { AppContext } from '../../app-context.ts';
 import { validationError } from '../../errors.ts';
 import { chainHeadOf } from './chain-head.ts';
 import { storedSwitchOf } from './company-switch.ts';
-import { spanishTaxId } from './spanish-tax-id.ts';
+import { spanishTaxId } from '../fiscal/index.ts';
 
 /**
  * A company's tax id is the issuer of its records: while its records are kept it must be a valid

@@ -7,7 +7,7 @@ import { storedSwitchOf } from '../company-switch.ts';
 import { systemInfo } from '../producer.ts';
 import { instantOf, registrationTime, territoryOf } from '../registration-time.ts';
 import { trySign } from '../signing/sign-record.ts';
-import { spanishTaxId } from '../spanish-tax-id.ts';
+import { spanishTaxId } from '../../fiscal/index.ts';
 import { xmlText, type XmlTree } from '../xml-tree.ts';
 import { eventXml } from '../xml-document.ts';
 import { EVENT_TYPES, eventRecord, operationClosed, upToText, type EventLink, type EventType } from './event-content.ts';

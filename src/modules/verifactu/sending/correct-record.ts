@@ -11,7 +11,7 @@ import { registroVerifactuModel } from '../record-models.ts';
 import { recordsOfInvoice } from '../record-reads.ts';
 import { RECORDED_TYPE } from '../recorded-invoices.ts';
 import { territoryOf } from '../registration-time.ts';
-import { spanishTaxId } from '../spanish-tax-id.ts';
+import { spanishTaxId } from '../../fiscal/index.ts';
 import { xmlText, type XmlTree } from '../xml-tree.ts';
 
 /** IDOtro types of a recipient (list L7): EU VAT number, passport, official id of the country, residence certificate, other. */
