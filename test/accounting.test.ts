@@ -251,7 +251,7 @@ forEachEngine('accounting', (t) => {
         locked();
         await new Promise<void>((resolve) => (release = resolve));
       });
-      await taken;
+      await Promise.race([taken, holder]); // a holder that failed to lock ends the wait too
       let answered = false;
       const change = renumber().finally(() => (answered = true));
       try {

@@ -246,7 +246,7 @@ forEachEngine('VAT return (Modelo 303)', (t) => {
     const own = await t().call('POST', '/api/3/asientos', { codejercicio: '2026', fecha: '2026-02-15', concepto: 'Manual' });
     assert.deepEqual([own.status, own.body.fields?.fecha], [422, 'locked'], JSON.stringify(own.body));
     // ...a second company's books are not: its year, its invoice with its entry, its payment, its own settlement.
-    const company = await t().call('POST', '/api/3/empresa', { nombre: 'Otra SL', cifnif: 'B76365789' });
+    const company = await t().call('POST', '/api/3/empresa', { nombre: 'Otra SL', cifnif: 'B76365782' });
     assert.equal(company.status, 201, JSON.stringify(company.body));
     const idempresa = company.body.idempresa;
     assert.equal((await t().call('POST', '/api/3/almacen', { codalmacen: 'OTR', nombre: 'Otra', idempresa })).status, 201);

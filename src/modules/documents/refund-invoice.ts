@@ -171,7 +171,8 @@ async function refundOnce(ctx: AppContext, request: RefundRequest): Promise<Docu
           .where(INVOICE.key, '=', request.idfactura)
         : dialect.locking(doc.db.selectFrom(INVOICE.header.table).select(INVOICE.key).where(INVOICE.key, '=', request.idfactura)));
       for (const [name, check] of Object.entries(originalChecks(request.idfactura, lines))) doc.readAfterLocks(name, check);
-      // The rare status that changes the lines' stock mode moves stock after the locks: before the refund's writes, in their lock order.
+      // The rare status that changes the lines' stock mode moves stock a statement at a time after the read: before the refund's
+      // writes (not after them, as together would put it), and never in a transaction a failed write aborted.
       if (locking && !sameMode) doc.together = false;
     },
     async afterLocks(doc) {

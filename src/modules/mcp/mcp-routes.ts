@@ -12,7 +12,7 @@ import { addResourceRoute, type Handler } from '../../http/resource-route.ts';
 export function registerMcpRoutes(app: FastifyInstance, ctx: AppContext): void {
   ctx.customResources.add('mcp');
   let exchange: Promise<typeof import('./mcp-exchange.ts')> | undefined;
-  // A failed import is not kept: the next request tries again.
+  // An import that failed to load or resolve is not kept: the next request tries again (a module that threw while running stays failed in Node).
   const load = () => (exchange ??= import('./mcp-exchange.ts').catch((error: unknown) => {
     exchange = undefined;
     throw error;
