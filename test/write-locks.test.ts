@@ -37,11 +37,14 @@ async function mixedWrites(t: TestApp, other: TestApp): Promise<void> {
   // What the concurrent writes work on: invoices to pay and refund, delivery notes to edit (one of
   // each per customer, written one at a time).
   const invoices: number[] = [];
+  // The business day of each invoice (the installation's time zone, not UTC): its refund's date.
+  const dates: string[] = [];
   const notes: Array<{ id: number; idlinea: number }> = [];
   for (const [i, codcliente] of [...CUSTOMERS, ...CUSTOMERS].entries()) {
     const invoice = await t.call('POST', '/api/3/crearFacturaCliente', { codcliente, lineas: lines(i) });
     assert.equal(invoice.status, 200, JSON.stringify(invoice.body));
     invoices.push(invoice.body.doc.idfactura);
+    dates.push(invoice.body.doc.fecha);
   }
   for (const [i, codcliente] of CUSTOMERS.entries()) {
     const note = await t.call('POST', '/api/3/crearAlbaranCliente', { codcliente, lineas: lines(i) });
@@ -61,7 +64,8 @@ async function mixedWrites(t: TestApp, other: TestApp): Promise<void> {
     }
     if (i >= 3 && i < 6) {
       const idfactura = invoices[i]!;
-      writes.push(() => (i % 2 ? t : other).call('POST', '/api/3/crearFacturaRectificativaCliente', { idfactura, fecha: new Date().toISOString().slice(0, 10) }));
+      const fecha = dates[i]!;
+      writes.push(() => (i % 2 ? t : other).call('POST', '/api/3/crearFacturaRectificativaCliente', { idfactura, fecha }));
     }
     if (i < 3) {
       const note = notes[i]!;
