@@ -46,6 +46,13 @@ export function entryRefusalRead(dialect: SqlDialect, codejercicio: string, fech
     ELSE NULL END`;
 }
 
+/** `entryRefusalRead` read on its own (under the year's counter lock, which the caller holds). */
+export async function entryRefusalOf(db: DbExecutor, dialect: SqlDialect, codejercicio: string, fecha: string): Promise<'closed-exercise' | 'locked-settlement' | undefined> {
+  const answer = await sql<{ why: string | null }>`SELECT ${entryRefusalRead(dialect, codejercicio, fecha)} AS why`.execute(db);
+  const why = answer.rows[0]?.why;
+  return why === 'closed-exercise' || why === 'locked-settlement' ? why : undefined;
+}
+
 /**
  * The entry `numberedEntryStatement` inserted, as SQL, for statements sent with it: under the
  * year's counter lock the year's newest (its highest number; an index lookup).

@@ -5,7 +5,7 @@ import { AppError } from '../../errors.ts';
 import { dec, roundNumber } from '../../models/round.ts';
 import { moveBalances } from './balances.ts';
 import { chartLock, nextEntryNumber } from './entry-number.ts';
-import { insideLockedSettlement } from './ledger.ts';
+import { entryRefusalOf } from './entry-statements.ts';
 
 /** An entry's header as a posting module builds it (the number is given here). */
 export interface NewEntry {
@@ -73,11 +73,7 @@ export async function writeEntry(db: DbExecutor, dialect: SqlDialect, entry: New
  */
 export async function entryRefusal(db: DbExecutor, dialect: SqlDialect, codejercicio: string, fecha: string): Promise<'closed-exercise' | 'locked-settlement' | undefined> {
   await chartLock(db, dialect, codejercicio);
-  const year = await db.selectFrom('ejercicios').select(['estado', 'idempresa']).where('codejercicio', '=', codejercicio).executeTakeFirst();
-  if (!year) return undefined; // the unknown year is reported by its foreign key
-  if (year.estado !== 'ABIERTO') return 'closed-exercise';
-  if (await insideLockedSettlement(db, dialect, fecha, Number(year.idempresa))) return 'locked-settlement';
-  return undefined;
+  return entryRefusalOf(db, dialect, codejercicio, fecha);
 }
 
 /**

@@ -1,4 +1,4 @@
-import { sql, type RawBuilder } from 'kysely';
+import { isOperationNodeSource, sql, type RawBuilder } from 'kysely';
 import type { AppContext } from '../../app-context.ts';
 import type { DbExecutor } from '../../db/database.ts';
 import { rowReader } from '../../db/row-codec.ts';
@@ -78,8 +78,6 @@ async function afterLocks(parts: DocumentPart[], doc: DocumentInWriting): Promis
   if (apart) throw apart;
 }
 
-const isSql = (value: unknown) => typeof value === 'object' && value !== null && 'toOperationNode' in value;
-
 const rank = (part: DocumentPart) => (part.lock ? LOCK_ORDER.indexOf(part.lock) : LOCK_ORDER.length);
 
 /** The rounds of document-parts.ts, in the caller's transaction. */
@@ -139,7 +137,6 @@ export async function commitDocument(ctx: AppContext, trx: DbExecutor, prepared:
 
   // 3. What the header follows, the header, its lines, and what names it: by its unique code, in
   // SQL, so that nothing waits for its id to come back. With the read of round 2 when together.
-  let written: ReturnType<typeof writeHeader> | undefined;
   const writeHeader = async () => {
     for (const part of parts) part.beforeHeader?.(doc);
     const headerInsert = ctx.store.insertStatement(type.header, [header as Values], trx);
@@ -151,7 +148,7 @@ export async function commitDocument(ctx: AppContext, trx: DbExecutor, prepared:
     return { headerInsert, insertedHeader, lineInsert, insertedLines };
   };
   // A part that throws while its writes are built has sent nothing: the transaction rolls back.
-  if (doc.together) await (written = writeHeader());
+  let written = doc.together ? await writeHeader() : undefined;
   try {
     await batch.flush();
   } catch (error) {
@@ -168,11 +165,10 @@ export async function commitDocument(ctx: AppContext, trx: DbExecutor, prepared:
   await answered();
   await afterLocks(parts, doc);
   if (!written) {
-    written = writeHeader();
-    await written;
+    written = await writeHeader();
     await batch.flush();
   }
-  const { headerInsert, insertedHeader, lineInsert, insertedLines } = await written;
+  const { headerInsert, insertedHeader, lineInsert, insertedLines } = written;
   const id = headerInsert.ids(await Promise.all(insertedHeader))[0]!;
   doc.id = id;
   header[type.key] = id;
@@ -182,7 +178,7 @@ export async function commitDocument(ctx: AppContext, trx: DbExecutor, prepared:
 
   // The answer, as written (typed as a read would type it), and its events at the commit.
   // Values written as SQL (an id read by the database in the same round) are answered as the parts learnt them.
-  const asWritten = Object.fromEntries(Object.entries(headerInsert.rows[0]!).map(([name, value]) => [name, isSql(value) ? header[name] : value]));
+  const asWritten = Object.fromEntries(Object.entries(headerInsert.rows[0]!).map(([name, value]) => [name, isOperationNodeSource(value) ? header[name] : value]));
   const stored = rowReader(type.header)({ ...asWritten, [type.key]: id });
   const lines = lineInsert ? lineInsert.rows.map((row, index) => rowReader(type.line)({ ...row, [type.key]: id, idlinea: doc.lines[index]!.idlinea })) : [];
   await ctx.store.announceInserted(type.header, [stored], trx, true);

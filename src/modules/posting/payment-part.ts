@@ -1,8 +1,8 @@
-import { sql, type QueryResult } from 'kysely';
+import type { QueryResult } from 'kysely';
 import type { AppContext } from '../../app-context.ts';
 import { afterCommit } from '../../db/transaction.ts';
 import {
-  accountTree, chartLockStatement, entryLinesStatements, entryRefusalRead, heldChartLock, numberedEntryId, numberedEntryStatement, removeEntryHeader, yearChart,
+  accountTree, chartLockStatement, entryLinesStatements, entryRefusalOf, heldChartLock, numberedEntryId, numberedEntryStatement, removeEntryHeader, yearChart,
   type NewEntry, type NewEntryLine,
 } from '../accounting/index.ts';
 import { cachedExerciseCovering, exerciseReference, serieReference } from '../fiscal/index.ts';
@@ -79,8 +79,7 @@ async function preparePaymentPart(ctx: AppContext, p: PreparingPayment): Promise
         try {
           if (id === undefined) {
             // The year refused it under the lock: which way, read (a rare path) for the warning.
-            const why = await sql<{ why: string | null }>`SELECT ${entryRefusalRead(dialect, entry.codejercicio, entry.fecha)} AS why`.execute(trx);
-            throw new NotPosted(String(why.rows[0]?.why ?? 'closed-exercise'));
+            throw new NotPosted((await entryRefusalOf(trx, dialect, entry.codejercicio, entry.fecha)) ?? 'closed-exercise');
           }
           idasiento = id;
           let own: Account | undefined = chart.byCode(textValue(p.subject.codsubcuenta));
