@@ -16,6 +16,7 @@ import { guardedDialect, guardedRead, type StatementCounter } from './guarded-di
 import { dialectFor, type SqlDialect } from './dialect.ts';
 import { WriteTracker } from './write-tracker.ts';
 import { NamedStatements } from './pg-named-statements.ts';
+import { coalesceWrites } from './pg-coalesced-writes.ts';
 import { ReplicaSet, routingDialect } from './read-replicas.ts';
 import type { DbExecutor, Engine } from './engine.ts';
 
@@ -159,6 +160,7 @@ function serverDialect(engine: 'postgres' | 'mysql', url: string, poolSize: numb
     // A client in use between two statements (inside a transaction) gets the same event: it would
     // also end the process. Its next statement fails instead, and the pool drops it on release.
     pool.on('connect', (client) => client.on('error', (error) => report(error, 'PostgreSQL connection lost while in use')));
+    pool.on('connect', (client) => coalesceWrites(client as never));
     if (namedStatements) {
       const names = new NamedStatements();
       pool.on('connect', (client) => names.adopt(client as never));

@@ -20,6 +20,8 @@ export interface SqlDialect {
   greatest(a: Expression<unknown>, b: Expression<unknown>): RawBuilder<number>;
   /** A text column read as an integer (to compare codes and numbers numerically). */
   integer(expression: Expression<unknown>): RawBuilder<number>;
+  /** An integer written as text, without padding (to compare it with a text column). */
+  text(expression: Expression<unknown>): RawBuilder<string>;
   /** A boolean as this engine stores it (SQLite and MariaDB: 0/1). */
   boolean(value: boolean): boolean | number;
 }
@@ -33,6 +35,7 @@ export function dialectFor(engine: Engine): SqlDialect {
       engine === 'mysql' ? insert.ignore() : insert.onConflict((oc) => oc.columns(columns as never).doNothing()),
     greatest: (a, b) => sql<number>`${sql.raw(engine === 'sqlite' ? 'MAX' : 'GREATEST')}(${a}, ${b})`,
     integer: (expression) => sql<number>`CAST(${expression} AS ${sql.raw(engine === 'mysql' ? 'SIGNED' : 'INTEGER')})`,
+    text: (expression) => sql<string>`CAST(${expression} AS ${sql.raw(engine === 'mysql' ? 'CHAR' : 'TEXT')})`,
     boolean: (value) => (engine === 'postgres' ? value : value ? 1 : 0),
   };
 }

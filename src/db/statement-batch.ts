@@ -28,6 +28,8 @@ export class StatementBatch {
   readonly #db: DbExecutor;
   readonly #engine: Engine;
   #queued: Array<{ query: CompiledQuery; resolve: (result: QueryResult<Row>) => void; reject: (error: unknown) => void }> = [];
+  /** Applied to every statement added from when it is set (a document's late number: its placeholders replaced in SQL). */
+  rewrite?: (query: CompiledQuery) => CompiledQuery;
 
   constructor(db: DbExecutor, engine: Engine) {
     this.#db = db;
@@ -36,7 +38,7 @@ export class StatementBatch {
 
   /** Queues a statement for the next flush. */
   add<R = Row>(query: Statement<R>): Promise<QueryResult<R>> {
-    const compiled = compileStatement(this.#db, query);
+    const compiled = this.rewrite ? this.rewrite(compileStatement(this.#db, query) as CompiledQuery) : compileStatement(this.#db, query);
     const result = new Promise<QueryResult<R>>((resolve, reject) => {
       this.#queued.push({ query: compiled as CompiledQuery, resolve: resolve as (result: QueryResult<Row>) => void, reject });
     });

@@ -13,6 +13,8 @@ export interface PatternValues {
   fecha: string;
   /** `HH:MM:SS` */
   hora: string;
+  /** The number's text for `{NUM}` and `{0NUM}`, when it is not `numero`'s own (late-number.ts: placeholders). */
+  numberText?: { plain: string; padded: string };
 }
 
 const MONTHS = ['enero', 'febrero', 'marzo', 'abril', 'mayo', 'junio', 'julio', 'agosto', 'septiembre', 'octubre', 'noviembre', 'diciembre'];
@@ -26,8 +28,8 @@ export function expandPattern(pattern: string, values: PatternValues): string {
     EJE2: values.codejercicio.slice(-2),
     SERIE: values.codserie,
     '0SERIE': values.codserie.padStart(2, '0'),
-    NUM: String(values.numero),
-    '0NUM': String(values.numero).padStart(values.longnumero, '0'),
+    NUM: values.numberText?.plain ?? String(values.numero),
+    '0NUM': values.numberText?.padded ?? String(values.numero).padStart(values.longnumero, '0'),
     ANYO: year,
     ANYO2: year.slice(-2),
     MES: month,

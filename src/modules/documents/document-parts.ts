@@ -20,7 +20,10 @@ import type { DocumentType } from './document-types.ts';
  *    by its unique code in SQL (`idReference`): nothing waits for its id to come back.
  * Then its events and the commit. Rounds 2 and 3 go as one batch (`together`) unless a part needs
  * round 2's answer to write its part of round 3: what is checked after the locks only refuses, and
- * a refusal rolls back whatever went with it.
+ * a refusal rolls back whatever went with it. Round 1 goes with them too where the database may
+ * place the number (late-number.ts): until round 2 is answered the header's `numero` and `codigo`
+ * are then placeholders, which a part may carry as text into its statements but must not compute
+ * on (a hash, a length) before its `afterLocks`.
  * Each module that takes part (documents' own risk, stock and receipts; posting; VERI*FACTU) is a
  * `DocumentPart`, made for each attempt of the transaction from what it prepared.
  */
@@ -44,7 +47,10 @@ export interface DocumentInWriting {
   type: DocumentType;
   /** The customer or supplier row, as read when preparing. */
   subject: Row;
-  /** The header as it will be stored: numbered (`numero`, `codigo`, its date) from round 2 on. */
+  /**
+   * The header as it will be stored: numbered (`numero`, `codigo`, its date) from round 2 on, the
+   * number's placeholders until round 2 is answered where the database places it (late-number.ts).
+   */
   header: Row;
   /** The lines as they will be stored, with their amounts (their ids come with round 3). */
   lines: Row[];

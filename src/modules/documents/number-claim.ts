@@ -61,16 +61,30 @@ export function queueClaim(batch: StatementBatch, db: DbExecutor, dialect: SqlDi
   };
 }
 
-/** Expressions (read after the locks) that check a claimed number, by name. */
-export function numberChecks(type: DocumentType, input: NumberingInput, claimed: ClaimedNumber): Record<string, RawBuilder<unknown>> {
+/**
+ * Expressions (read after the locks) that check a claimed number, by name: the number itself, or
+ * the SQL that reads it from the sequence row the same transaction has just moved on (late-number.ts),
+ * for which what depends on it is decided in SQL too.
+ */
+export function numberChecks(type: DocumentType, input: NumberingInput, dialect: SqlDialect, sequence: Sequence, numero: number | RawBuilder<number>): Record<string, RawBuilder<unknown>> {
   const table = sql.table(type.header.table);
   const scope = sql`d.codserie = ${input.codserie} AND d.idempresa = ${input.idempresa} AND d.codejercicio = ${input.codejercicio}`;
   const exists = (condition: RawBuilder<unknown>) => sql`CASE WHEN EXISTS (SELECT 1 FROM ${table} d WHERE ${scope} AND ${condition}) THEN 1 ELSE 0 END`;
-  const { sequence, numero } = claimed;
-  const checks: Record<string, RawBuilder<unknown>> = { taken: exists(sql`d.numero = ${String(numero)}`) };
-  if (sequence.usarhuecos && numero > sequence.inicio) {
-    checks.previous = exists(sql`d.numero = ${String(numero - 1)}`);
-    checks.gap = sql`CASE WHEN EXISTS (SELECT 1 FROM secuencias_huecos h WHERE h.idsecuencia = ${sequence.idsecuencia} AND h.numero >= ${sequence.inicio} AND h.numero < ${numero - 1}) THEN 1 ELSE 0 END`;
+  const gapBelow = (below: unknown) => sql`EXISTS (SELECT 1 FROM secuencias_huecos h WHERE h.idsecuencia = ${sequence.idsecuencia} AND h.numero >= ${sequence.inicio} AND h.numero < ${below})`;
+  const checks: Record<string, RawBuilder<unknown>> = {};
+  if (typeof numero === 'number') {
+    checks.taken = exists(sql`d.numero = ${String(numero)}`);
+    if (sequence.usarhuecos && numero > sequence.inicio) {
+      checks.previous = exists(sql`d.numero = ${String(numero - 1)}`);
+      checks.gap = sql`CASE WHEN ${gapBelow(numero - 1)} THEN 1 ELSE 0 END`;
+    }
+  } else {
+    checks.taken = exists(sql`d.numero = ${dialect.text(numero)}`);
+    if (sequence.usarhuecos) {
+      // At the sequence's start there is no number before it to check: as if taken, and no gap.
+      checks.previous = sql`CASE WHEN ${numero} > ${sequence.inicio} THEN ${exists(sql`d.numero = ${dialect.text(sql`${numero} - 1`)}`)} ELSE 1 END`;
+      checks.gap = sql`CASE WHEN ${numero} > ${sequence.inicio} AND ${gapBelow(sql`${numero} - 1`)} THEN 1 ELSE 0 END`;
+    }
   }
   // Customer invoices keep date order (checkInvoiceChronology): for the highest number, only an invoice dated later breaks it.
   if (type.name === 'FacturaCliente') checks.later = exists(sql`d.fecha > ${input.fecha}`);

@@ -5,6 +5,7 @@ import { rowReader } from '../../db/row-codec.ts';
 import { StatementBatch } from '../../db/statement-batch.ts';
 import { inTransaction, warningsOf } from '../../db/transaction.ts';
 import { isRetryable } from '../../db/translate-error.ts';
+import { AppError } from '../../errors.ts';
 import { publish, type PublishedEvent } from '../../event-log.ts';
 import type { Values } from '../../models/define-model.ts';
 import type { CachedExercise } from '../fiscal/index.ts';
@@ -13,6 +14,7 @@ import { LOCK_ORDER, WriteInRounds, type DocumentInWriting, type DocumentPart, t
 import type { DocumentReference } from './document-reference.ts';
 import { documentResult, visible, type DocumentResult, type Row } from './document-repository.ts';
 import type { DocumentType } from './document-types.ts';
+import { lateNumber, rememberClaim } from './late-number.ts';
 import { checkClaim, numberChecks, queueClaim, SlowNumbering, type ClaimedNumber } from './number-claim.ts';
 import { assignNumber, checkInvoiceChronology, lockNumbering, type NumberingInput } from './numbering.ts';
 
@@ -107,22 +109,31 @@ export async function commitDocument(ctx: AppContext, trx: DbExecutor, prepared:
     codserie: String(header.codserie), idempresa: Number(header.idempresa), codejercicio: String(header.codejercicio), fecha: String(header.fecha), hora: String(header.hora),
   };
 
-  // 1. The number, under the sequence's lock.
+  // 1. The number, under the sequence's lock: claimed in a round of its own, or, where it may be
+  // (late-number.ts), in the batch of round 2 with placeholders that the database replaces.
+  const late = mode === 'together' ? lateNumber(ctx.database, dialect, type, input, [header, ...doc.lines]) : undefined;
+  const claim = slow ? undefined : queueClaim(batch, trx, dialect, type, input);
   let claimed: ClaimedNumber | undefined;
-  if (!slow) {
-    const claim = queueClaim(batch, trx, dialect, type, input);
-    await batch.flush();
-    claimed = await claim();
-  }
-  if (claimed) {
-    Object.assign(header, { numero: String(claimed.numero), codigo: claimed.codigo });
-    for (const [name, check] of Object.entries(numberChecks(type, input, claimed))) reads.set(`number.${name}`, check);
+  if (late) {
+    batch.rewrite = late.bind;
+    Object.assign(header, { numero: late.numero, codigo: late.codigo });
+    for (const [name, check] of Object.entries(numberChecks(type, input, dialect, late.sequence, late.claimed))) reads.set(`number.${name}`, check);
   } else {
-    // The slow path (or no sequence of the exercise's own yet): `assignNumber` under the numbering lock.
-    await lockNumbering(trx, dialect, type, input);
-    const assigned = await assignNumber(trx, dialect, type, input);
-    Object.assign(header, { numero: String(assigned.numero), codigo: assigned.codigo, fecha: assigned.fecha ?? input.fecha, hora: assigned.hora ?? input.hora });
-    await checkInvoiceChronology(trx, dialect, type, { ...input, numero: assigned.numero, fecha: String(header.fecha), highest: assigned.highest });
+    if (claim) {
+      await batch.flush();
+      claimed = await claim();
+    }
+    if (claimed) {
+      rememberClaim(ctx.database, type, input, claimed);
+      Object.assign(header, { numero: String(claimed.numero), codigo: claimed.codigo });
+      for (const [name, check] of Object.entries(numberChecks(type, input, dialect, claimed.sequence, claimed.numero))) reads.set(`number.${name}`, check);
+    } else {
+      // The slow path (or no sequence of the exercise's own yet): `assignNumber` under the numbering lock.
+      await lockNumbering(trx, dialect, type, input);
+      const assigned = await assignNumber(trx, dialect, type, input);
+      Object.assign(header, { numero: String(assigned.numero), codigo: assigned.codigo, fecha: assigned.fecha ?? input.fecha, hora: assigned.hora ?? input.hora });
+      await checkInvoiceChronology(trx, dialect, type, { ...input, numero: assigned.numero, fecha: String(header.fecha), highest: assigned.highest });
+    }
   }
 
   // 2. The other locks, in order, with what needs only them; then one read of what they guard.
@@ -149,18 +160,33 @@ export async function commitDocument(ctx: AppContext, trx: DbExecutor, prepared:
   };
   // A part that throws while its writes are built has sent nothing: the transaction rolls back.
   let written = doc.together ? await writeHeader() : undefined;
+  let failure: { error: unknown } | undefined;
   try {
     await batch.flush();
   } catch (error) {
+    failure = { error };
+  }
+  // A deadlock is the transaction's to run again (and to count).
+  if (failure && isRetryable(failure.error)) throw failure.error;
+  if (late) {
+    // A claim that failed with its batch went unanswered: the commit runs again, the number claimed first.
+    const answer = await claim!().catch((error: unknown) => {
+      if (error instanceof SlowNumbering || error instanceof AppError) throw error;
+      return undefined;
+    });
+    claimed = late.settle(answer);
+    rememberClaim(ctx.database, type, input, claimed);
+    Object.assign(header, { numero: String(claimed.numero), codigo: claimed.codigo });
+  }
+  if (failure) {
     // A write that failed beside the read (the claimed number's unique key, say): what the read
     // says comes first, as it would have in rounds apart. Where the read went unanswered with it
     // (MariaDB ends a multi-statement query at its first failure), the commit runs again apart.
-    if (!doc.together) throw error;
-    if (isRetryable(error)) throw error; // a deadlock is the transaction's to run again (and to count)
-    if (read && !(await read.then(() => true, () => false))) throw new WriteInRounds('a write failed beside the read after the locks', { cause: error });
+    if (!doc.together) throw failure.error;
+    if (read && !(await read.then(() => true, () => false))) throw new WriteInRounds('a write failed beside the read after the locks', { cause: failure.error });
     await answered();
     await afterLocks(parts, doc);
-    throw error;
+    throw failure.error;
   }
   await answered();
   await afterLocks(parts, doc);
@@ -178,7 +204,7 @@ export async function commitDocument(ctx: AppContext, trx: DbExecutor, prepared:
 
   // The answer, as written (typed as a read would type it), and its events at the commit.
   // Values written as SQL (an id read by the database in the same round) are answered as the parts learnt them.
-  const asWritten = Object.fromEntries(Object.entries(headerInsert.rows[0]!).map(([name, value]) => [name, isOperationNodeSource(value) ? header[name] : value]));
+  const asWritten = Object.fromEntries(Object.entries(headerInsert.rows[0]!).map(([name, value]) => [name, isOperationNodeSource(value) ? header[name] : late ? late.resolved(value) : value]));
   const stored = rowReader(type.header)({ ...asWritten, [type.key]: id });
   const lines = lineInsert ? lineInsert.rows.map((row, index) => rowReader(type.line)({ ...row, [type.key]: id, idlinea: doc.lines[index]!.idlinea })) : [];
   await ctx.store.announceInserted(type.header, [stored], trx, true);
