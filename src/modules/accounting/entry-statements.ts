@@ -4,7 +4,7 @@ import type { Statement } from '../../db/statement-batch.ts';
 import type { SqlDialect } from '../../db/dialect.ts';
 import { balanceStatements, type AccountTree } from './balances.ts';
 import { companyOfYear, lockedSettlementRead } from './ledger.ts';
-import type { NewEntry, NewEntryLine } from './write-entry.ts';
+import type { NewEntry, NewEntryLine } from './new-entry.ts';
 
 /**
  * An entry written by a writer that sends statements together (a document's commit,

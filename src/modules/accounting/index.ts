@@ -14,7 +14,8 @@ export { entryLinesStatements, entryRefusalOf, entryRefusalRead, newestEntryRefe
 export { nextEntryNumber } from './entry-number.ts';
 export { insideLockedSettlement, lockedSettlementRead, openExercise } from './ledger.ts';
 export { trialBalanceRequest } from './accounting-routes.ts';
-export { entryRefusal, isBalanced, removeEntries, unbalanced, writeEntry, type NewEntry, type NewEntryLine } from './write-entry.ts';
+export { entryRefusal, isBalanced, removeEntries, unbalanced, writeEntry } from './write-entry.ts';
+export type { NewEntry, NewEntryLine } from './new-entry.ts';
 export { chartLock, chartLockStatement, heldChartLock } from './entry-number.ts';
 export { chartChanged, yearChart } from './chart-reference.ts';
 export type { TrialBalance, TrialBalanceLine } from './trial-balance.ts';

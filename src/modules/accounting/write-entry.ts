@@ -6,36 +6,7 @@ import { dec, roundNumber } from '../../models/round.ts';
 import { moveBalances } from './balances.ts';
 import { chartLock, nextEntryNumber } from './entry-number.ts';
 import { entryRefusalOf } from './entry-statements.ts';
-
-/** An entry's header as a posting module builds it (the number is given here). */
-export interface NewEntry {
-  codejercicio: string;
-  idempresa: number | null;
-  fecha: string;
-  concepto: string;
-  documento: string | null;
-  importe: number;
-  canal: number | null;
-  iddiario: number | null;
-}
-
-/** One line of a new entry: its sub-account resolved, its amounts rounded. */
-export interface NewEntryLine {
-  idsubcuenta: number;
-  codsubcuenta: string;
-  debe: number;
-  haber: number;
-  concepto: string;
-  documento: string | null;
-  baseimponible?: number;
-  iva?: number;
-  recargo?: number;
-  cifnif?: string | null;
-  codserie?: string | null;
-  factura?: string | null;
-  idcontrapartida?: number | null;
-  codcontrapartida?: string | null;
-}
+import type { NewEntry, NewEntryLine } from './new-entry.ts';
 
 /** Whether the lines balance: their debits and credits agree to `decimals` places. */
 export function isBalanced(lines: readonly Pick<NewEntryLine, 'debe' | 'haber'>[], decimals: number): boolean {
