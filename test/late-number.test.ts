@@ -8,9 +8,9 @@ import { forEachEngine, type TestApp } from './helpers/test-app.ts';
  * A new document's number placed by the database in the batch that claims it (late-number.ts,
  * docs/performance.md): on PostgreSQL and MariaDB the claim goes with the header's insert; the
  * header, its entry and its receipt carry the number and code the pattern gives, exactly as when
- * the number is claimed first, and whatever the placeholders could not assume (a number of another
- * length, a pattern changed, a document whose own text holds a placeholder's character) falls back
- * to claiming first with the same result.
+ * the number is claimed first, and whatever the placeholders could not assume (a pattern changed,
+ * a document whose own text holds a placeholder's character) falls back to claiming first with the
+ * same result.
  */
 
 /** Whether the claim went in the same round trip as the header's insert. */
@@ -69,13 +69,17 @@ forEachEngine('a document number placed by the database', (t) => {
     }
   });
 
-  it('claims first when the sequence is not as the last claim left it, with the same numbers', async () => {
-    // Moved on elsewhere to a longer number: the placeholders were one character short.
+  it('numbers on from a sequence moved elsewhere, and claims first once its pattern changed, with the same numbers', async () => {
+    // Moved on elsewhere (another instance, an edit): the number is the row's, whatever its length.
     assert.equal((await t().call('PATCH', `/api/3/secuenciadocumento/${idsecuencia}`, { numero: 1000 })).status, 200);
-    await assertWritten(t(), await invoice(), 1000, `L1000-${eje}`);
-    // The pattern changed since.
+    const moved = await observe(t(), () => invoice());
+    await assertWritten(t(), moved.value, 1000, `L1000-${eje}`);
+    assert.equal(claimedWithHeader(moved), late());
+    // The pattern changed since: the placeholders' code is not the one it gives.
     assert.equal((await t().call('PATCH', `/api/3/secuenciadocumento/${idsecuencia}`, { patron: 'X{NUM}/{SERIE}' })).status, 200);
-    await assertWritten(t(), await invoice(), 1001, 'X1001/L');
+    const changed = await observe(t(), () => invoice());
+    await assertWritten(t(), changed.value, 1001, 'X1001/L');
+    assert.equal(claimedWithHeader(changed), false);
     const seen = await observe(t(), () => invoice());
     await assertWritten(t(), seen.value, 1002, 'X1002/L');
     assert.equal(claimedWithHeader(seen), late());

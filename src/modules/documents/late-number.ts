@@ -4,7 +4,7 @@ import { wrapParameters } from '../../db/parameter-sql.ts';
 import { expandPattern } from './code-patterns.ts';
 import { WriteInRounds } from './document-parts.ts';
 import type { DocumentType } from './document-types.ts';
-import type { ClaimedNumber } from './number-claim.ts';
+import { claimedInSession, type ClaimedNumber } from './number-claim.ts';
 import type { NumberingInput, Sequence } from './numbering.ts';
 
 /**
@@ -14,24 +14,28 @@ import type { NumberingInput, Sequence } from './numbering.ts';
  * the claim and the writes.
  *
  * Until that batch is answered, the header's `numero` and `codigo` hold placeholders where the
- * number goes: a run of one private-use character as long as the number's text will be (the
- * sequence's last claim in this process, plus one, says how long), `{NUM}` and `{0NUM}` each their
- * own. The parts carry them as any other text into their statements' parameters (the entry's
- * concept, the receipt's invoice code ...), and each statement replaces them in SQL with the
- * number the claim before it, in the same transaction, took from the sequence row. Once answered,
- * the claim is checked against what the placeholders assumed: the same sequence row, pattern,
- * start and gap rule, and a number of the same length, so that the code SQL wrote is the one
- * `codeOf` gives; anything else runs the commit again with the number claimed first
+ * number goes (`{NUM}` and `{0NUM}` each its own): a few private-use characters, the last ones
+ * drawn at random when the process starts, so that no text of anyone's holds them by chance. The
+ * parts carry them as any other text into their statements' parameters (the entry's concept, the
+ * receipt's invoice code ...), and each statement replaces them in SQL with the number the claim
+ * before it in the same transaction left in the session (number-claim.ts, `claimedInSession`).
+ * Once answered, the claim is checked against what the placeholders assumed: the same sequence
+ * row, pattern, start and gap rule, so that the code SQL wrote is the one `codeOf` gives; anything
+ * else, or a batch that failed, runs the commit again with the number claimed first
  * (`WriteInRounds`). So a part must not compute on `numero` or `codigo` (a hash, a length) before
  * its `afterLocks` (document-parts.ts); from then on they are the real ones.
  *
  * SQLite has no round trip to save: it claims first, as before. A sequence this process has not
- * claimed from yet, a pattern with `|T` (title case reads word boundaries, which a placeholder would
- * move), and a document whose own text holds a placeholder's character, claim first too.
+ * claimed from yet, a pattern with `|T` (title case reads word boundaries, which a placeholder
+ * would move), and a document whose own text holds a placeholder's first character, claim first too.
  */
 
-const PLAIN = '\uE000';
-const PADDED = '\uE001';
+const LEAD = '\uE000';
+/** Two characters of the private-use area (U+E100 to U+F8FF), drawn once. */
+const drawn = () => String.fromCharCode(0xe100 + Math.floor(Math.random() * 0x1800));
+const NONCE = drawn() + drawn();
+const PLAIN = `${LEAD}\uE001${NONCE}`;
+const PADDED = `${LEAD}\uE002${NONCE}`;
 
 /** The sequences as their last claims answered them, per database (a hint, checked on every use). */
 const claimedSequences = new WeakMap<object, Map<string, Sequence>>();
@@ -39,58 +43,49 @@ const MAX_REMEMBERED = 1000;
 
 const keyOf = (type: DocumentType, input: NumberingInput) => `${type.name}\u0000${input.codserie}\u0000${input.idempresa}\u0000${input.codejercicio}`;
 
-/** Remembers a claim's sequence row (its `numero` the number claimed) for the next late number of that sequence. */
+/** Remembers a claim's sequence row for the next late number of that sequence. */
 export function rememberClaim(database: object, type: DocumentType, input: NumberingInput, claimed: ClaimedNumber): void {
   let known = claimedSequences.get(database);
   if (!known) claimedSequences.set(database, (known = new Map()));
   if (known.size >= MAX_REMEMBERED) known.clear();
-  known.set(keyOf(type, input), { ...claimed.sequence, numero: claimed.numero });
+  known.set(keyOf(type, input), claimed.sequence);
 }
 
-const holdsPlaceholder = (value: unknown) => typeof value === 'string' && (value.includes(PLAIN) || value.includes(PADDED));
+/** Forgets a sequence whose late number failed: the next document claims first, and learns it again. */
+export function forgetClaim(database: object, type: DocumentType, input: NumberingInput): void {
+  claimedSequences.get(database)?.delete(keyOf(type, input));
+}
 
 export class LateNumber {
   /** The header's `numero` and `codigo` until the claim is answered. */
-  readonly numero: string;
+  readonly numero = PLAIN;
   readonly codigo: string;
-  readonly #sequence: Sequence;
-  readonly #plain: string;
-  readonly #padded: string;
+  readonly sequence: Sequence;
   readonly #engine: 'postgres' | 'mysql';
-  /** The number claimed, as SQL of the sequence row (moved on by the claim: one past it). */
-  readonly #claimedSql: string;
   #text?: string;
 
-  constructor(dialect: SqlDialect & { engine: 'postgres' | 'mysql' }, sequence: Sequence, input: NumberingInput) {
-    const next = String(sequence.numero + 1);
-    this.#sequence = sequence;
-    this.#engine = dialect.engine;
-    this.#plain = PLAIN.repeat(next.length);
-    this.#padded = PADDED.repeat(Math.max(sequence.longnumero, next.length));
-    this.numero = this.#plain;
-    this.codigo = expandPattern(sequence.patron, { ...input, numero: 0, longnumero: sequence.longnumero, numberText: { plain: this.#plain, padded: this.#padded } });
-    // An integer from the database, written into the SQL as such: no parameter to number.
-    this.#claimedSql = `(SELECT numero - 1 FROM secuencias_documentos WHERE idsecuencia = ${Math.trunc(sequence.idsecuencia)})`;
+  constructor(engine: 'postgres' | 'mysql', sequence: Sequence, input: NumberingInput) {
+    this.sequence = sequence;
+    this.#engine = engine;
+    this.codigo = expandPattern(sequence.patron, { ...input, numero: 0, longnumero: sequence.longnumero, numberText: { plain: PLAIN, padded: PADDED } });
   }
 
   /** The number claimed, as SQL (for the checks read after the locks). */
   get claimed(): RawBuilder<number> {
-    return sql<number>`${sql.raw(this.#claimedSql)}`;
-  }
-
-  get sequence(): Sequence {
-    return this.#sequence;
+    return sql<number>`${sql.raw(claimedInSession[this.#engine].number)}`;
   }
 
   /** The statement with its placeholders replaced in SQL (StatementBatch's rewrite). */
   readonly bind = (query: CompiledQuery): CompiledQuery => {
-    const text = `CAST(${this.#claimedSql} AS ${this.#engine === 'mysql' ? 'CHAR' : 'TEXT'})`;
+    const text = claimedInSession[this.#engine].text;
+    // A longer number than the padding is not cut (LPAD would).
+    const padded = `LPAD(${text}, GREATEST(LENGTH(${text}), ${Math.trunc(this.sequence.longnumero)}), '0')`;
     return wrapParameters(query, this.#engine, (placeholder, value) => {
-      if (typeof value !== 'string') return undefined;
+      if (typeof value !== 'string' || !value.includes(LEAD)) return undefined;
       let wrapped = placeholder;
       // The placeholders are private-use characters only: safe as literals.
-      if (value.includes(this.#plain)) wrapped = `REPLACE(${wrapped}, '${this.#plain}', ${text})`;
-      if (value.includes(this.#padded)) wrapped = `REPLACE(${wrapped}, '${this.#padded}', LPAD(${text}, ${this.#padded.length}, '0'))`;
+      if (value.includes(PLAIN)) wrapped = `REPLACE(${wrapped}, '${PLAIN}', ${text})`;
+      if (value.includes(PADDED)) wrapped = `REPLACE(${wrapped}, '${PADDED}', ${padded})`;
       return wrapped === placeholder ? undefined : wrapped;
     });
   };
@@ -100,12 +95,11 @@ export class LateNumber {
    * differs (or went unanswered), the commit then running again with the number claimed first.
    */
   settle(claimed: ClaimedNumber | undefined): ClaimedNumber {
-    const known = this.#sequence;
+    const known = this.sequence;
     const sequence = claimed?.sequence;
-    const text = String(claimed?.numero ?? '');
     const same = claimed !== undefined && sequence!.idsecuencia === known.idsecuencia && sequence!.patron === known.patron && sequence!.longnumero === known.longnumero
-      && sequence!.inicio === known.inicio && sequence!.usarhuecos === known.usarhuecos && text.length === this.#plain.length;
-    this.#text = text;
+      && sequence!.inicio === known.inicio && sequence!.usarhuecos === known.usarhuecos;
+    if (same) this.#text = String(claimed.numero);
     if (!same || this.resolve(this.codigo) !== claimed.codigo) {
       this.#text = undefined;
       throw new WriteInRounds('the number claimed is not as its placeholders assumed');
@@ -117,25 +111,25 @@ export class LateNumber {
   resolve(value: string): string {
     const text = this.#text;
     if (text === undefined) throw new Error('a late number read before its claim was answered');
-    return value.replaceAll(this.#plain, text).replaceAll(this.#padded, text.padStart(this.#padded.length, '0'));
+    return value.replaceAll(PLAIN, text).replaceAll(PADDED, text.padStart(this.sequence.longnumero, '0'));
   }
 
   /** Resolves a value if it is text holding a placeholder. */
   resolved(value: unknown): unknown {
-    return holdsPlaceholder(value) ? this.resolve(value as string) : value;
+    return typeof value === 'string' && value.includes(LEAD) ? this.resolve(value) : value;
   }
 }
 
 /**
  * The late number of a new document, where it may have one (see above): undefined to claim first.
- * `own` are the document's own values (header and lines): none may hold a placeholder's character.
+ * `own` are the document's own values (header and lines): none may hold a placeholder's first character.
  */
 export function lateNumber(database: object, dialect: SqlDialect, type: DocumentType, input: NumberingInput, own: Iterable<Record<string, unknown>>): LateNumber | undefined {
   if (dialect.engine === 'sqlite') return undefined;
   const sequence = claimedSequences.get(database)?.get(keyOf(type, input));
   if (!sequence || sequence.patron.split('|')[1] === 'T') return undefined;
-  for (const row of own) for (const value of Object.values(row)) if (holdsPlaceholder(value)) return undefined;
-  const late = new LateNumber(dialect as SqlDialect & { engine: 'postgres' | 'mysql' }, sequence, input);
-  // Too long for a code: the claim first, whose `codeOf` refuses it as always.
+  for (const row of own) for (const value of Object.values(row)) if (typeof value === 'string' && value.includes(LEAD)) return undefined;
+  const late = new LateNumber(dialect.engine, sequence, input);
+  // A code whose placeholders would not pass as a code (longer than 20) claims first, as it may be one.
   return late.codigo.length > 20 ? undefined : late;
 }

@@ -30,6 +30,18 @@ export interface ClaimedNumber {
 }
 
 /**
+ * The number a claim took, as SQL, for the statements after it in its transaction (late-number.ts):
+ * the claim leaves it in the session (PostgreSQL: a setting local to the transaction; MariaDB: a
+ * user variable, which outlives it, so it is only read after a claim of the same batch answered a
+ * row), so that a statement reading it names no sequence of its own and keeps one text (prepared
+ * once) whatever the sequence. SQLite claims first: none.
+ */
+export const claimedInSession = {
+  postgres: { number: "CAST(current_setting('invoicing.claimed') AS INTEGER)", text: "current_setting('invoicing.claimed')" },
+  mysql: { number: '@invoicing_claimed', text: 'CAST(@invoicing_claimed AS CHAR)' },
+} as const;
+
+/**
  * Queues the claim of the next number of the sequence of exactly this exercise; the function it
  * answers reads the claim after the flush: undefined when there is no such sequence (nothing done).
  */
@@ -39,11 +51,13 @@ export function queueClaim(batch: StatementBatch, db: DbExecutor, dialect: SqlDi
   let rows: Promise<Record<string, unknown>[]>;
   if (dialect.engine === 'mysql') {
     const updated = batch.add(bump);
-    const read = batch.add(db.selectFrom('secuencias_documentos').selectAll().where('tipodoc', '=', type.name).where('codserie', '=', input.codserie)
+    const read = batch.add(db.selectFrom('secuencias_documentos').selectAll().select(sql`@invoicing_claimed := numero - 1`.as('claimed')).where('tipodoc', '=', type.name).where('codserie', '=', input.codserie)
       .where('idempresa', '=', input.idempresa).where('codejercicio', '=', input.codejercicio));
     rows = Promise.all([updated, read]).then(([update, select]) => (Number(update.numAffectedRows) === select.rows.length ? select.rows : []));
   } else {
-    rows = batch.add(bump.returningAll()).then((result) => result.rows);
+    const claimed = bump.returningAll();
+    const marked = dialect.engine === 'postgres' ? claimed.returning(sql`set_config('invoicing.claimed', CAST(numero - 1 AS TEXT), true)`.as('claimed')) : claimed;
+    rows = batch.add(marked).then((result) => result.rows);
   }
   // The flush throws a failure itself; this derived promise must not end the process unawaited.
   rows.catch(() => {});

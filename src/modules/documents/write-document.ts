@@ -14,7 +14,7 @@ import { LOCK_ORDER, WriteInRounds, type DocumentInWriting, type DocumentPart, t
 import type { DocumentReference } from './document-reference.ts';
 import { documentResult, visible, type DocumentResult, type Row } from './document-repository.ts';
 import type { DocumentType } from './document-types.ts';
-import { lateNumber, rememberClaim } from './late-number.ts';
+import { forgetClaim, lateNumber, rememberClaim } from './late-number.ts';
 import { checkClaim, numberChecks, queueClaim, SlowNumbering, type ClaimedNumber } from './number-claim.ts';
 import { assignNumber, checkInvoiceChronology, lockNumbering, type NumberingInput } from './numbering.ts';
 
@@ -169,12 +169,20 @@ export async function commitDocument(ctx: AppContext, trx: DbExecutor, prepared:
   // A deadlock is the transaction's to run again (and to count).
   if (failure && isRetryable(failure.error)) throw failure.error;
   if (late) {
-    // A claim that failed with its batch went unanswered: the commit runs again, the number claimed first.
-    const answer = await claim!().catch((error: unknown) => {
-      if (error instanceof SlowNumbering || error instanceof AppError) throw error;
-      return undefined;
-    });
-    claimed = late.settle(answer);
+    try {
+      // A claim that failed with its batch went unanswered: the commit runs again, the number claimed first.
+      const answer = await claim!().catch((error: unknown) => {
+        if (error instanceof SlowNumbering || error instanceof AppError) throw error;
+        return undefined;
+      });
+      claimed = late.settle(answer);
+      // Any other failure of the batch too: whatever it was (a number taken, text the database
+      // could not take with a placeholder in it), the commit with the number claimed first tells.
+      if (failure) throw new WriteInRounds('a batch with a late number failed', { cause: failure.error });
+    } catch (error) {
+      forgetClaim(ctx.database, type, input);
+      throw error;
+    }
     rememberClaim(ctx.database, type, input, claimed);
     Object.assign(header, { numero: String(claimed.numero), codigo: claimed.codigo });
   }
