@@ -97,14 +97,13 @@ export class LateNumber {
   settle(claimed: ClaimedNumber | undefined): ClaimedNumber {
     const known = this.sequence;
     const sequence = claimed?.sequence;
-    const same = claimed !== undefined && sequence!.idsecuencia === known.idsecuencia && sequence!.patron === known.patron && sequence!.longnumero === known.longnumero
-      && sequence!.inicio === known.inicio && sequence!.usarhuecos === known.usarhuecos;
-    if (same) this.#text = String(claimed.numero);
-    if (!same || this.resolve(this.codigo) !== claimed.codigo) {
+    if (claimed && sequence!.idsecuencia === known.idsecuencia && sequence!.patron === known.patron && sequence!.longnumero === known.longnumero
+      && sequence!.inicio === known.inicio && sequence!.usarhuecos === known.usarhuecos) {
+      this.#text = String(claimed.numero);
+      if (this.resolve(this.codigo) === claimed.codigo) return claimed;
       this.#text = undefined;
-      throw new WriteInRounds('the number claimed is not as its placeholders assumed');
     }
-    return claimed;
+    throw new WriteInRounds('the number claimed is not as its placeholders assumed');
   }
 
   /** A text with the placeholders replaced by the number claimed (once settled). */

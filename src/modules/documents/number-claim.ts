@@ -77,8 +77,8 @@ export function queueClaim(batch: StatementBatch, db: DbExecutor, dialect: SqlDi
 
 /**
  * Expressions (read after the locks) that check a claimed number, by name: the number itself, or
- * the SQL that reads it from the sequence row the same transaction has just moved on (late-number.ts),
- * for which what depends on it is decided in SQL too.
+ * the SQL that reads it from the session the claim of the same batch left it in (late-number.ts,
+ * `claimedInSession`), for which what depends on it is decided in SQL too.
  */
 export function numberChecks(type: DocumentType, input: NumberingInput, dialect: SqlDialect, sequence: Sequence, numero: number | RawBuilder<number>): Record<string, RawBuilder<unknown>> {
   const table = sql.table(type.header.table);

@@ -113,27 +113,29 @@ export async function commitDocument(ctx: AppContext, trx: DbExecutor, prepared:
   // (late-number.ts), in the batch of round 2 with placeholders that the database replaces.
   const late = mode === 'together' ? lateNumber(ctx.database, dialect, type, input, [header, ...doc.lines]) : undefined;
   const claim = slow ? undefined : queueClaim(batch, trx, dialect, type, input);
+  /** The number as claimed, in the header (and remembered for the next late number). */
+  const take = (number: ClaimedNumber) => {
+    rememberClaim(ctx.database, type, input, number);
+    Object.assign(header, { numero: String(number.numero), codigo: number.codigo });
+  };
   let claimed: ClaimedNumber | undefined;
   if (late) {
     batch.rewrite = late.bind;
     Object.assign(header, { numero: late.numero, codigo: late.codigo });
-    for (const [name, check] of Object.entries(numberChecks(type, input, dialect, late.sequence, late.claimed))) reads.set(`number.${name}`, check);
+  } else if (claim) {
+    await batch.flush();
+    claimed = await claim();
+    if (claimed) take(claimed);
+  }
+  const checked = late ? { sequence: late.sequence, numero: late.claimed } : claimed;
+  if (checked) {
+    for (const [name, check] of Object.entries(numberChecks(type, input, dialect, checked.sequence, checked.numero))) reads.set(`number.${name}`, check);
   } else {
-    if (claim) {
-      await batch.flush();
-      claimed = await claim();
-    }
-    if (claimed) {
-      rememberClaim(ctx.database, type, input, claimed);
-      Object.assign(header, { numero: String(claimed.numero), codigo: claimed.codigo });
-      for (const [name, check] of Object.entries(numberChecks(type, input, dialect, claimed.sequence, claimed.numero))) reads.set(`number.${name}`, check);
-    } else {
-      // The slow path (or no sequence of the exercise's own yet): `assignNumber` under the numbering lock.
-      await lockNumbering(trx, dialect, type, input);
-      const assigned = await assignNumber(trx, dialect, type, input);
-      Object.assign(header, { numero: String(assigned.numero), codigo: assigned.codigo, fecha: assigned.fecha ?? input.fecha, hora: assigned.hora ?? input.hora });
-      await checkInvoiceChronology(trx, dialect, type, { ...input, numero: assigned.numero, fecha: String(header.fecha), highest: assigned.highest });
-    }
+    // The slow path (or no sequence of the exercise's own yet): `assignNumber` under the numbering lock.
+    await lockNumbering(trx, dialect, type, input);
+    const assigned = await assignNumber(trx, dialect, type, input);
+    Object.assign(header, { numero: String(assigned.numero), codigo: assigned.codigo, fecha: assigned.fecha ?? input.fecha, hora: assigned.hora ?? input.hora });
+    await checkInvoiceChronology(trx, dialect, type, { ...input, numero: assigned.numero, fecha: String(header.fecha), highest: assigned.highest });
   }
 
   // 2. The other locks, in order, with what needs only them; then one read of what they guard.
@@ -183,8 +185,7 @@ export async function commitDocument(ctx: AppContext, trx: DbExecutor, prepared:
       forgetClaim(ctx.database, type, input);
       throw error;
     }
-    rememberClaim(ctx.database, type, input, claimed);
-    Object.assign(header, { numero: String(claimed.numero), codigo: claimed.codigo });
+    take(claimed);
   }
   if (failure) {
     // A write that failed beside the read (the claimed number's unique key, say): what the read
