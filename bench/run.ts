@@ -79,16 +79,31 @@ async function nextLink(server: Server, path: string): Promise<string> {
 }
 
 /**
- * Warm-up (JIT, statement caches, connection pools), then the measured run, then one read alone:
- * it waits behind the statements the server still has queued, so the next scenario starts on an
- * idle server.
+ * Waits until the server is idle: autocannon stops with up to `connections` requests in flight,
+ * which the server still runs after the run ends. A run started on their heels opens its
+ * connections while the server is saturated, and those are accepted one per microtask chain
+ * (one group commit on SQLite, tens of ms): the first requests of the next run then waited 1-2 s,
+ * which showed as SQLite creation's p99 (1.0-1.7 s against 0.3 s with a pause between runs).
+ * Idle here: two reads by key, 100 ms apart, each answered within 20 ms (on SQLite a read queues
+ * behind every statement ahead of it; on PostgreSQL and MariaDB the pause lets the writes still
+ * holding locks finish).
  */
+async function idle(server: Server): Promise<void> {
+  for (let attempt = 0, fast = 0; attempt < 50 && fast < 2; attempt++) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const started = performance.now();
+    await fetch(`http://127.0.0.1:${server.port}/api/3/cliente/1`, { headers: { 'x-auth-token': BENCH_KEY } }).then((answer) => answer.arrayBuffer());
+    fast = performance.now() - started < 20 ? fast + 1 : 0;
+  }
+}
+
+/** Warm-up (JIT, statement caches, connection pools), then the measured run, each started on an idle server and leaving it idle. */
 async function run(server: Server, scenario: Scenario, path?: string): Promise<Figure> {
   if (scenario.followLink) path = await nextLink(server, path ?? scenario.path);
   await measure(server, scenario, path, 1);
+  await idle(server);
   const figure = await measure(server, scenario, path);
-  const probe = scenario.method === 'POST' ? '/api/3/cliente/1' : path ?? scenario.path;
-  await fetch(`http://127.0.0.1:${server.port}${probe}`, { headers: { 'x-auth-token': BENCH_KEY } }).then((answer) => answer.arrayBuffer());
+  await idle(server);
   return figure;
 }
 
