@@ -3,7 +3,8 @@ import type { Clock } from './clock.ts';
 import type { DbExecutor } from './db/database.ts';
 import type { Statement } from './db/statement-batch.ts';
 import { afterCommit, beforeCommit, commitTail } from './db/transaction.ts';
-import { deferToCommit } from './db/statement-batch.ts';
+import { compileStatement, deferToCommit } from './db/statement-batch.ts';
+import { insertRows } from './db/insert-shapes.ts';
 import type { AppEvents, EventBus } from './events.ts';
 import { defineModel } from './models/define-model.ts';
 import { f } from './models/fields.ts';
@@ -133,7 +134,7 @@ async function write(db: DbExecutor, queue: Queue): Promise<void> {
   // Their rows go with the commit, in its round trip, where the transaction allows: nobody reads
   // what they answer, and they stay the transaction's last writes.
   if (inserts.length && commitTail(db)) await deferToCommit(db, inserts);
-  else for (const statement of inserts) await statement.execute();
+  else for (const statement of inserts) await db.executeQuery(compileStatement(db, statement));
 }
 
 /**
@@ -166,7 +167,7 @@ function insertsOf(db: DbExecutor, queue: Queue) {
     });
   }
   const inserts = [];
-  for (let start = 0; start < rows.length; start += ROWS_PER_STATEMENT) inserts.push(db.insertInto('event_log').values(rows.slice(start, start + ROWS_PER_STATEMENT)));
+  for (let start = 0; start < rows.length; start += ROWS_PER_STATEMENT) inserts.push(insertRows(db, 'event_log', rows.slice(start, start + ROWS_PER_STATEMENT)));
   return inserts;
 }
 

@@ -1,4 +1,4 @@
-import { sql, type InsertQueryBuilder, type QueryResult } from 'kysely';
+import { sql, type QueryResult } from 'kysely';
 import { AppError, validationError } from '../errors.ts';
 import type { EventBus } from '../events.ts';
 import type { BusinessClock } from '../clock.ts';
@@ -16,6 +16,8 @@ import { translateDbError, type WriteKind } from './translate-error.ts';
 import { readingFromReplicas } from './read-replicas.ts';
 import { checkPrecondition } from './preconditions.ts';
 import { insertedId } from './inserted-id.ts';
+import { insertRows } from './insert-shapes.ts';
+import type { Statement } from './statement-batch.ts';
 
 export type StoredRecord = Record<string, FieldValue>;
 
@@ -327,7 +329,7 @@ export class ModelStore {
    * Announce them with `announceInserted` once written. The caller keeps within the engines'
    * limits on bound values (a document's lines do).
    */
-  insertStatement(model: Model, records: Values[], db: DbExecutor): { statements: Array<InsertQueryBuilder<any, any, any>>; rows: Array<Record<string, unknown>>; ids(results: Array<QueryResult<Record<string, unknown>>>): number[] } {
+  insertStatement(model: Model, records: Values[], db: DbExecutor): { statements: Statement[]; rows: Array<Record<string, unknown>>; ids(results: Array<QueryResult<Record<string, unknown>>>): number[] } {
     const engine = this.database.engine;
     const rows = records.map((values) => toDbValues(engine, model, values));
     // Every column with a declared default is written (its default when a record leaves it out),
@@ -340,10 +342,9 @@ export class ModelStore {
     const serial = model.fields[pk]!.type === 'serial' && !columns.includes(pk);
     // SQLite binds at most 32766 values per statement, PostgreSQL 65535: stay well below both.
     const perStatement = Math.max(1, Math.floor(30_000 / columns.length));
-    const statements: Array<InsertQueryBuilder<any, any, any>> = [];
+    const statements: Statement[] = [];
     for (let start = 0; start < aligned.length; start += perStatement) {
-      const insert = db.insertInto(model.table).values(aligned.slice(start, start + perStatement));
-      statements.push(serial && engine !== 'mysql' ? insert.returning(pk) : insert);
+      statements.push(insertRows(db, model.table, aligned.slice(start, start + perStatement), serial && engine !== 'mysql' ? pk : undefined));
     }
     return {
       statements,
