@@ -1,6 +1,7 @@
 import type { Model } from '../models/define-model.ts';
 import type { WriteTracker } from './write-tracker.ts';
 import { activePin } from './pinned-transaction.ts';
+import { BoundedMap } from './bounded-map.ts';
 
 interface Entry {
   total: number;
@@ -40,8 +41,7 @@ export class CountCache {
   readonly #now: () => number;
   readonly #maxAgeMs: number;
   readonly #staleMs: number;
-  readonly #capacity: number;
-  readonly #entries = new Map<string, Entry>();
+  readonly #entries: BoundedMap<string, Entry>;
   readonly #flights = new Map<string, Flight>();
   readonly #upstream = new WeakMap<Model, string[]>();
   readonly #report: (error: unknown) => void;
@@ -66,7 +66,7 @@ export class CountCache {
     this.#now = options.now;
     this.#maxAgeMs = options.maxAgeMs;
     this.#staleMs = options.maxAgeMs * (options.staleLimit ?? 30);
-    this.#capacity = options.capacity ?? 2000;
+    this.#entries = new BoundedMap(options.capacity ?? 2000);
     this.#report = options.report ?? (() => {});
   }
 
@@ -141,8 +141,6 @@ export class CountCache {
   /** Keeps a total computed from a read that began at `stamp` (taken before the count ran). */
   #set(model: Model, key: string, entry: Entry): void {
     if (entry.stamp !== this.stamp(model)) return;
-    this.#entries.delete(key);
     this.#entries.set(key, entry);
-    if (this.#entries.size > this.#capacity) this.#entries.delete(this.#entries.keys().next().value!);
   }
 }

@@ -1,4 +1,5 @@
 import { InsertQueryNode, type CompiledQuery, type DialectAdapter, type RawBuilder, type RootOperationNode } from 'kysely';
+import { BoundedMap } from './bounded-map.ts';
 import type { DbExecutor } from './engine.ts';
 import type { Statement } from './statement-batch.ts';
 
@@ -9,7 +10,7 @@ import type { Statement } from './statement-batch.ts';
  */
 type Shape = { sql: string; count: number; node: RootOperationNode } | null;
 
-const shapesByAdapter = new WeakMap<DialectAdapter, Map<string, Shape>>();
+const shapesByAdapter = new WeakMap<DialectAdapter, BoundedMap<string, Shape>>();
 
 /** Enough for the insert shapes a busy installation writes (least recently used dropped first); ad-hoc shapes cannot grow it forever. */
 const CAPACITY = 500;
@@ -34,8 +35,9 @@ const plain = (value: unknown) => value === null || typeof value === 'string' ||
  * values in column order (so the cache can never bind a value to the wrong column); a shape whose
  * compile does not match is compiled by Kysely every time. Rows must share one column list in one
  * order, and hold plain values or SQL expressions (`sql` templates, whose text is then part of
- * the shape) only, no `undefined`; otherwise Kysely builds the statement as before. The text is the same string object each time, which also makes the
- * prepared-statement cache's lookup cheap (sqlite-statement-cache.ts).
+ * the shape) only, no `undefined`; otherwise Kysely builds the statement as before. The text is
+ * the same string object each time, which also makes the prepared-statement cache's lookup cheap
+ * (sqlite-statement-cache.ts).
  */
 export function insertRows(db: DbExecutor, table: string, rows: Row[], returning?: string): Statement {
   const columns = Object.keys(rows[0] ?? {});
@@ -46,6 +48,7 @@ export function insertRows(db: DbExecutor, table: string, rows: Row[], returning
   if (!columns.length) return build();
   const parameters: unknown[] = [];
   let expressions = '';
+  const parts = new Map<RawBuilder<unknown>, CompiledQuery>();
   for (const row of rows) {
     let count = 0;
     for (const column in row) {
@@ -54,8 +57,10 @@ export function insertRows(db: DbExecutor, table: string, rows: Row[], returning
       if (plain(value)) {
         parameters.push(value);
       } else if (isRawBuilder(value)) {
-        // An SQL expression (a sub-select naming a row written before): its text is part of the shape.
-        const part = value.compile(db);
+        // An SQL expression (a sub-select naming a row written before): its text is part of the
+        // shape. Compiled once per call: a document's lines all name their header by the same one.
+        let part = parts.get(value);
+        if (!part) parts.set(value, (part = value.compile(db)));
         expressions += `\u0002${parameters.length}\u0002${part.sql}`;
         parameters.push(...part.parameters);
       } else {
@@ -66,19 +71,14 @@ export function insertRows(db: DbExecutor, table: string, rows: Row[], returning
   }
   const { adapter } = db.getExecutor();
   let shapes = shapesByAdapter.get(adapter);
-  if (!shapes) shapesByAdapter.set(adapter, (shapes = new Map()));
+  if (!shapes) shapesByAdapter.set(adapter, (shapes = new BoundedMap(CAPACITY)));
   const key = `${table}\u0001${rows.length}\u0001${returning ?? ''}\u0001${columns.join('\u0001')}${expressions}`;
   const shape = shapes.get(key);
-  if (shape !== undefined) {
-    shapes.delete(key);
-    shapes.set(key, shape);
-  }
   // The count guards the key: names are joined, so a name holding a separator cannot bind a
   // statement's values to another shape's text.
   if (shape && shape.count === parameters.length) return { sql: shape.sql, parameters, query: shape.node, queryId: { queryId: '' } } as unknown as CompiledQuery;
   const compiled = build().compile();
   if (shape === undefined && parameters.length <= MAX_PARAMETERS && compiled.sql.length <= MAX_TEXT && compiled.query.kind === 'InsertQueryNode') {
-    if (shapes.size >= CAPACITY) shapes.delete(shapes.keys().next().value!);
     const matches = compiled.parameters.length === parameters.length && compiled.parameters.every((value, index) => value === parameters[index]);
     shapes.set(key, matches ? { sql: compiled.sql, count: parameters.length, node: InsertQueryNode.create(compiled.query.into!) } : null);
   }

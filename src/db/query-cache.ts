@@ -5,6 +5,7 @@ import { conditionParameters, whereOf } from '../query/apply-list-query.ts';
 import type { ListQuery } from '../query/list-query.ts';
 import type { Database, Engine } from './database.ts';
 import { toDbValue } from './row-codec.ts';
+import { BoundedMap } from './bounded-map.ts';
 
 /** A compiled statement and the parameters of this call. */
 export interface Prepared {
@@ -22,12 +23,11 @@ export interface Prepared {
 export class QueryCache {
   readonly #database: Database;
   readonly #byId = new Map<string, CompiledQuery>();
-  readonly #lists = new Map<string, { select: CompiledQuery; count: CompiledQuery } | null>();
-  readonly #capacity: number;
+  readonly #lists: BoundedMap<string, { select: CompiledQuery; count: CompiledQuery } | null>;
 
   constructor(database: Database, capacity = 1000) {
     this.#database = database;
-    this.#capacity = capacity;
+    this.#lists = new BoundedMap(capacity);
   }
 
   /** A read by primary key; `locking` also locks the row for the rest of the transaction. */
@@ -64,10 +64,7 @@ export class QueryCache {
     const matches =
       JSON.stringify(built.select.parameters) === JSON.stringify([...where, ...paging]) &&
       JSON.stringify(built.count.parameters) === JSON.stringify(where);
-    if (cached === undefined) {
-      if (this.#lists.size >= this.#capacity) this.#lists.delete(this.#lists.keys().next().value!);
-      this.#lists.set(key, matches ? built : null);
-    }
+    if (cached === undefined) this.#lists.set(key, matches ? built : null);
     return { select: { query: built.select, parameters: [...built.select.parameters] }, count: { query: built.count, parameters: [...built.count.parameters] } };
   }
 

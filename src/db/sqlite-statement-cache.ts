@@ -1,5 +1,6 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import type { SqliteDatabase, SqliteStatement } from 'kysely';
+import { BoundedMap } from './bounded-map.ts';
 
 /**
  * Kysely prepares a new statement for every query; better-sqlite3 frees statements only when the
@@ -10,18 +11,12 @@ import type { SqliteDatabase, SqliteStatement } from 'kysely';
  * ad-hoc SQL cannot grow it forever.
  */
 export function cachedStatements(db: BetterSqlite3.Database, capacity = 500): SqliteDatabase & { cacheSize(): number } {
-  const cache = new Map<string, BetterSqlite3.Statement>();
+  const cache = new BoundedMap<string, BetterSqlite3.Statement>(capacity);
   return {
     close: () => db.close(),
     prepare(sql: string): SqliteStatement {
       let statement = cache.get(sql);
-      if (statement) {
-        cache.delete(sql);
-      } else {
-        statement = db.prepare(sql);
-        if (cache.size >= capacity) cache.delete(cache.keys().next().value!);
-      }
-      cache.set(sql, statement);
+      if (!statement) cache.set(sql, (statement = db.prepare(sql)));
       return statement as unknown as SqliteStatement;
     },
     cacheSize: () => cache.size,
