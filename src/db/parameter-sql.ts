@@ -1,9 +1,10 @@
 import type { CompiledQuery } from 'kysely';
 import type { Engine } from './engine.ts';
 
-/** Quoted literals and identifiers (their quote doubled inside), and placeholders. */
-const TOKENS = /'(?:[^']|'')*'|"(?:[^"]|"")*"|`(?:[^`]|``)*`|\?/g;
-const PG_TOKENS = /'(?:[^']|'')*'|"(?:[^"]|"")*"|\$(\d+)/g;
+/** Quoted literals and identifiers (their quote doubled inside), comments, and placeholders. */
+const TOKENS = /'(?:[^']|'')*'|"(?:[^"]|"")*"|`(?:[^`]|``)*`|--[^\n]*|\/\*[\s\S]*?\*\/|\?/g;
+const PG_TOKENS = /'(?:[^']|'')*'|"(?:[^"]|"")*"|--[^\n]*|\/\*[\s\S]*?\*\/|\$(\d+)/g;
+const isPlaceholder = (token: string) => token === '?' || token[0] === '$';
 
 /**
  * A compiled statement with some of its parameters wrapped in SQL: `wrap` is asked for each
@@ -11,7 +12,7 @@ const PG_TOKENS = /'(?:[^']|'')*'|"(?:[^"]|"")*"|\$(\d+)/g;
  * and its value, and answers the SQL to put in the placeholder's place (which must keep the
  * placeholder once, and add none), or undefined to leave it. The parameters themselves stay as
  * they are, bound as before. Quoted literals and identifiers are skipped when placeholders are
- * counted, so a `?` inside one is not taken for a parameter.
+ * counted, and so are comments, so a `?` inside one is not taken for a parameter.
  */
 export function wrapParameters(query: CompiledQuery, engine: Engine, wrap: (placeholder: string, value: unknown) => string | undefined): CompiledQuery {
   const wrapped = query.parameters.map((value, index) => wrap(engine === 'postgres' ? `$${index + 1}` : '?', value));
@@ -19,10 +20,26 @@ export function wrapParameters(query: CompiledQuery, engine: Engine, wrap: (plac
   let ordinal = 0;
   const postgres = engine === 'postgres';
   const sql = query.sql.replace(postgres ? PG_TOKENS : TOKENS, (token: string, digits: unknown) => {
-    if (token[0] === "'" || token[0] === '"' || token[0] === '`') return token;
+    if (!isPlaceholder(token)) return token;
     const index = postgres ? Number(digits) - 1 : ordinal++;
     return wrapped[index] ?? token;
   });
   // The statement's node stays: what it writes is still told by it (write-tracker.ts).
   return { ...query, sql };
+}
+
+/**
+ * A statement's SQLite text with each placeholder `?` written `+?` (the same value: unary plus is
+ * SQLite's no-op operator), outside literals, identifiers and comments.
+ *
+ * Why: SQLite marks a statement to be compiled again when a parameter its planner looked at is bound
+ * anew (a `col = ?` term it weighed as a filter, `LIMIT ?`, `LIKE ?`, a value it probed the STAT4
+ * samples with), and `sqlite3_clear_bindings`, which better-sqlite3 calls after every run, expires
+ * every statement so marked. Most of a document write's statements were therefore compiled on every
+ * run, which cost more than running them (docs/performance.md, "Statements compiled on every run").
+ * The planner does not look through `+?`: the plan is chosen once, for any value, as PostgreSQL's
+ * and MariaDB's prepared statements are; index use is the same (`col = +?` is still an equality).
+ */
+export function opaquePlaceholders(sql: string): string {
+  return sql.includes('?') ? sql.replace(TOKENS, (token) => (token === '?' ? '+?' : token)) : sql;
 }

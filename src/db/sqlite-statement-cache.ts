@@ -1,6 +1,7 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import type { SqliteDatabase, SqliteStatement } from 'kysely';
 import { BoundedMap } from './bounded-map.ts';
+import { opaquePlaceholders } from './parameter-sql.ts';
 
 /**
  * Kysely prepares a new statement for every query; better-sqlite3 frees statements only when the
@@ -8,7 +9,8 @@ import { BoundedMap } from './bounded-map.ts';
  * process grows without bound (architecture section 7). Reusing prepared statements by SQL text
  * keeps memory flat. Safe because one query at a time runs on the connection: Kysely's driver and
  * the direct reads take turns on one lock (sqlite-queued-dialect.ts). The cache is a bounded LRU:
- * ad-hoc SQL cannot grow it forever.
+ * ad-hoc SQL cannot grow it forever. Statements are prepared with their placeholders opaque to the
+ * planner (opaquePlaceholders), so that a cached statement is not compiled again on every run.
  */
 export function cachedStatements(db: BetterSqlite3.Database, capacity = 500): SqliteDatabase & { cacheSize(): number } {
   const cache = new BoundedMap<string, BetterSqlite3.Statement>(capacity);
@@ -16,7 +18,7 @@ export function cachedStatements(db: BetterSqlite3.Database, capacity = 500): Sq
     close: () => db.close(),
     prepare(sql: string): SqliteStatement {
       let statement = cache.get(sql);
-      if (!statement) cache.set(sql, (statement = db.prepare(sql)));
+      if (!statement) cache.set(sql, (statement = db.prepare(opaquePlaceholders(sql))));
       return statement as unknown as SqliteStatement;
     },
     cacheSize: () => cache.size,

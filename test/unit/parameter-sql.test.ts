@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { CompiledQuery } from 'kysely';
-import { wrapParameters } from '../../src/db/parameter-sql.ts';
+import { opaquePlaceholders, wrapParameters } from '../../src/db/parameter-sql.ts';
 
 /** Parameters wrapped in SQL in a compiled statement (src/db/parameter-sql.ts; late-number.ts uses it). */
 const wrapMarked = (placeholder: string, value: unknown) => (value === 'x' ? `f(${placeholder})` : undefined);
@@ -28,4 +28,19 @@ it('wraps the placeholders of the parameters asked for, by position, on each eng
 it('answers the statement itself when no parameter is wrapped', () => {
   const query = CompiledQuery.raw('select ?', ['y']);
   assert.equal(wrapParameters(query, 'mysql', wrapMarked), query);
+});
+
+it('skips placeholders inside comments when it counts them', () => {
+  const query = CompiledQuery.raw("select ? /* it's ? */, -- don't ?\n ?", ['y', 'x']);
+  assert.equal(wrapParameters(query, 'sqlite', wrapMarked).sql, "select ? /* it's ? */, -- don't ?\n f(?)");
+});
+
+it('writes SQLite placeholders as +? outside literals, identifiers and comments', () => {
+  const cases: Array<[sql: string, expected: string]> = [
+    ['select * from t where a = ? and b in (?, ?) limit ?', 'select * from t where a = +? and b in (+?, +?) limit +?'],
+    ['insert into t (a, b) values (?, ?), (?, ?)', 'insert into t (a, b) values (+?, +?), (+?, +?)'],
+    ["select '?' as \"a?\", `b?`, 'it''s ?', x-? /* ? */ -- ?\n, ?", "select '?' as \"a?\", `b?`, 'it''s ?', x-+? /* ? */ -- ?\n, +?"],
+    ['select 1', 'select 1'],
+  ];
+  for (const [sql, expected] of cases) assert.equal(opaquePlaceholders(sql), expected, sql);
 });
