@@ -4,6 +4,7 @@ import type { DbExecutor } from '../../db/database.ts';
 import type { StatementBatch } from '../../db/statement-batch.ts';
 import { hookPoint } from '../../hooks.ts';
 import type { CachedExercise } from '../fiscal/index.ts';
+import type { Calculation } from './calculation/types.ts';
 import type { LineProduct } from '../catalogue/index.ts';
 import type { DocumentReference } from './document-reference.ts';
 import type { Row } from './document-repository.ts';
@@ -114,6 +115,11 @@ export interface PreparingDocument {
   /** The type (`tipo`) of every product a line names, as the document's calculation read it. */
   productTypes: ReadonlyMap<number, string | null>;
   exercise: CachedExercise;
+  /**
+   * The document's tax breakdown as stored (`storedBreakdown` of this header and these lines),
+   * computed once for every module that asks (posting, tax rows, VERI*FACTU).
+   */
+  breakdown(): Promise<Calculation>;
 }
 
 /** Makes a module's part for one attempt of the commit (each attempt starts from scratch). */

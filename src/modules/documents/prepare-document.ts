@@ -14,6 +14,8 @@ import type { Row } from './document-repository.ts';
 import type { DocumentType } from './document-types.ts';
 import { exerciseFor } from './fiscal-year.ts';
 import { receiptsPart } from './receipts-part.ts';
+import { storedBreakdown } from './stored-breakdown.ts';
+import type { Calculation } from './calculation/types.ts';
 import { calculate, productTypesOf, totalsOf } from './recalculate.ts';
 import { riskPart } from './risk-part.ts';
 import { stockPart } from './stock-part.ts';
@@ -171,6 +173,8 @@ export async function prepareComputed(ctx: AppContext, draft: DocumentDraft): Pr
   }
   const prices = supplierPricesPart(type, ref.settings);
   if (prices) makers.push(prices);
-  makers.push(...(await ctx.hooks.run(documentPreparing, { ctx, ref, type, header: prepared, lines: stored, subject, products, productTypes, exercise })));
+  let breakdown: Promise<Calculation> | undefined;
+  const storedOnce = () => (breakdown ??= storedBreakdown(ctx.database.kysely, ref, type, prepared, stored, subject, productTypes));
+  makers.push(...(await ctx.hooks.run(documentPreparing, { ctx, ref, type, header: prepared, lines: stored, subject, products, productTypes, exercise, breakdown: storedOnce })));
   return { type, ref, subject, header: prepared, lines: stored, exercise, makers };
 }

@@ -5,7 +5,7 @@ import {
 } from '../accounting/index.ts';
 import { afterCommit } from '../../db/transaction.ts';
 import { AppError } from '../../errors.ts';
-import { documentPreparing, storedBreakdown, WriteInRounds, type PartMaker, type PreparingDocument } from '../documents/index.ts';
+import { documentPreparing, WriteInRounds, type PartMaker, type PreparingDocument } from '../documents/index.ts';
 import type { Account } from './entry-line.ts';
 import { NotPosted, postOrWarn } from './not-posted.ts';
 import { goodsField, invoiceAccounts, invoiceCodes, invoiceEntryHeader, invoiceEntryLinesOf, retentionCodeOf, type InvoiceAccounts } from './post-invoice.ts';
@@ -38,7 +38,7 @@ async function prepareInvoicePart(ctx: AppContext, p: PreparingDocument): Promis
   let refusal: NotPosted | undefined;
   try {
     const reference = await postingReference(ctx);
-    const { groups } = await storedBreakdown(db, ref, type, header, lines, subject, p.productTypes);
+    const { groups } = await p.breakdown();
     const taxes = new Map(groups.flatMap((group) => {
       const tax = group.codimpuesto ? reference.taxes.get(group.codimpuesto) : undefined;
       return tax ? [[group.codimpuesto!, tax] as const] : [];

@@ -44,9 +44,9 @@ export async function rewriteTaxRows(ctx: AppContext, db: DbExecutor, ref: Docum
 }
 
 export function keepTaxRows(ctx: AppContext): void {
-  ctx.hooks.on(documentPreparing, async ({ ref, type, header, lines, subject, productTypes }) => {
+  ctx.hooks.on(documentPreparing, async ({ ref, type, header, breakdown }) => {
     if (!type.invoice) return undefined;
-    const { groups } = await storedBreakdown(ctx.database.kysely, ref, type, header, lines, subject, productTypes);
+    const { groups } = await breakdown();
     const rows = taxRows(type.side, header, groups, companyCountry(ref, header));
     return () => ({
       afterHeader(doc) {

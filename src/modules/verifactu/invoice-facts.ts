@@ -5,7 +5,7 @@ import { AppError, validationError } from '../../errors.ts';
 import { dec, Dec } from '../../models/round.ts';
 import { companyOf } from '../company/index.ts';
 import { customerOf } from '../customers/index.ts';
-import { headerOf, storedBreakdown, type DocumentReference, type DocumentType, type Row } from '../documents/index.ts';
+import { headerOf, storedBreakdown, type Calculation, type DocumentReference, type DocumentType, type Row } from '../documents/index.ts';
 import { paisModel } from '../geography/index.ts';
 import { classificationKey, classify, desglose, recordTotals, type Classification } from './desglose.ts';
 import type { AltaFacts, InvoiceId } from './record-content.ts';
@@ -93,6 +93,8 @@ export interface KnownFacts {
   customer?: Row;
   countryOf(codpais: string): Promise<Row | undefined>;
   productTypes?: ReadonlyMap<number, string | null>;
+  /** The whole invoice's stored breakdown, when its preparation computed it (PreparingDocument.breakdown). */
+  breakdown?: () => Promise<Calculation>;
 }
 
 /**
@@ -122,7 +124,7 @@ export async function altaFactsOf(ctx: AppContext, db: DbExecutor, ref: Document
   const full = TipoFactura === 'F1' || TipoFactura === 'R1';
 
   const customer = known.customer ?? (await customerOf(db, String(header.codcliente))) ?? {};
-  const Desglose = await breakdownOf(db, ref, type, header, lines, customer, { travelAgency: company?.regimeniva === 'Agencias de viaje' }, known.productTypes);
+  const Desglose = await breakdownOf(db, ref, type, header, lines, customer, { travelAgency: company?.regimeniva === 'Agencias de viaje' }, known);
   const { cuotaTotal, importeTotal } = recordTotals(Desglose);
   if (!full && Desglose.some((detail) => detail.CalificacionOperacion === 'S2')) throw validationError({ lineas: 'reverse-charge-in-simplified' });
   const simplifiedAmount = Desglose.reduce((sum, detail) => sum.plus(dec(detail.BaseImponibleOimporteNoSujeto as string)).plus(dec((detail.CuotaRepercutida as string | undefined) ?? 0)), new Dec(0));
@@ -149,7 +151,8 @@ export async function altaFactsOf(ctx: AppContext, db: DbExecutor, ref: Document
  * groups (desglose.ts); amounts in euros. A record that would not add up to its invoice is refused
  * rather than written.
  */
-async function breakdownOf(db: DbExecutor, ref: DocumentReference, type: DocumentType, header: Row, lines: Row[], subject: Row, company: { travelAgency: boolean }, productTypes?: ReadonlyMap<number, string | null>): Promise<XmlTree[]> {
+async function breakdownOf(db: DbExecutor, ref: DocumentReference, type: DocumentType, header: Row, lines: Row[], subject: Row, company: { travelAgency: boolean }, known: Pick<KnownFacts, 'productTypes' | 'breakdown'>): Promise<XmlTree[]> {
+  const { productTypes } = known;
   const classified = new Map<string, { classification: Classification; lines: Row[] }>();
   for (const line of lines) {
     if (line.suplido) continue;
@@ -164,7 +167,7 @@ async function breakdownOf(db: DbExecutor, ref: DocumentReference, type: Documen
   }
   const partitions = [...classified.values()];
   if (!partitions.length) throw validationError({ lineas: 'required' });
-  const whole = (await storedBreakdown(db, ref, type, header, lines, subject, productTypes)).groups;
+  const whole = (await (known.breakdown?.() ?? storedBreakdown(db, ref, type, header, lines, subject, productTypes))).groups;
   const parts = partitions.length === 1
     ? [{ classification: partitions[0]!.classification, groups: whole }]
     : await Promise.all(partitions.map(async (part) => ({ classification: part.classification, groups: (await storedBreakdown(db, ref, type, header, part.lines, subject, productTypes)).groups })));

@@ -54,6 +54,7 @@ async function prepareRecordPart(ctx: AppContext, p: PreparingDocument) {
     customer: p.subject,
     countryOf: async (codpais) => reference.countries.get(codpais),
     productTypes: p.productTypes,
+    breakdown: p.breakdown,
   };
   if (!given.company) delete given.company;
   return () => {
