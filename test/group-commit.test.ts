@@ -138,6 +138,7 @@ forEachEngine('group commit', (t) => {
       await sql`DROP TABLE group_probe`.execute(database.kysely);
     }
   });
+
 }, { config: { groupCommit: 'on' } });
 
 forEachEngine('group commit by default', (t) => {
@@ -155,4 +156,20 @@ forEachEngine('group commit by default', (t) => {
     if (database.groupCommit) assert.match(shape, /B(SR)+C/, shape);
     else assert.deepEqual([...shape].sort().join(''), 'BBBBBBCCCCCC', shape);
   });
+});
+
+it('keeps a SQLite group\'s savepoint journal in memory, and temporary storage on files outside groups', async () => {
+  const app = await startTestApp('sqlite');
+  try {
+    const { database } = app.app.ctx;
+    const tempStore = async (db: Database['kysely']) => Number((await sql<{ temp_store: number }>`PRAGMA temp_store`.execute(db)).rows[0]!.temp_store);
+    // 2 = MEMORY while each member runs (read by the pager when the group's write transaction
+    // begins); 0 = DEFAULT (files) before and after the group.
+    assert.equal(await tempStore(database.kysely), 0);
+    const seen = await Promise.all([0, 1, 2].map(() => inTransaction(database, (trx) => tempStore(trx), { shared: true })));
+    assert.deepEqual(seen, [2, 2, 2]);
+    assert.equal(await tempStore(database.kysely), 0);
+  } finally {
+    await app.close();
+  }
 });

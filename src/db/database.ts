@@ -45,6 +45,15 @@ export interface Database {
    * round trips, which measured faster there unless a commit is slow (`GROUP_COMMIT=on`).
    */
   readonly groupCommit: boolean;
+  /**
+   * SQLite: where a commit group's savepoints journal the pages their members change (group-commit.ts).
+   * `memory()` at the start of the group's transaction, before its first write, keeps that
+   * sub-journal in memory (`PRAGMA temp_store`, read when the write transaction begins) instead of
+   * a temporary file written a page at a time once it passes 64 KiB, as it did for every group;
+   * `files()` before the commit sets the default back, so that sorts and temporary tables outside
+   * groups still spill to files. Bounded by the pages a group of documents changes.
+   */
+  readonly groupJournal?: { memory(): void; files(): void };
   /** Statements run so far (all connections). */
   readonly counter: StatementCounter;
   /** The generation of each table this instance writes (derived caches check it). */
@@ -90,7 +99,7 @@ export interface DatabaseOptions {
 
 const consoleReport = (error: unknown, what: string) => console.error(what, error);
 
-function open(engine: Engine, dialect: Dialect, groupCommit: boolean | undefined, replicas?: ReplicaSet): Database {
+function open(engine: Engine, dialect: Dialect, groupCommit: boolean | undefined, replicas?: ReplicaSet, groupJournal?: Database['groupJournal']): Database {
   const counter: StatementCounter = { statements: 0, roundTrips: 0, retries: 0 };
   const read = dialect instanceof QueuedSqliteDialect ? guardedRead((query) => dialect.read(query), counter) : undefined;
   const writes = new WriteTracker();
@@ -101,6 +110,7 @@ function open(engine: Engine, dialect: Dialect, groupCommit: boolean | undefined
   return {
     engine, dialect: dialectFor(engine), kysely, counter, writes, replicas, read, reportError: consoleReport, maintain,
     groupCommit: groupCommit ?? engine === 'sqlite',
+    ...(groupJournal ? { groupJournal } : {}),
     async close() {
       // SQLite: the statistics of what this process used go with it (a failure here loses nothing).
       await maintain().catch(() => {});
@@ -122,7 +132,9 @@ export function createDatabase(url: string, options: DatabaseOptions = {}): Data
     raw.pragma('busy_timeout = 5000');
     // Statistics for every table that needs them, bounded (SQLite's advice for a connection that lives long).
     raw.pragma('optimize = 0x10002');
-    return open(engine, new QueuedSqliteDialect({ database: cachedStatements(raw) }), options.groupCommit);
+    const [memory, files] = [raw.prepare('PRAGMA temp_store = MEMORY'), raw.prepare('PRAGMA temp_store = DEFAULT')];
+    const groupJournal = { memory: () => void memory.run(), files: () => void files.run() };
+    return open(engine, new QueuedSqliteDialect({ database: cachedStatements(raw) }), options.groupCommit, undefined, groupJournal);
   }
   // Pool events report through the database's reporter, which the core sets after this returns.
   let database: Database | undefined;

@@ -8,6 +8,8 @@ export interface GroupDatabase {
   kysely: DbExecutor;
   /** Counts the group's runs again after a deadlock (the database's statement counter). */
   counter?: { retries: number };
+  /** SQLite: the members' savepoints journaled in memory for the group's transaction (Database.groupJournal). */
+  groupJournal?: { memory(): void; files(): void };
 }
 
 /**
@@ -47,6 +49,11 @@ interface Member<T = unknown> {
   /** How many times its caller lets it run (a deadlocked group runs again while all that ran allow it). */
   attempts: number;
 }
+
+/** The members of an attempt that ran, in order, with their values. */
+type Ran = Array<{ member: Member; run: Attempt<unknown>; value?: unknown }>;
+/** The first member, refused: its failure rolled the whole transaction back. */
+interface Refused { member: Member; run: Attempt<unknown>; error: unknown }
 
 /** Enough to share a commit, few enough that a member never waits behind a long queue. */
 export const MAX_MEMBERS = 16;
@@ -94,34 +101,24 @@ class CommitGroup {
   async #commit(first: Member[]): Promise<void> {
     let waiting = first;
     for (let attempt = 1; ; ) {
-      const ran: Array<{ member: Member; run: Attempt<unknown>; value?: unknown }> = [];
+      const ran: Ran = [];
       let taken = waiting.length;
       const next = () => waiting.shift() ?? (taken++ < MAX_MEMBERS ? this.#queue.shift() : undefined);
-      let refusedFirst: { member: Member; run: Attempt<unknown>; error: unknown } | undefined;
+      let refusedFirst: Refused | undefined;
       try {
         await this.#database.kysely.transaction().execute(async (trx) => {
-          for (let member = next(); member; member = next()) {
-            const run = member.attempt();
-            const entry: (typeof ran)[number] = { member, run };
-            // The first member needs no savepoint: its failure rolls back a transaction that holds
-            // nothing else (an uncontended creation runs the statements it ran alone).
-            const first = !ran.length;
-            ran.push(entry);
-            if (!first) await sql`SAVEPOINT group_member`.execute(trx);
-            try {
-              entry.value = await member.resume(() => run.run(trx.$extendTables()));
-            } catch (error) {
-              // A retryable failure (deadlock) is the transaction's: all of it runs again.
-              if (isRetryable(error)) throw error;
-              ran.pop();
-              if (first) {
-                refusedFirst = { member, run, error };
-                throw error;
-              }
-              await this.#undo(trx, run).finally(() => member.reject(error));
-              continue;
-            }
-            if (!first) await sql`RELEASE SAVEPOINT group_member`.execute(trx);
+          // The connection is the transaction's while this runs, and nothing is written yet. A
+          // journal that cannot move (a temporary table open) stays where it was.
+          const journal = this.#database.groupJournal;
+          let moved = false;
+          try {
+            journal?.memory();
+            moved = journal !== undefined;
+          } catch {}
+          try {
+            await this.#members(trx, next, ran, (refused) => (refusedFirst = refused));
+          } finally {
+            if (moved) journal!.files();
           }
         });
       } catch (error) {
@@ -151,6 +148,33 @@ class CommitGroup {
         member.resolve(value);
       }
       return;
+    }
+  }
+
+  /** The members one after another in the group's transaction, each past the first in a savepoint of its own. */
+  async #members(trx: DbExecutor, next: () => Member | undefined, ran: Ran, refuse: (refused: Refused) => void): Promise<void> {
+    for (let member = next(); member; member = next()) {
+      const run = member.attempt();
+      const entry: (typeof ran)[number] = { member, run };
+      // The first member needs no savepoint: its failure rolls back a transaction that holds
+      // nothing else (an uncontended creation runs the statements it ran alone).
+      const first = !ran.length;
+      ran.push(entry);
+      if (!first) await sql`SAVEPOINT group_member`.execute(trx);
+      try {
+        entry.value = await member.resume(() => run.run(trx.$extendTables()));
+      } catch (error) {
+        // A retryable failure (deadlock) is the transaction's: all of it runs again.
+        if (isRetryable(error)) throw error;
+        ran.pop();
+        if (first) {
+          refuse({ member, run, error });
+          throw error;
+        }
+        await this.#undo(trx, run).finally(() => member.reject(error));
+        continue;
+      }
+      if (!first) await sql`RELEASE SAVEPOINT group_member`.execute(trx);
     }
   }
 
