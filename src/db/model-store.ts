@@ -3,6 +3,7 @@ import { AppError, validationError } from '../errors.ts';
 import type { EventBus } from '../events.ts';
 import type { BusinessClock } from '../clock.ts';
 import { isRequiredOnCreate, type DeleteContext, type Model, type SaveContext, type Values } from '../models/define-model.ts';
+import type { FieldDef } from '../models/fields.ts';
 import type { FieldValue } from '../models/fields.ts';
 import type { ListQuery } from '../query/list-query.ts';
 import type { Database, DbExecutor } from './database.ts';
@@ -41,6 +42,27 @@ export type DeleteGuard = (ctx: DeleteContext) => Promise<void>;
  * Generic persistence of registry models: the one place where records are read and written, so
  * hooks, validation, driver-error translation and model events apply to every path that writes.
  */
+/** What preparing a record of a model goes through, derived once per model: the fields with `initial` values, and the fields any check looks at (in declaration order). */
+interface FieldPlan {
+  initial: Array<[string, FieldDef]>;
+  checked: Array<[string, FieldDef]>;
+}
+
+const fieldPlans = new WeakMap<Model, FieldPlan>();
+
+function fieldPlanOf(model: Model): FieldPlan {
+  let plan = fieldPlans.get(model);
+  if (!plan) {
+    const fields = Object.entries(model.fields);
+    plan = {
+      initial: fields.filter(([, field]) => field.initial),
+      checked: fields.filter(([, field]) => isRequiredOnCreate(field) || !field.nullable || field.values),
+    };
+    fieldPlans.set(model, plan);
+  }
+  return plan;
+}
+
 export class ModelStore {
   readonly database: Database;
   readonly events: EventBus;
@@ -179,14 +201,15 @@ export class ModelStore {
 
   async #prepare(ctx: SaveContext, creating: boolean): Promise<void> {
     const { model, values } = ctx;
+    const plan = fieldPlanOf(model);
     if (creating) {
-      for (const [name, field] of Object.entries(model.fields)) {
-        if (values[name] === undefined && field.initial) values[name] = field.initial(this.clock);
+      for (const [name, field] of plan.initial) {
+        if (values[name] === undefined) values[name] = field.initial!(this.clock);
       }
     }
     await model.hooks?.beforeSave?.(ctx);
     const errors: Record<string, string> = {};
-    for (const [name, field] of Object.entries(model.fields)) {
+    for (const [name, field] of plan.checked) {
       const value = values[name];
       if (creating && value === undefined && isRequiredOnCreate(field)) errors[name] = 'required';
       if (value === null && !field.nullable) errors[name] = 'required';

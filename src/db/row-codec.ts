@@ -17,7 +17,8 @@ export function toDbValue(engine: Engine, field: FieldDef, value: FieldValue | u
 
 export function toDbValues(engine: Engine, model: Model, values: Record<string, FieldValue | undefined>): Record<string, unknown> {
   const row: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(values)) {
+  for (const name in values) {
+    const value = values[name];
     if (value !== undefined) row[name] = toDbValue(engine, model.fields[name]!, value);
   }
   return row;

@@ -1,6 +1,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { DbExecutor, Engine } from '../../db/database.ts';
 import { compileStatement, type Statement } from '../../db/statement-batch.ts';
+import { shapedStatement } from '../../db/statement-shapes.ts';
 import type { Decimal } from 'decimal.js';
 import { dec } from '../../models/round.ts';
 
@@ -33,27 +34,45 @@ function add(deltas: Deltas, id: number, debe: number, haber: number, sign: 1 | 
 
 const rounded = (expression: RawBuilder<unknown>) => sql`ROUND(CAST(${expression} AS DECIMAL(24, 8)), 6)`;
 
-/** One UPDATE adding each row's own difference (`CASE id WHEN ...`), rows in id order; undefined when nothing moves. */
-function deltasStatement(db: DbExecutor, table: 'subcuentas' | 'cuentas', key: 'idsubcuenta' | 'idcuenta', deltas: Deltas) {
-  const moves = deltaSets(key, deltas);
-  return moves && db.updateTable(table).set(moves.set).where(key, 'in', moves.ids);
+/** The rows that move (ids in order) with their differences as decimal text; undefined when none does. */
+interface Moves {
+  ids: number[];
+  debe: string[];
+  haber: string[];
 }
 
-/** The rows that move (ids in order) and the assignments that move them, or undefined when none does. */
-function deltaSets(key: 'idsubcuenta' | 'idcuenta', deltas: Deltas) {
+function movesOf(deltas: Deltas): Moves | undefined {
   const ids = [...deltas.keys()].filter((id) => !deltas.get(id)!.debe.isZero() || !deltas.get(id)!.haber.isZero()).sort((a, b) => a - b);
   if (!ids.length) return undefined;
-  const caseOf = (side: 'debe' | 'haber') =>
-    sql`CASE ${sql.ref(key)} ${sql.join(ids.map((id) => sql`WHEN ${id} THEN CAST(${deltas.get(id)![side].toString()} AS DECIMAL(24, 8))`), sql` `)} ELSE 0 END`;
+  return { ids, debe: ids.map((id) => deltas.get(id)!.debe.toString()), haber: ids.map((id) => deltas.get(id)!.haber.toString()) };
+}
+
+/** A shaped statement's values for `moves`: the ids, then the `debe` differences, then the `haber` ones (see `assignments`). */
+const valuesOf = (moves: Moves) => [...moves.ids, ...moves.debe, ...moves.haber];
+
+/**
+ * The assignments adding each of `n` rows its own difference (`CASE id WHEN ...`), whose values a
+ * shaped statement holds from `at`: the ids, then the `debe` differences, then the `haber` ones.
+ */
+function assignments(key: 'idsubcuenta' | 'idcuenta', n: number, value: (index: number) => unknown, at = 0) {
+  const caseOf = (side: 0 | 1) =>
+    sql`CASE ${sql.ref(key)} ${sql.join(Array.from({ length: n }, (_, i) => sql`WHEN ${value(at + i)} THEN CAST(${value(at + (1 + side) * n + i)} AS DECIMAL(24, 8))`), sql` `)} ELSE 0 END`;
   // `saldo` first: MariaDB evaluates assignments left to right, each seeing the ones before it.
   return {
-    ids,
-    set: {
-      saldo: rounded(sql`(debe + ${caseOf('debe')}) - (haber + ${caseOf('haber')})`),
-      debe: rounded(sql`debe + ${caseOf('debe')}`),
-      haber: rounded(sql`haber + ${caseOf('haber')}`),
-    },
+    saldo: rounded(sql`(debe + ${caseOf(0)}) - (haber + ${caseOf(1)})`),
+    debe: rounded(sql`debe + ${caseOf(0)}`),
+    haber: rounded(sql`haber + ${caseOf(1)}`),
   };
+}
+
+const idsAt = (n: number, value: (index: number) => unknown, at = 0) => Array.from({ length: n }, (_, i) => value(at + i));
+
+/** One UPDATE adding each row's own difference, rows in id order; undefined when nothing moves. */
+function deltasStatement(db: DbExecutor, table: 'subcuentas' | 'cuentas', key: 'idsubcuenta' | 'idcuenta', deltas: Deltas) {
+  const moves = movesOf(deltas);
+  if (!moves) return undefined;
+  const n = moves.ids.length;
+  return shapedStatement(db, `balances:${table}:${n}`, valuesOf(moves), (value) => db.updateTable(table).set(assignments(key, n, value)).where(key, 'in', idsAt(n, value)));
 }
 
 /** Each sub-account's account and every account above it, by sub-account id (the tree of `parent_idcuenta`). */
@@ -93,14 +112,17 @@ function subaccountDeltas(added: readonly LineAmounts[], removed: readonly LineA
 export function balanceStatements(db: DbExecutor, tree: AccountTree, added: readonly LineAmounts[], removed: readonly LineAmounts[] = [], engine?: Engine): Statement<unknown>[] {
   const subDeltas = subaccountDeltas(added, removed);
   const accountDeltas = accountDeltasOf(tree, subDeltas);
-  const [sub, accounts] = [deltaSets('idsubcuenta', subDeltas), deltaSets('idcuenta', accountDeltas)];
+  const [sub, accounts] = [movesOf(subDeltas), movesOf(accountDeltas)];
   if (!sub || !accounts || engine === undefined || engine === 'sqlite') {
     return [deltasStatement(db, 'subcuentas', 'idsubcuenta', subDeltas), deltasStatement(db, 'cuentas', 'idcuenta', accountDeltas)].filter((statement) => statement !== undefined);
   }
+  const [n, m] = [sub.ids.length, accounts.ids.length];
   if (engine === 'postgres') {
-    return [db.with('moved', (cte) => cte.updateTable('subcuentas').set(sub.set).where('idsubcuenta', 'in', sub.ids)).updateTable('cuentas').set(accounts.set).where('idcuenta', 'in', accounts.ids)];
+    return [shapedStatement(db, `balances:both:${n}:${m}`, [...valuesOf(sub), ...valuesOf(accounts)], (value) => db
+      .with('moved', (cte) => cte.updateTable('subcuentas').set(assignments('idsubcuenta', n, value)).where('idsubcuenta', 'in', idsAt(n, value)))
+      .updateTable('cuentas').set(assignments('idcuenta', m, value, 3 * n)).where('idcuenta', 'in', idsAt(m, value, 3 * n)))];
   }
-  return [bothTables(subDeltas, accountDeltas)];
+  return [bothTables(db, subDeltas, accountDeltas)];
 }
 
 /** The difference of each account: its sub-accounts' below it, summed. */
@@ -113,15 +135,26 @@ function accountDeltasOf(tree: AccountTree, subDeltas: Deltas): Deltas {
 }
 
 /** MariaDB: both tables' moves in one multi-table update, each column by its own difference (no column reads another). */
-function bothTables(subDeltas: Deltas, accountDeltas: Deltas) {
-  const moved = (alias: string, key: string, deltas: Deltas, side: 'debe' | 'haber' | 'saldo') => {
+function bothTables(db: DbExecutor, subDeltas: Deltas, accountDeltas: Deltas) {
+  // Every row of each map moves (the sub-accounts' rows and their accounts', zero differences too).
+  const all = (deltas: Deltas) => {
     const ids = [...deltas.keys()].sort((a, b) => a - b);
-    const amount = (id: number) => side === 'saldo' ? deltas.get(id)!.debe.minus(deltas.get(id)!.haber) : deltas.get(id)![side];
-    return sql`${sql.ref(`${alias}.${side}`)} = ${rounded(sql`${sql.ref(`${alias}.${side}`)} + CASE ${sql.ref(`${alias}.${key}`)} ${sql.join(ids.map((id) => sql`WHEN ${id} THEN CAST(${amount(id).toString()} AS DECIMAL(24, 8))`), sql` `)} ELSE 0 END`)}`;
+    const side = (pick: (delta: { debe: Decimal; haber: Decimal }) => Decimal) => ids.map((id) => pick(deltas.get(id)!).toString());
+    return { ids, sides: [side((d) => d.debe), side((d) => d.haber), side((d) => d.debe.minus(d.haber))] };
   };
-  const sets = (['debe', 'haber', 'saldo'] as const).flatMap((side) => [moved('s', 'idsubcuenta', subDeltas, side), moved('c', 'idcuenta', accountDeltas, side)]);
-  return sql`UPDATE subcuentas s, cuentas c SET ${sql.join(sets)}
-    WHERE s.idsubcuenta IN (${sql.join([...subDeltas.keys()])}) AND c.idcuenta IN (${sql.join([...accountDeltas.keys()])})`;
+  const [sub, accounts] = [all(subDeltas), all(accountDeltas)];
+  const [n, m] = [sub.ids.length, accounts.ids.length];
+  // Values: the sub-accounts' ids, their debe, haber and saldo differences; then the accounts' the same way.
+  const values = [...sub.ids, ...sub.sides.flat(), ...accounts.ids, ...accounts.sides.flat()];
+  return shapedStatement(db, `balances:mysql:${n}:${m}`, values, (value) => {
+    const moved = (alias: string, key: string, count: number, at: number, side: 'debe' | 'haber' | 'saldo') => {
+      const offset = at + (1 + ['debe', 'haber', 'saldo'].indexOf(side)) * count;
+      return sql`${sql.ref(`${alias}.${side}`)} = ${rounded(sql`${sql.ref(`${alias}.${side}`)} + CASE ${sql.ref(`${alias}.${key}`)} ${sql.join(Array.from({ length: count }, (_, i) => sql`WHEN ${value(at + i)} THEN CAST(${value(offset + i)} AS DECIMAL(24, 8))`), sql` `)} ELSE 0 END`)}`;
+    };
+    const sets = (['debe', 'haber', 'saldo'] as const).flatMap((side) => [moved('s', 'idsubcuenta', n, 0, side), moved('c', 'idcuenta', m, 4 * n, side)]);
+    return sql`UPDATE subcuentas s, cuentas c SET ${sql.join(sets)}
+    WHERE s.idsubcuenta IN (${sql.join(idsAt(n, value))}) AND c.idcuenta IN (${sql.join(idsAt(m, value, 4 * n))})`;
+  });
 }
 
 /**

@@ -1,6 +1,7 @@
 import { sql, type QueryResult, type RawBuilder } from 'kysely';
 import type { DbExecutor, Engine } from '../../db/database.ts';
 import type { Statement } from '../../db/statement-batch.ts';
+import { shapedStatement } from '../../db/statement-shapes.ts';
 import type { SqlDialect } from '../../db/dialect.ts';
 import { balanceStatements, type AccountTree } from './balances.ts';
 import { companyOfYear, lockedSettlementRead } from './ledger.ts';
@@ -17,17 +18,20 @@ import type { NewEntry, NewEntryLine } from './new-entry.ts';
  * A refused entry (closed year, locked settlement) is removed by its writer (`removeEntryHeader`).
  */
 export function numberedEntryStatement(db: DbExecutor, dialect: SqlDialect, entry: NewEntry, guarded = false): Statement<Record<string, unknown>> {
-  const values: Array<[string, unknown]> = [
-    ['codejercicio', entry.codejercicio], ['idempresa', entry.idempresa], ['fecha', entry.fecha], ['concepto', entry.concepto], ['documento', entry.documento],
-    ['importe', entry.importe], ['canal', entry.canal], ['iddiario', entry.iddiario], ['editable', dialect.boolean(true)],
-  ];
-  const next = db.selectFrom('asientos').select(sql<number>`COALESCE(MAX(numero), 0) + 1`.as('numero')).where('codejercicio', '=', entry.codejercicio).as('n');
-  let select = db.selectFrom(next).select([...values.map(([name, value]) => sql`${value}`.as(name)), 'n.numero']);
-  // Guarded: inserted only while the year takes it (`entryRefusalRead` is null); else nothing is.
-  if (guarded) select = select.where(sql<boolean>`${entryRefusalRead(dialect, entry.codejercicio, entry.fecha)} IS NULL`);
-  const insert = db.insertInto('asientos').columns([...values.map(([name]) => name), 'numero']).expression(select);
-  return dialect.engine === 'mysql' ? insert : insert.returning('idasiento');
+  const values = [entry.codejercicio, entry.idempresa, entry.fecha, entry.concepto, entry.documento, entry.importe, entry.canal, entry.iddiario, dialect.boolean(true)];
+  return shapedStatement(db, `entry:numbered:${guarded}`, values, (value) => {
+    const [codejercicio, fecha] = [value(0), value(2)] as [string, string];
+    const next = db.selectFrom('asientos').select(sql<number>`COALESCE(MAX(numero), 0) + 1`.as('numero')).where('codejercicio', '=', codejercicio).as('n');
+    let select = db.selectFrom(next).select([...ENTRY_COLUMNS.map((name, index) => sql`${value(index)}`.as(name)), 'n.numero']);
+    // Guarded: inserted only while the year takes it (`entryRefusalRead` is null); else nothing is.
+    if (guarded) select = select.where(sql<boolean>`${entryRefusalRead(dialect, codejercicio, fecha)} IS NULL`);
+    const insert = db.insertInto('asientos').columns([...ENTRY_COLUMNS, 'numero']).expression(select);
+    return dialect.engine === 'mysql' ? insert : insert.returning('idasiento');
+  });
 }
+
+/** The columns of a numbered entry's header, in the order of its values. */
+const ENTRY_COLUMNS = ['codejercicio', 'idempresa', 'fecha', 'concepto', 'documento', 'importe', 'canal', 'iddiario', 'editable'] as const;
 
 /** The id of the entry `numberedEntryStatement` inserted; undefined when a guarded one inserted nothing. */
 export function numberedEntryId(engine: Engine, result: QueryResult<Record<string, unknown>>): number | undefined {
@@ -57,17 +61,49 @@ export async function entryRefusalOf(db: DbExecutor, dialect: SqlDialect, codeje
  * The entry `numberedEntryStatement` inserted, as SQL, for statements sent with it: under the
  * year's counter lock the year's newest (its highest number; an index lookup).
  */
-export function newestEntryReference(codejercicio: string): RawBuilder<number> {
+export function newestEntryReference(codejercicio: unknown): RawBuilder<number> {
   return sql<number>`(SELECT a.idasiento FROM asientos a WHERE a.codejercicio = ${codejercicio} ORDER BY a.numero DESC LIMIT 1)`;
 }
 
+/** The entry its lines name: by id, or as the newest of year `newestOf` in SQL (`newestEntryReference`). */
+export type EntryOfLines = number | { newestOf: string };
+
 /** The lines of entry `idasiento` (one statement) and the balances they move (two), given the tree above their sub-accounts. */
-export function entryLinesStatements(db: DbExecutor, dialect: SqlDialect, idasiento: number | RawBuilder<number>, lines: readonly NewEntryLine[], tree: AccountTree): Statement<unknown>[] {
-  const rows = lines.map((line, orden) => ({
-    idasiento, orden, punteada: dialect.boolean(false), saldo: 0, tasaconv: 1, baseimponible: 0, iva: 0, recargo: 0, ...line,
-  }));
-  return [db.insertInto('partidas').values(rows), ...balanceStatements(db, tree, lines, [], dialect.engine)];
+export function entryLinesStatements(db: DbExecutor, dialect: SqlDialect, idasiento: EntryOfLines, lines: readonly NewEntryLine[], tree: AccountTree): Statement<unknown>[] {
+  return [entryLinesInsert(db, dialect, idasiento, lines), ...balanceStatements(db, tree, lines, [], dialect.engine)];
 }
+
+/**
+ * One INSERT of an entry's lines, as a shape: which of the optional columns each line holds (the
+ * columns a line leaves out take their defaults, as Kysely writes them) and how the entry is named.
+ */
+function entryLinesInsert(db: DbExecutor, dialect: SqlDialect, idasiento: EntryOfLines, lines: readonly NewEntryLine[]): Statement<unknown> {
+  const newest = typeof idasiento === 'object';
+  const values: unknown[] = [newest ? idasiento.newestOf : idasiento, dialect.boolean(false)];
+  const layouts = lines.map((line) => {
+    // A column a line leaves undefined is left out of its row, as Kysely leaves it.
+    const columns = Object.keys(line).filter((column) => !LINE_FIXED.has(column) && line[column as keyof NewEntryLine] !== undefined);
+    for (const column of LINE_FIXED_ORDER) values.push(line[column as keyof NewEntryLine] ?? LINE_DEFAULTS[column] ?? null);
+    for (const column of columns) values.push(line[column as keyof NewEntryLine]);
+    return columns;
+  });
+  return shapedStatement(db, `entry:lines:${newest}:${layouts.map((columns) => columns.join(',')).join('|')}`, values, (value) => {
+    const entry = newest ? newestEntryReference(value(0)) : value(0);
+    let at = 2;
+    const rows = layouts.map((columns, orden) => {
+      const row: Record<string, unknown> = { idasiento: entry, orden, punteada: value(1) };
+      for (const column of LINE_FIXED_ORDER) row[column] = value(at++);
+      for (const column of columns) row[column] = value(at++);
+      return row;
+    });
+    return db.insertInto('partidas').values(rows);
+  });
+}
+
+/** What every line holds, and what it is when a line does not say (the amounts of a plain line). */
+const LINE_DEFAULTS: Record<string, unknown> = { saldo: 0, tasaconv: 1, baseimponible: 0, iva: 0, recargo: 0 };
+const LINE_FIXED_ORDER = ['saldo', 'tasaconv', 'baseimponible', 'iva', 'recargo', 'concepto', 'documento', 'idsubcuenta', 'codsubcuenta', 'debe', 'haber'];
+const LINE_FIXED = new Set(LINE_FIXED_ORDER);
 
 /** Removes an entry header written by `numberedEntryStatement` that its year then refused (it has no lines yet). */
 export async function removeEntryHeader(db: DbExecutor, idasiento: number): Promise<void> {

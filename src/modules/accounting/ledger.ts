@@ -52,7 +52,8 @@ export async function subaccountById(db: DbExecutor, idsubcuenta: number): Promi
  * settlement never locks another company's books.
  */
 export function lockedSettlementRead(dialect: SqlDialect, fecha: string | RawBuilder<unknown>, idempresa: number | null | RawBuilder<unknown>): RawBuilder<number> {
-  return sql<number>`CASE WHEN EXISTS (SELECT 1 FROM regularizacionimpuestos WHERE bloquear = ${dialect.boolean(true)} AND fechainicio <= ${fecha} AND fechafin >= ${fecha} AND (idempresa IS NULL OR idempresa = ${idempresa})) THEN 1 ELSE 0 END`;
+  // The flag as text, not bound: a constant of the statement (statement-shapes.ts keeps only bound values that may differ).
+  return sql<number>`CASE WHEN EXISTS (SELECT 1 FROM regularizacionimpuestos WHERE bloquear = ${sql.lit(dialect.boolean(true))} AND fechainicio <= ${fecha} AND fechafin >= ${fecha} AND (idempresa IS NULL OR idempresa = ${idempresa})) THEN 1 ELSE 0 END`;
 }
 
 /** The company of year `codejercicio`, as SQL: what an entry's settlement lock is read for. */

@@ -26,6 +26,9 @@ export const varianteModel = defineModel({
     referencia: f.string(30, { notNull: true, unique: true }),
     stockfis: f.double({ default: 0 }),
   },
+  // A document's lines name a variant by reference or by barcode (line-products.ts): without it,
+  // reading a document's products scanned every variant.
+  indexes: [['codbarras']],
   hooks: {
     beforeSave({ values, existing }) {
       // The reference: empty amounts are 0; a positive margin sets the price from the cost.

@@ -1,3 +1,4 @@
+import { shapedStatement } from '../../db/statement-shapes.ts';
 import type { DbExecutor } from '../../db/database.ts';
 import { dbBoolean } from '../../db/row-codec.ts';
 import { dec, roundNumber } from '../../models/round.ts';
@@ -27,11 +28,14 @@ export interface LineProduct {
 export async function productsForLines(db: DbExecutor, codes: string[]): Promise<Map<string, LineProduct>> {
   const found = new Map<string, LineProduct>();
   if (!codes.length) return found;
-  const rows = await db.selectFrom('variantes as v').innerJoin('productos as p', 'p.idproducto', 'v.idproducto')
-    .select(['v.referencia', 'v.codbarras', 'v.coste', 'v.precio', 'p.idproducto', 'p.descripcion', 'p.excepcioniva', 'p.codimpuesto', 'p.tipo',
-      'p.nostock', 'p.ventasinstock', 'p.codfamilia', 'p.codsubcuentaven', 'p.codsubcuentacom'])
-    .where((eb) => eb.or([eb('v.referencia', 'in', codes), eb('v.codbarras', 'in', codes)]))
-    .execute();
+  const n = codes.length;
+  const { rows } = await db.executeQuery<Record<string, unknown>>(shapedStatement(db, `line-products:${n}`, codes, (value) => {
+    const list = Array.from({ length: n }, (_, i) => value(i));
+    return db.selectFrom('variantes as v').innerJoin('productos as p', 'p.idproducto', 'v.idproducto')
+      .select(['v.referencia', 'v.codbarras', 'v.coste', 'v.precio', 'p.idproducto', 'p.descripcion', 'p.excepcioniva', 'p.codimpuesto', 'p.tipo',
+        'p.nostock', 'p.ventasinstock', 'p.codfamilia', 'p.codsubcuentaven', 'p.codsubcuentacom'])
+      .where((eb) => eb.or([eb('v.referencia', 'in', list), eb('v.codbarras', 'in', list)]));
+  }));
   for (const row of rows) {
     const product: LineProduct = {
       idproducto: Number(row.idproducto),

@@ -1,6 +1,8 @@
-import { sql, type Compilable, type RawBuilder } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import type { DbExecutor } from '../../db/database.ts';
 import type { SqlDialect } from '../../db/dialect.ts';
+import type { Statement } from '../../db/statement-batch.ts';
+import { shapedStatement } from '../../db/statement-shapes.ts';
 import { dbBoolean } from '../../db/row-codec.ts';
 import { AppError } from '../../errors.ts';
 import { roundNumber } from '../../models/round.ts';
@@ -106,7 +108,7 @@ export interface StockProduct {
 
 /** Statements that apply stock changes known in advance, and the check to read after them. */
 export interface StockStatements {
-  statements: Compilable<unknown>[];
+  statements: Statement<unknown>[];
   /**
    * The first reference (of those that may not go below zero and that a line sold) left below zero,
    * as an SQL expression to read after the statements, or undefined when nothing needs checking.
@@ -125,7 +127,7 @@ export interface StockStatements {
  */
 export function stockStatements(db: DbExecutor, dialect: SqlDialect, changes: readonly StockChange[], products: ReadonlyMap<string, StockProduct>): StockStatements {
   const moved = changes.filter((c) => products.has(c.referencia) && !products.get(c.referencia)!.nostock);
-  const statements: Compilable<unknown>[] = [];
+  const statements: Statement<unknown>[] = [];
   for (const codalmacen of new Set(moved.map((c) => c.codalmacen))) {
     statements.push(upsertStock(db, dialect, moved.filter((c) => c.codalmacen === codalmacen), products));
   }
@@ -139,13 +141,21 @@ export function stockStatements(db: DbExecutor, dialect: SqlDialect, changes: re
   return { statements, ...(short ? { short } : {}), lineOf: (referencia) => lines.get(referencia) ?? referencia };
 }
 
+/** The columns of an upserted stock row, in the order of its values. */
+const STOCK_COLUMNS = ['codalmacen', 'referencia', 'idproducto', 'cantidad', 'reservada', 'pterecibir', 'disponible'] as const;
+
 /** One warehouse's changes as one upsert: a missing row is inserted holding the change, an existing one adds it. */
-function upsertStock(db: DbExecutor, dialect: SqlDialect, changes: readonly StockChange[], products: ReadonlyMap<string, StockProduct>): Compilable<unknown> {
+function upsertStock(db: DbExecutor, dialect: SqlDialect, changes: readonly StockChange[], products: ReadonlyMap<string, StockProduct>): Statement<unknown> {
   const r3 = (value: number) => roundNumber(value, 3);
-  const rows = changes.map((c) => ({
-    codalmacen: c.codalmacen, referencia: c.referencia, idproducto: products.get(c.referencia)!.idproducto,
-    cantidad: r3(c.cantidad), reservada: r3(c.reservada), pterecibir: r3(c.pterecibir), disponible: Math.max(0, r3(r3(c.cantidad) - r3(c.reservada))),
-  }));
+  const values = changes.flatMap((c) => [
+    c.codalmacen, c.referencia, products.get(c.referencia)!.idproducto,
+    r3(c.cantidad), r3(c.reservada), r3(c.pterecibir), Math.max(0, r3(r3(c.cantidad) - r3(c.reservada))),
+  ]);
+  return shapedStatement(db, `stock:upsert:${changes.length}`, values, (value) => upsertBuilder(db, dialect, changes.length, value));
+}
+
+function upsertBuilder(db: DbExecutor, dialect: SqlDialect, n: number, value: (index: number) => unknown) {
+  const rows = Array.from({ length: n }, (_, row) => Object.fromEntries(STOCK_COLUMNS.map((column, i) => [column, value(row * STOCK_COLUMNS.length + i)])));
   const insert = db.insertInto('stocks').values(rows);
   if (dialect.engine === 'mysql') {
     const added = (column: string) => round3(sql`${sql.ref(column)} + VALUES(${sql.ref(column)})`);
@@ -199,18 +209,19 @@ async function applyChanges(db: DbExecutor, dialect: SqlDialect, codalmacen: str
 /** Variant and product `stockfis`: the sum of their stock rows over every warehouse. */
 async function settleTotals(db: DbExecutor, references: string[], productIds: number[]): Promise<void> {
   if (!references.length) return;
-  for (const statement of totalsStatements(db, references, productIds)) await statement.execute();
+  for (const statement of totalsStatements(db, references, productIds)) await db.executeQuery(statement);
 }
 
 /** The statements of `settleTotals`: variants by reference, then products by id (the lock order). */
 function totalsStatements(db: DbExecutor, references: string[], productIds: number[]) {
+  const list = (n: number, value: (index: number) => unknown) => Array.from({ length: n }, (_, i) => value(i));
   return [
-    db.updateTable('variantes')
+    shapedStatement(db, `stock:variants:${references.length}`, references, (value) => db.updateTable('variantes')
       .set({ stockfis: sql`(SELECT ${round3(sql`COALESCE(SUM(s.cantidad), 0)`)} FROM stocks s WHERE s.referencia = variantes.referencia)` })
-      .where('referencia', 'in', references),
-    db.updateTable('productos')
+      .where('referencia', 'in', list(references.length, value))),
+    shapedStatement(db, `stock:products:${productIds.length}`, productIds, (value) => db.updateTable('productos')
       .set({ stockfis: sql`(SELECT ${round3(sql`COALESCE(SUM(s.cantidad), 0)`)} FROM stocks s WHERE s.idproducto = productos.idproducto)` })
-      .where('idproducto', 'in', productIds),
+      .where('idproducto', 'in', list(productIds.length, value))),
   ];
 }
 

@@ -1,3 +1,4 @@
+import { shapedStatement } from '../../db/statement-shapes.ts';
 import type { DbExecutor } from '../../db/database.ts';
 
 type Row = Record<string, unknown>;
@@ -27,9 +28,10 @@ export const ADDRESS_FIELDS = ['codpais', 'provincia', 'ciudad', 'direccion', 'c
  * it names no contact, or one that is gone).
  */
 export async function subjectWithAddress(db: DbExecutor, table: string, key: string, code: string, contactColumn: string): Promise<{ subject: Row; address?: Row } | undefined> {
-  const row = await db.selectFrom(`${table} as s`).leftJoin('contactos as c', 'c.idcontacto', `s.${contactColumn}`)
+  const [row] = (await db.executeQuery<Row>(shapedStatement(db, `subject-with-address:${table}:${key}:${contactColumn}`, [code], (value) => db
+    .selectFrom(`${table} as s`).leftJoin('contactos as c', 'c.idcontacto', `s.${contactColumn}`)
     .selectAll('s').select([...ADDRESS_FIELDS.map((field) => `c.${field} as address_${field}`), 'c.idcontacto as address_id'])
-    .where(`s.${key}`, '=', code).executeTakeFirst() as Row | undefined;
+    .where(`s.${key}`, '=', value(0))))).rows;
   if (!row) return undefined;
   const subject: Row = {};
   const address: Row = {};

@@ -1,3 +1,4 @@
+import { shapedStatement } from '../../db/statement-shapes.ts';
 import { sql, type Expression, type RawBuilder } from 'kysely';
 import type { DbExecutor } from '../../db/database.ts';
 import type { SqlDialect } from '../../db/dialect.ts';
@@ -54,9 +55,10 @@ export async function storedAndCountedRisks(db: DbExecutor, after: string, limit
  * that sends statements together: the customer's row lock is taken by it.
  */
 export function addToRiskStatement(db: DbExecutor, codcliente: string, delta: number, decimals: number) {
-  return db.updateTable('clientes')
-    .set({ riesgoalcanzado: sql`ROUND(CAST(COALESCE(riesgoalcanzado, 0) + ${delta} AS DECIMAL(20, 6)), ${sql.raw(String(Math.trunc(decimals)))})` })
-    .where('codcliente', '=', codcliente);
+  const places = Math.trunc(decimals);
+  return shapedStatement(db, `risk:add:${places}`, [delta, codcliente], (value) => db.updateTable('clientes')
+    .set({ riesgoalcanzado: sql`ROUND(CAST(COALESCE(riesgoalcanzado, 0) + ${value(0)} AS DECIMAL(20, 6)), ${sql.raw(String(places))})` })
+    .where('codcliente', '=', value(1)));
 }
 
 /** The customer's reached risk as stored, as an expression to read in a batch's last read. */

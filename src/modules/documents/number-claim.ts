@@ -1,3 +1,4 @@
+import { shapedStatement } from '../../db/statement-shapes.ts';
 import { sql, type RawBuilder } from 'kysely';
 import type { DbExecutor } from '../../db/database.ts';
 import type { SqlDialect } from '../../db/dialect.ts';
@@ -46,18 +47,22 @@ export const claimedInSession = {
  * answers reads the claim after the flush: undefined when there is no such sequence (nothing done).
  */
 export function queueClaim(batch: StatementBatch, db: DbExecutor, dialect: SqlDialect, type: DocumentType, input: NumberingInput): () => Promise<ClaimedNumber | undefined> {
-  const bump = db.updateTable('secuencias_documentos').set({ numero: sql`numero + 1` }).where('tipodoc', '=', type.name)
-    .where('codserie', '=', input.codserie).where('idempresa', '=', input.idempresa).where('codejercicio', '=', input.codejercicio);
+  // The sequence's key, in the order of its values (statement-shapes.ts).
+  const key = [type.name, input.codserie, input.idempresa, input.codejercicio];
+  const bump = (value: (index: number) => unknown) => db.updateTable('secuencias_documentos').set({ numero: sql`numero + 1` }).where('tipodoc', '=', value(0))
+    .where('codserie', '=', value(1)).where('idempresa', '=', value(2)).where('codejercicio', '=', value(3));
   let rows: Promise<Record<string, unknown>[]>;
   if (dialect.engine === 'mysql') {
-    const updated = batch.add(bump);
+    const updated = batch.add(shapedStatement(db, 'claim:bump', key, bump));
     const read = batch.add(db.selectFrom('secuencias_documentos').selectAll().select(sql`@invoicing_claimed := numero - 1`.as('claimed')).where('tipodoc', '=', type.name).where('codserie', '=', input.codserie)
       .where('idempresa', '=', input.idempresa).where('codejercicio', '=', input.codejercicio));
     rows = Promise.all([updated, read]).then(([update, select]) => (Number(update.numAffectedRows) === select.rows.length ? select.rows : []));
   } else {
-    const claimed = bump.returningAll();
-    const marked = dialect.engine === 'postgres' ? claimed.returning(sql`set_config('invoicing.claimed', CAST(numero - 1 AS TEXT), true)`.as('claimed')) : claimed;
-    rows = batch.add(marked).then((result) => result.rows);
+    const postgres = dialect.engine === 'postgres';
+    rows = batch.add(shapedStatement(db, 'claim:bump-returning', key, (value) => {
+      const claimed = bump(value).returningAll();
+      return postgres ? claimed.returning(sql`set_config('invoicing.claimed', CAST(numero - 1 AS TEXT), true)`.as('claimed')) : claimed;
+    })).then((result) => result.rows as Record<string, unknown>[]);
   }
   // The flush throws a failure itself; this derived promise must not end the process unawaited.
   rows.catch(() => {});

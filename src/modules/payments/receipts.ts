@@ -1,3 +1,4 @@
+import { insertRows } from '../../db/insert-shapes.ts';
 import type { Decimal } from 'decimal.js';
 import { sql, type RawBuilder } from 'kysely';
 import type { BusinessDay } from '../../clock.ts';
@@ -228,7 +229,7 @@ export function newReceipt(dialect: SqlDialect, invoice: InvoiceForReceipts, imp
 
 /** The statement inserting a receipt built by `newReceipt`. */
 export function insertReceiptStatement(db: DbExecutor, side: InvoiceSide, values: Row) {
-  return db.insertInto(TABLES[side].receipt.table).values(values);
+  return insertRows(db, TABLES[side].receipt.table, [values]);
 }
 
 /**

@@ -1,7 +1,6 @@
 import type { AppContext } from '../../app-context.ts';
-import type { RawBuilder } from 'kysely';
 import {
-  heldChartLock, chartLockStatement, accountTree, entryLinesStatements, entryRefusalRead, newestEntryReference, numberedEntryId, numberedEntryStatement, removeEntryHeader, yearChart, type NewEntryLine,
+  heldChartLock, chartLockStatement, accountTree, entryLinesStatements, entryRefusalRead, newestEntryReference, numberedEntryId, numberedEntryStatement, removeEntryHeader, yearChart, type EntryOfLines, type NewEntryLine,
 } from '../accounting/index.ts';
 import { afterCommit } from '../../db/transaction.ts';
 import { AppError } from '../../errors.ts';
@@ -59,7 +58,7 @@ async function prepareInvoicePart(ctx: AppContext, p: PreparingDocument): Promis
 
   return () => {
     let notPosted = refusal;
-    let idasiento: number | RawBuilder<number> | undefined;
+    let idasiento: EntryOfLines | undefined;
     let entryLines: NewEntryLine[] = [];
     let tree: ReadonlyMap<number, readonly number[]> = chart.tree();
     let inserted: Promise<{ rows: Record<string, unknown>[]; insertId?: bigint }> | undefined;
@@ -77,8 +76,8 @@ async function prepareInvoicePart(ctx: AppContext, p: PreparingDocument): Promis
           // The usual case: the lines are known now, and name the new entry in SQL (under the year's
           // counter lock it is the year's newest), so they may go with the read.
           entryLines = invoiceEntryLinesOf({ type, invoice: doc.header, accounts: accounts!, subject: own, decimals, entry });
-          idasiento = newestEntryReference(chart.codejercicio);
-          doc.header.idasiento = idasiento;
+          idasiento = { newestOf: chart.codejercicio };
+          doc.header.idasiento = newestEntryReference(chart.codejercicio);
         } else {
           // A customer's first invoice in the year creates its sub-account after the locks: apart.
           doc.together = false;

@@ -1,3 +1,4 @@
+import { insertRows } from '../../db/insert-shapes.ts';
 import type { AppContext } from '../../app-context.ts';
 import type { DbExecutor } from '../../db/database.ts';
 import { inTransaction } from '../../db/transaction.ts';
@@ -50,7 +51,7 @@ export function keepTaxRows(ctx: AppContext): void {
     const rows = taxRows(type.side, header, groups, companyCountry(ref, header));
     return () => ({
       afterHeader(doc) {
-        doc.batch.add(doc.db.insertInto(invoiceTaxModel.table).values(stored(ctx, rows, doc.idReference, type)));
+        doc.batch.add(insertRows(doc.db, invoiceTaxModel.table, stored(ctx, rows, doc.idReference, type)));
       },
     });
   });
