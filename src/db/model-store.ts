@@ -46,6 +46,8 @@ export type DeleteGuard = (ctx: DeleteContext) => Promise<void>;
 interface FieldPlan {
   initial: Array<[string, FieldDef]>;
   checked: Array<[string, FieldDef]>;
+  /** The columns with a declared default (but the serial key): `insertStatement` writes them all. */
+  defaulted: string[];
 }
 
 const fieldPlans = new WeakMap<Model, FieldPlan>();
@@ -57,6 +59,7 @@ function fieldPlanOf(model: Model): FieldPlan {
     plan = {
       initial: fields.filter(([, field]) => field.initial),
       checked: fields.filter(([, field]) => isRequiredOnCreate(field) || !field.nullable || field.values),
+      defaulted: fields.filter(([, field]) => field.default !== undefined && field.type !== 'serial').map(([name]) => name),
     };
     fieldPlans.set(model, plan);
   }
@@ -357,10 +360,13 @@ export class ModelStore {
     const rows = records.map((values) => toDbValues(engine, model, values));
     // Every column with a declared default is written (its default when a record leaves it out),
     // so that the rows are the records as stored: their writer answers them without reading back.
-    const defaulted = Object.entries(model.fields).filter(([, field]) => field.default !== undefined && field.type !== 'serial').map(([name]) => name);
-    const columns = [...new Set([...rows.flatMap((row) => Object.keys(row)), ...defaulted])];
+    const columns = [...new Set([...rows.flatMap((row) => Object.keys(row)), ...fieldPlanOf(model).defaulted])];
     const fallback = (column: string) => toDbValue(engine, model.fields[column]!, model.fields[column]!.default ?? null);
-    const aligned = rows.map((row) => Object.fromEntries(columns.map((column) => [column, column in row ? row[column] : fallback(column)])));
+    const aligned = rows.map((row) => {
+      const out: Record<string, unknown> = {};
+      for (const column of columns) out[column] = column in row ? row[column] : fallback(column);
+      return out;
+    });
     const pk = model.primaryKey;
     const serial = model.fields[pk]!.type === 'serial' && !columns.includes(pk);
     // SQLite binds at most 32766 values per statement, PostgreSQL 65535: stay well below both.

@@ -4,10 +4,19 @@ import { Decimal } from 'decimal.js';
 export const Dec = Decimal.clone({ precision: 40, rounding: Decimal.ROUND_HALF_UP });
 export type Dec = Decimal;
 
-/** Any amount as a Decimal; a JS number is read through its shortest decimal spelling. */
+/** Zero, shared: Decimals are immutable (every operation answers a new one). */
+const ZERO = new Dec(0);
+
+/**
+ * Any amount as a Decimal; a JS number is read through its shortest decimal spelling (what the
+ * constructor does with a number, after its fast path for small integers), and zero is never
+ * negative. A Decimal of this precision is answered as it is (no copy).
+ */
 export function dec(value: Decimal.Value | null | undefined): Decimal {
-  if (value === null || value === undefined || value === '') return new Dec(0);
-  return new Dec(typeof value === 'number' ? String(value) : value);
+  if (value === null || value === undefined || value === '' || value === 0) return ZERO;
+  if (typeof value === 'number') return new Dec(value);
+  if (typeof value === 'object' && value.constructor === Dec) return value;
+  return new Dec(value);
 }
 
 /**
@@ -17,7 +26,7 @@ export function dec(value: Decimal.Value | null | undefined): Decimal {
  */
 export function round(value: Decimal.Value, decimals: number): Decimal {
   const exact = dec(value);
-  if (exact.isZero()) return new Dec(0);
+  if (exact.isZero()) return ZERO;
   return exact.toSignificantDigits(15, Decimal.ROUND_HALF_UP).toDecimalPlaces(decimals, Decimal.ROUND_HALF_UP);
 }
 
