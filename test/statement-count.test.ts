@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
 import { loadConfig } from '../src/config.ts';
+import { rejectedShapes } from '../src/db/statement-shapes.ts';
 import { observe, type Observed } from './helpers/observe-statements.ts';
 import { forEachEngine } from './helpers/test-app.ts';
 import { switchOn } from './helpers/verifactu.ts';
@@ -66,6 +67,9 @@ forEachEngine('statements per document', (t) => {
     assert.equal(more.statements.length, seen.statements.length);
     // What was answered is what was stored.
     assert.deepEqual((await t().call('GET', `/api/3/facturacliente/${answer.body.doc.idfactura}`)).body, answer.body.doc);
+    // Every shaped statement of the write binds its values to a kept text (statement-shapes.ts):
+    // none is left to Kysely's compile every time.
+    assert.deepEqual(rejectedShapes(t().app.ctx.database.kysely), []);
   });
 
   it('pays an invoice, posting the payment, in at most 12 statements', async () => {
@@ -78,6 +82,7 @@ forEachEngine('statements per document', (t) => {
     assert.equal(payments.length, 1);
     assert.equal(typeof payments[0].idasiento, 'number', 'the payment is posted');
     if (t().engine !== 'sqlite') assert.ok(tripsFrom(seen, /^update .clientes./) <= 3, 'a few round trips locked');
+    assert.deepEqual(rejectedShapes(t().app.ctx.database.kysely), []);
   });
 
   it('lists invoices with their page and count only, while no company has a VERI*FACTU switch', async () => {

@@ -32,6 +32,11 @@ export class BoundedMap<K, V> {
     if (this.#entries.size > this.#capacity) this.#entries.delete(this.#entries.keys().next().value as K);
   }
 
+  /** The entries, least recently used first (not a use). */
+  entries(): IterableIterator<[K, V]> {
+    return this.#entries.entries();
+  }
+
   get size(): number {
     return this.#entries.size;
   }

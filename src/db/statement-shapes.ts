@@ -54,3 +54,9 @@ export function shapedStatement(db: DbExecutor, key: string, values: readonly un
   shapes.set(key, same ? { sql: marked.sql, slots: kept, query: marked.query } : null);
   return compiled;
 }
+
+/** The shapes of `db`'s engine that are compiled by Kysely every time (their builder bound a value of its own, or its text depends on a value): what a test of the write path checks is empty. */
+export function rejectedShapes(db: DbExecutor): string[] {
+  const shapes = shapesByAdapter.get(db.getExecutor().adapter);
+  return shapes ? [...shapes.entries()].filter(([, shape]) => shape === null).map(([key]) => key) : [];
+}

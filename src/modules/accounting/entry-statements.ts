@@ -80,9 +80,10 @@ export function entryLinesStatements(db: DbExecutor, dialect: SqlDialect, idasie
 function entryLinesInsert(db: DbExecutor, dialect: SqlDialect, idasiento: EntryOfLines, lines: readonly NewEntryLine[]): Statement<unknown> {
   const newest = typeof idasiento === 'object';
   const values: unknown[] = [newest ? idasiento.newestOf : idasiento, dialect.boolean(false)];
-  const layouts = lines.map((line) => {
+  const layouts = lines.map((line, orden) => {
     // A column a line leaves undefined is left out of its row, as Kysely leaves it.
     const columns = Object.keys(line).filter((column) => !LINE_FIXED.has(column) && line[column as keyof NewEntryLine] !== undefined);
+    values.push(orden);
     for (const column of LINE_FIXED_ORDER) values.push(line[column as keyof NewEntryLine] ?? LINE_DEFAULTS[column] ?? null);
     for (const column of columns) values.push(line[column as keyof NewEntryLine]);
     return columns;
@@ -90,8 +91,8 @@ function entryLinesInsert(db: DbExecutor, dialect: SqlDialect, idasiento: EntryO
   return shapedStatement(db, `entry:lines:${newest}:${layouts.map((columns) => columns.join(',')).join('|')}`, values, (value) => {
     const entry = newest ? newestEntryReference(value(0)) : value(0);
     let at = 2;
-    const rows = layouts.map((columns, orden) => {
-      const row: Record<string, unknown> = { idasiento: entry, orden, punteada: value(1) };
+    const rows = layouts.map((columns) => {
+      const row: Record<string, unknown> = { idasiento: entry, orden: value(at++), punteada: value(1) };
       for (const column of LINE_FIXED_ORDER) row[column] = value(at++);
       for (const column of columns) row[column] = value(at++);
       return row;
