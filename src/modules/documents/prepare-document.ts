@@ -14,8 +14,6 @@ import type { Row } from './document-repository.ts';
 import type { DocumentType } from './document-types.ts';
 import { exerciseFor } from './fiscal-year.ts';
 import { receiptsPart } from './receipts-part.ts';
-import { storedBreakdown } from './stored-breakdown.ts';
-import type { Calculation } from './calculation/types.ts';
 import { calculate, productTypesOf, totalsOf } from './recalculate.ts';
 import { riskPart } from './risk-part.ts';
 import { stockPart } from './stock-part.ts';
@@ -133,7 +131,7 @@ async function amountsOf(ctx: AppContext, draft: Omit<DocumentDraft, 'exercise' 
   Object.assign(header, totalsOf(type, result, header.tasaconv), type.invoice ? { pagada: false, vencida: false } : {});
   const stored = lines.map((line, index) => ({ ...line, ...result.lines[index] }));
   for (const line of stored) delete (line as Row)[type.key];
-  return { header: await ctx.store.prepareNew(type.header, header, db), lines: stored, productTypes };
+  return { header: await ctx.store.prepareNew(type.header, header, db), lines: stored, productTypes, calculation: result };
 }
 
 /** A new document's header and lines before their amounts, with what was read for them. */
@@ -157,7 +155,7 @@ export interface DocumentDraft {
  */
 export async function prepareComputed(ctx: AppContext, draft: DocumentDraft): Promise<PreparedDocument> {
   const { type, ref, subject, products, exercise } = draft;
-  const { header: prepared, lines: stored, productTypes } = await amountsOf(ctx, draft);
+  const { header: prepared, lines: stored, productTypes, calculation } = await amountsOf(ctx, draft);
 
   const makers: PartMaker[] = [];
   const paid = draft.pagada || Boolean(type.invoice && prepared.codpago && ref.finance.paymentMethods.get(String(prepared.codpago))?.pagado);
@@ -173,8 +171,9 @@ export async function prepareComputed(ctx: AppContext, draft: DocumentDraft): Pr
   }
   const prices = supplierPricesPart(type, ref.settings);
   if (prices) makers.push(prices);
-  let breakdown: Promise<Calculation> | undefined;
-  const storedOnce = () => (breakdown ??= storedBreakdown(ctx.database.kysely, ref, type, prepared, stored, subject, productTypes));
-  makers.push(...(await ctx.hooks.run(documentPreparing, { ctx, ref, type, header: prepared, lines: stored, subject, products, productTypes, exercise, breakdown: storedOnce })));
+  // The stored breakdown of a document just calculated is that calculation: its lines store the
+  // taxes it applied (what `storedBreakdown` sums them by) and its header the totals it summed.
+  const breakdown = Promise.resolve(calculation);
+  makers.push(...(await ctx.hooks.run(documentPreparing, { ctx, ref, type, header: prepared, lines: stored, subject, products, productTypes, exercise, breakdown: () => breakdown })));
   return { type, ref, subject, header: prepared, lines: stored, exercise, makers };
 }
