@@ -87,21 +87,24 @@ class Failure {
 
 const notRun = (error: unknown) => new Failure(Object.assign(new Error('not run: an earlier statement of its batch failed'), { cause: error }));
 
+/** One after another on the transaction's connection, taken once for the batch (no plugin transforms a result here). */
 async function sequential(db: DbExecutor, queries: CompiledQuery[]): Promise<Array<QueryResult<Row> | Failure>> {
-  const results: Array<QueryResult<Row> | Failure> = [];
-  for (const query of queries) {
-    const failed = results.find((result) => result instanceof Failure);
-    if (failed) {
-      results.push(notRun(failed.error));
-      continue;
+  return db.getExecutor().provideConnection(async (connection) => {
+    const results: Array<QueryResult<Row> | Failure> = [];
+    let failed: Failure | undefined;
+    for (const query of queries) {
+      if (failed) {
+        results.push(notRun(failed.error));
+        continue;
+      }
+      try {
+        results.push(await connection.executeQuery<Row>(query));
+      } catch (error) {
+        results.push((failed = new Failure(error)));
+      }
     }
-    try {
-      results.push(await db.executeQuery<Row>(query));
-    } catch (error) {
-      results.push(new Failure(error));
-    }
-  }
-  return results;
+    return results;
+  });
 }
 
 /** Statements after the first of a pipelined batch: they travel in its round trip (guarded-dialect.ts counts them so). */

@@ -18,7 +18,10 @@ export const codeOf = (max: number): RegExp => new RegExp(`^[A-Z0-9_+.-]{1,${max
 /** The stored record overlaid with the values being written (updates are partial). */
 export function current(values: Values, existing: Record<string, unknown> | undefined): Record<string, unknown> {
   const merged: Record<string, unknown> = { ...existing };
-  for (const [name, value] of Object.entries(values)) if (value !== undefined) merged[name] = value;
+  for (const name in values) {
+    const value = values[name];
+    if (value !== undefined) merged[name] = value;
+  }
   return merged;
 }
 

@@ -29,7 +29,8 @@ type Deltas = Map<number, { debe: Decimal; haber: Decimal }>;
 
 function add(deltas: Deltas, id: number, debe: number, haber: number, sign: 1 | -1): void {
   const current = deltas.get(id) ?? { debe: dec(0), haber: dec(0) };
-  deltas.set(id, { debe: current.debe.plus(dec(debe).times(sign)), haber: current.haber.plus(dec(haber).times(sign)) });
+  const moved = (sum: Decimal, amount: number) => (amount === 0 ? sum : sign === 1 ? sum.plus(dec(amount)) : sum.minus(dec(amount)));
+  deltas.set(id, { debe: moved(current.debe, debe), haber: moved(current.haber, haber) });
 }
 
 const rounded = (expression: RawBuilder<unknown>) => sql`ROUND(CAST(${expression} AS DECIMAL(24, 8)), 6)`;
