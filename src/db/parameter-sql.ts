@@ -1,4 +1,5 @@
 import type { CompiledQuery } from 'kysely';
+import { BoundedMap } from './bounded-map.ts';
 import type { Engine } from './engine.ts';
 
 /** Quoted literals and identifiers (their quote doubled inside), comments, and placeholders. */
@@ -15,17 +16,43 @@ const isPlaceholder = (token: string) => token === '?' || token[0] === '$';
  * counted, and so are comments, so a `?` inside one is not taken for a parameter.
  */
 export function wrapParameters(query: CompiledQuery, engine: Engine, wrap: (placeholder: string, value: unknown) => string | undefined): CompiledQuery {
-  const wrapped = query.parameters.map((value, index) => wrap(engine === 'postgres' ? `$${index + 1}` : '?', value));
-  if (wrapped.every((text) => text === undefined)) return query;
-  let ordinal = 0;
   const postgres = engine === 'postgres';
-  const sql = query.sql.replace(postgres ? PG_TOKENS : TOKENS, (token: string, digits: unknown) => {
-    if (!isPlaceholder(token)) return token;
-    const index = postgres ? Number(digits) - 1 : ordinal++;
-    return wrapped[index] ?? token;
+  let wrapped: Array<string | undefined> | undefined;
+  query.parameters.forEach((value, index) => {
+    const text = wrap(postgres ? `$${index + 1}` : '?', value);
+    if (text !== undefined) (wrapped ??= [])[index] = text;
   });
+  if (!wrapped) return query;
+  // The placeholders' places in the text, found once per text (a document's statements repeat).
+  let spans = spansByText.get(query.sql);
+  if (!spans) spansByText.set(query.sql, (spans = placeholderSpans(query.sql, postgres)));
+  let sql = '';
+  let from = 0;
+  for (const [start, end, index] of spans) {
+    const text = wrapped[index];
+    if (text === undefined) continue;
+    sql += query.sql.slice(from, start) + text;
+    from = end;
+  }
+  sql += query.sql.slice(from);
   // The statement's node stays: what it writes is still told by it (write-tracker.ts).
   return { ...query, sql };
+}
+
+/** Each placeholder of a text: where it starts and ends, and the index of its parameter. */
+type Spans = Array<[start: number, end: number, index: number]>;
+
+const spansByText = new BoundedMap<string, Spans>(500);
+
+function placeholderSpans(text: string, postgres: boolean): Spans {
+  const spans: Spans = [];
+  let ordinal = 0;
+  for (const match of text.matchAll(postgres ? PG_TOKENS : TOKENS)) {
+    const token = match[0];
+    if (!isPlaceholder(token)) continue;
+    spans.push([match.index, match.index + token.length, postgres ? Number(match[1]) - 1 : ordinal++]);
+  }
+  return spans;
 }
 
 /**

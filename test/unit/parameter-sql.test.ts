@@ -44,3 +44,11 @@ it('writes SQLite placeholders as +? outside literals, identifiers and comments'
   ];
   for (const [sql, expected] of cases) assert.equal(opaquePlaceholders(sql), expected, sql);
 });
+
+it('wraps by each call\'s own values where a text comes back (its placeholders found once)', () => {
+  const text = "insert into t (a, b, c) values ($1, '$2', $2, $3)";
+  const first = wrapParameters(CompiledQuery.raw(text, ['x', 'y', 'z']), 'postgres', wrapMarked);
+  const second = wrapParameters(CompiledQuery.raw(text, ['y', 'x', 'x']), 'postgres', wrapMarked);
+  assert.equal(first.sql, "insert into t (a, b, c) values (f($1), '$2', $2, $3)");
+  assert.equal(second.sql, "insert into t (a, b, c) values ($1, '$2', f($2), f($3))");
+});
