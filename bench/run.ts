@@ -6,9 +6,8 @@
  * JavaScript over its weight (bench/console-weight.ts); then the in-process PDF bench
  * (bench/export-pdf.ts). Figures are the best of two rounds, as ratios to the stack's own ceiling
  * measured in the same run, in turn with the scenario where it has a target (SQLite), or to
- * SQLite's figure (the other engines), with the servers and
- * the load generator on separate CPUs where the machine has two, because these machines are shared
- * and noisy.
+ * SQLite's figure (the other engines), with the servers and the load generator on separate CPUs
+ * where the machine has two, because these machines are shared and noisy.
  *
  * `npm run bench -- --large [--customers N] [--invoices N]`: only the growth scenarios, on SQLite
  * and PostgreSQL, comparing the small database with books of a million customers and invoices
@@ -275,11 +274,10 @@ try {
       else server.child.kill('SIGTERM');
       ceilings.push({ name, withSqlite, figures });
     }
+    // For a SQLite scenario with a target, its figure is replaced by the one measured in turn with
+    // the scenario: the machine's speed drifts over the minutes between the ceilings' round and the
+    // scenario's, and the ratio with it (docs/performance.md, "How to measure").
     const ceiling = ceilings.find(({ withSqlite }) => withSqlite)!.figures;
-    // The ceiling's figure measured in turn with a SQLite scenario that has a target, by path: the
-    // machine's speed drifts over the minutes between the ceilings' round and the scenario's, and
-    // the ratio with it (docs/performance.md, "How to measure").
-    const ceilingInTurn = new Map<string, Figure>();
     // Every engine's figures, by scenario; its memory at rest (a second process started on the
     // database the first one made) and at its peak through the read and creation scenarios.
     const table = new Map<string, Map<string, Figure>>();
@@ -307,7 +305,7 @@ try {
           figure = current;
         } else if (engine === 'sqlite' && sqliteCeiling && scenario.target !== undefined && scenario.ceiling && !scenario.ceilingPath) {
           const [current, top] = await alternately(server, sqliteCeiling, scenario);
-          ceilingInTurn.set(scenario.path, top);
+          ceiling.set(scenario.path, top);
           figure = current;
         } else {
           figure = await best(server, scenario);
@@ -343,7 +341,7 @@ try {
     for (const scenario of selected(SCENARIOS)) {
       const figures = table.get(scenario.name)!;
       const sqlite = figures.get('sqlite');
-      const top = ceilingInTurn.get(scenario.path) ?? ceiling.get(scenario.ceilingPath ?? scenario.path);
+      const top = ceiling.get(scenario.ceilingPath ?? scenario.path);
       let sqliteCells = '- | - | - | - | -';
       const against = versus.get(scenario.name);
       if (sqlite && scenario.baselineTarget !== undefined) {
