@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { before, it } from 'node:test';
-import { forEachEngine, type TestApp } from './helpers/test-app.ts';
+import { observe } from './helpers/observe-statements.ts';
+import { forEachEngine, withOtherInstance, type TestApp } from './helpers/test-app.ts';
 
 /**
  * The VAT return (Modelo 303, docs/tax-forms.md) on every engine, from a quarter built through the
@@ -223,22 +224,56 @@ forEachEngine('VAT return (Modelo 303)', (t) => {
     assert.deepEqual(annual.body.liquidaciones, [{ periodo: '1T', resultado: -210, acompensar: 210 }]);
   });
 
-  it('writes the missing tax rows of older invoices once, however many returns ask at once', async () => {
-    // Accrued in 4T, dated in the next year: the return reads it by its VAT day, and so fills it.
+  it('writes the missing tax rows of older invoices once per company, however many returns ask at once, and then never looks again', async () => {
+    // Accrued in 4T, dated in the next year: the return reads it by its VAT day.
     await sale(t(), 'T1', '2027-01-05', [{ pvpunitario: 1000, codimpuesto: 'IVA21' }], { fechadevengo: '2026-12-20' });
     const before = (await t().call('GET', '/api/3/modelo303?codejercicio=2026&periodo=4T')).body.casillas;
     const db = t().app.ctx.database.kysely;
-    const rows = async () => (await db.selectFrom('facturas_impuestos').select('id').where('idfacturacli', 'is not', null).execute()).length;
+    const rows = async () => (await db.selectFrom('facturas_impuestos').select(['idfacturacli', 'codimpuesto', 'base', 'cuota']).where('idfacturacli', 'is not', null).orderBy('idfacturacli').orderBy('codimpuesto').execute())
+      .map((row) => `${row.idfacturacli} ${row.codimpuesto} ${Number(row.base)} ${Number(row.cuota)}`);
     const kept = await rows();
+    assert.ok(kept.length > 10);
+    // As an installation upgraded from before the module: sales without rows, the company not recorded as complete.
     await db.deleteFrom('facturas_impuestos').where('idfacturacli', 'is not', null).execute();
-    const answers = await Promise.all([1, 2, 3].map(() => t().call('GET', '/api/3/modelo303?codejercicio=2026&periodo=4T')));
-    for (const answer of answers) assert.equal(answer.status, 200, JSON.stringify(answer.body));
-    const after = (await t().call('GET', '/api/3/modelo303?codejercicio=2026&periodo=4T')).body.casillas;
-    assert.deepEqual([after['07'], after['09'], after['14'], after['59']], [before['07'], before['09'], before['14'], before['59']]);
-    // The 4T return filled the invoices of its VAT days; the year's return fills the rest, each once.
-    assert.ok(await rows() < kept);
-    assert.equal((await t().call('GET', '/api/3/modelo390?codejercicio=2026')).status, 200);
-    assert.equal(await rows(), kept, 'no invoice\'s rows written twice');
+    await db.deleteFrom('facturas_impuestos_completos').execute();
+    await withOtherInstance(t(), async (other) => {
+      const answers = await Promise.all([1, 2, 3].map(() => other.call('GET', '/api/3/modelo303?codejercicio=2026&periodo=4T')));
+      for (const answer of answers) assert.deepEqual(answer.body.casillas, before, JSON.stringify(answer.body));
+      // Every invoice of the company filled, each once, as its own write had written them.
+      assert.deepEqual(await rows(), kept, 'the whole company filled, no invoice\'s rows written twice');
+      assert.equal((await db.selectFrom('facturas_impuestos_completos').select('idempresa').execute()).length, 1, 'the company recorded as complete');
+      // From then on a return reads no invoice for rows it might lack: nor does another form, nor a new instance.
+      const looks = async (app: TestApp, url: string) => {
+        const seen = await observe(app, () => app.call('GET', url));
+        assert.equal(seen.value.status, 200, JSON.stringify(seen.value.body));
+        return seen.statements.filter((text) => /facturas_impuestos_completos|not exists/.test(text));
+      };
+      assert.deepEqual(await looks(other, '/api/3/modelo303?codejercicio=2026&periodo=3T'), []);
+      assert.deepEqual(await looks(other, '/api/3/modelo390?codejercicio=2026'), []);
+      await withOtherInstance(t(), async (third) => {
+        assert.deepEqual(await looks(third, '/api/3/modelo303?codejercicio=2026&periodo=4T'), [`select ${third.engine === 'mysql' ? '`idempresa`' : '"idempresa"'} from ${third.engine === 'mysql' ? '`facturas_impuestos_completos`' : '"facturas_impuestos_completos"'} where ${third.engine === 'mysql' ? '`idempresa`' : '"idempresa"'} = ${third.engine === 'postgres' ? '$1' : '?'}`]);
+        assert.deepEqual(await looks(third, '/api/3/modelo303?codejercicio=2026&periodo=4T'), []);
+      });
+    });
+  });
+
+  it('rewrites an invoice\'s tax rows only when what they are made of changes', async () => {
+    const id = await sale(t(), 'T1', '2027-01-10', [{ pvpunitario: 100, codimpuesto: 'IVA21' }]);
+    const db = t().app.ctx.database.kysely;
+    const ids = async () => (await db.selectFrom('facturas_impuestos').select('id').where('idfacturacli', '=', id).orderBy('id').execute()).map((row) => Number(row.id));
+    const first = await ids();
+    // Notes, and paying it, leave its rows as they were (not deleted and written again).
+    assert.equal((await t().call('PUT', `/api/3/editarFacturaCliente/${id}`, { observaciones: 'Nota' })).status, 200);
+    assert.equal((await t().call('POST', `/api/3/pagarFacturaCliente/${id}`, { pagada: true })).status, 200);
+    assert.deepEqual(await ids(), first);
+    // A line's tax that leaves every total as it was still rewrites them: IVA21 to another code at 21 %.
+    const tax = await t().call('POST', '/api/3/impuesto', { codimpuesto: 'IVA21B', descripcion: 'IVA 21 bis', iva: 21 });
+    assert.equal(tax.status, 201, JSON.stringify(tax.body));
+    const other = await sale(t(), 'T1', '2027-01-11', [{ pvpunitario: 100, codimpuesto: 'IVA21' }]);
+    const line = (await t().call('GET', `/api/3/lineafacturacliente?filter[idfactura]=${other}`)).body[0];
+    assert.equal((await t().call('PATCH', `/api/3/lineafacturacliente/${line.idlinea}`, { codimpuesto: 'IVA21B' })).status, 200);
+    const codes = await db.selectFrom('facturas_impuestos').select('codimpuesto').where('idfacturacli', '=', other).execute();
+    assert.deepEqual(codes.map((row) => row.codimpuesto), ['IVA21B']);
   });
 
   it('locks a settled period for its own company only: another company posts, pays and settles the same quarter', async () => {
@@ -273,6 +308,36 @@ forEachEngine('VAT return (Modelo 303)', (t) => {
     assert.equal((await t().call('POST', '/api/3/asientos', { codejercicio: 'O26', fecha: '2026-03-01', concepto: 'Tarde' })).body.fields?.fecha, 'locked');
     assert.equal((await t().call('DELETE', `/api/3/liquidarIVA/${settled.body.idliquidacion}`)).status, 200);
     assert.equal((await t().call('POST', '/api/3/asientos', { codejercicio: '2026', fecha: '2026-03-01', concepto: 'Tarde' })).body.fields?.fecha, 'locked');
+  });
+
+  it('settles one quarter for two companies the other way round: the second company first, then the first, each locking only its own books', async () => {
+    const company = await t().call('POST', '/api/3/empresa', { nombre: 'Tercera SL', cifnif: 'B65321580' });
+    assert.equal(company.status, 201, JSON.stringify(company.body));
+    const idempresa = company.body.idempresa;
+    assert.equal((await t().call('POST', '/api/3/almacen', { codalmacen: 'TER', nombre: 'Tercera', idempresa })).status, 201);
+    assert.equal((await t().call('POST', '/api/3/ejercicio', { codejercicio: 'T26', nombre: 'Tercera 2026', fechainicio: '2026-01-01', fechafin: '2026-12-31', idempresa })).status, 201);
+    const answer = await t().call('POST', '/api/3/crearFacturaCliente', { codcliente: 'T1', codalmacen: 'TER', fecha: '2026-05-10', lineas: [{ descripcion: 'Venta', cantidad: 1, pvpunitario: 200, codimpuesto: 'IVA21' }] });
+    assert.equal(answer.status, 200, JSON.stringify(answer.body));
+    assert.ok(answer.body.doc.idasiento, 'posted in its own year');
+    // The third company settles 2T first: company 1's 2T stays open to it.
+    const third = await t().call('POST', '/api/3/liquidarIVA', { codejercicio: 'T26', periodo: '2T', idempresa });
+    assert.equal(third.status, 200, JSON.stringify(third.body));
+    assert.equal(third.body.resultado, 42, 'its own sales only');
+    assert.ok(third.body.idasiento, 'its settlement entry');
+    const own = await t().call('POST', '/api/3/asientos', { codejercicio: '2026', fecha: '2026-05-20', concepto: 'Manual' });
+    assert.equal(own.status, 201, JSON.stringify(own.body));
+    // Company 1's own invoice accrued in 2T is still taken.
+    const sale2T = await t().call('POST', '/api/3/crearFacturaCliente', { codcliente: 'T1', fecha: '2027-01-20', fechadevengo: '2026-06-15', lineas: [{ descripcion: 'Venta', cantidad: 1, pvpunitario: 10, codimpuesto: 'IVA21' }] });
+    assert.equal(sale2T.status, 200, JSON.stringify(sale2T.body));
+    // Then company 1 settles the same quarter, its entry included.
+    const first = await t().call('POST', '/api/3/liquidarIVA', { codejercicio: '2026', periodo: '2T' });
+    assert.equal(first.status, 200, JSON.stringify(first.body));
+    assert.ok(first.body.idasiento, 'its settlement entry, not refused by the other company\'s lock');
+    // Both locked now, each for its own company; undoing company 1's leaves the third's locked.
+    for (const codejercicio of ['2026', 'T26']) assert.equal((await t().call('POST', '/api/3/asientos', { codejercicio, fecha: '2026-06-01', concepto: 'Tarde' })).body.fields?.fecha, 'locked', codejercicio);
+    assert.equal((await t().call('DELETE', `/api/3/liquidarIVA/${first.body.idliquidacion}`)).status, 200);
+    assert.equal((await t().call('POST', '/api/3/asientos', { codejercicio: '2026', fecha: '2026-06-01', concepto: 'Tarde' })).status, 201);
+    assert.equal((await t().call('POST', '/api/3/asientos', { codejercicio: 'T26', fecha: '2026-06-01', concepto: 'Tarde' })).body.fields?.fecha, 'locked');
   });
 
   it('refuses a bad period by name', async () => {

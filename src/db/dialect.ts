@@ -14,6 +14,12 @@ export interface SqlDialect {
    * workers taking different rows); SQLite has one writer, so its transaction alone keeps others out.
    */
   claiming<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>): SelectQueryBuilder<DB, TB, O>;
+  /**
+   * The select, locking what it reads as inserting a row that references it does (PostgreSQL
+   * `FOR KEY SHARE`, InnoDB's shared lock): shared with other such readers and inserts, held
+   * until the transaction ends, waited for by `locking` and waiting for it.
+   */
+  referencing<DB, TB extends keyof DB, O>(query: SelectQueryBuilder<DB, TB, O>): SelectQueryBuilder<DB, TB, O>;
   /** The insert, doing nothing when a row with the same unique `columns` exists. */
   insertIgnore<DB, TB extends keyof DB, O>(insert: InsertQueryBuilder<DB, TB, O>, columns: string[]): InsertQueryBuilder<DB, TB, O>;
   /** The larger of two values. */
@@ -31,6 +37,7 @@ export function dialectFor(engine: Engine): SqlDialect {
     engine,
     locking: (query) => (engine === 'sqlite' ? query : query.forUpdate()),
     claiming: (query) => (engine === 'sqlite' ? query : query.forUpdate().skipLocked()),
+    referencing: (query) => (engine === 'sqlite' ? query : engine === 'postgres' ? query.forKeyShare() : query.modifyEnd(sql`LOCK IN SHARE MODE`)),
     insertIgnore: (insert, columns) =>
       engine === 'mysql' ? insert.ignore() : insert.onConflict((oc) => oc.columns(columns as never).doNothing()),
     greatest: (a, b) => sql<number>`${sql.raw(engine === 'sqlite' ? 'MAX' : 'GREATEST')}(${a}, ${b})`,

@@ -125,7 +125,8 @@ async function changeDocument(ctx: AppContext, db: DbExecutor, ref: DocumentRefe
   // A document that was locked and stays locked keeps its totals: later changes of taxes, regimes
   // or settings never rewrite an issued invoice. A sealed one is re-summed with the taxes its lines
   // carry, unless its lines were sent again (the check below then compares what the rules made).
-  let payments = locked ? 0 : await recalculate(ctx, db, ref, type, id, seal && !linesBefore ? 'stored' : 'rules');
+  const recalculated = locked ? { payments: 0, linesChanged: false } : await recalculate(ctx, db, ref, type, id, seal && !linesBefore ? 'stored' : 'rules');
+  let { payments } = recalculated;
   if (seal) {
     const after = (await headerOf(db, type, id))!;
     const sealed = sealedChanges(doc, after);
@@ -140,7 +141,7 @@ async function changeDocument(ctx: AppContext, db: DbExecutor, ref: DocumentRefe
   }
   await publish(db, ctx, ...paymentEvents(type, id, [], false, payments));
   saved = (await headerOf(db, type, id))!;
-  await ctx.hooks.run(documentChanged, { ctx, db, ref, type, id: Number(id), before: doc, after: saved });
+  await ctx.hooks.run(documentChanged, { ctx, db, ref, type, id: Number(id), before: doc, after: saved, linesChanged: input.lines !== undefined || recalculated.linesChanged });
   await settleCustomerRisk(db, dialect, ref.settings.decimals, lock.customer, saved);
   return saved;
 }

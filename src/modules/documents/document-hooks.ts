@@ -43,6 +43,8 @@ export interface ChangedDocument {
   id: number;
   before: Row;
   after: Row;
+  /** Whether its lines changed (sent, written through their resources, or their taxes re-applied by the rules). */
+  linesChanged: boolean;
 }
 
 /**

@@ -49,7 +49,7 @@ function lineWriter(ctx: AppContext, type: DocumentType): RecordWriter {
       const id = Number(doc[type.key]);
       await recalculate(ctx, trx, ref, type, id);
       const after = (await headerOf(trx, type, id))!;
-      await ctx.hooks.run(documentChanged, { ctx, db: trx, ref, type, id, before: doc, after });
+      await ctx.hooks.run(documentChanged, { ctx, db: trx, ref, type, id, before: doc, after, linesChanged: true });
       const updated = visible(type.header, after);
       await settleCustomerRisk(trx, ctx.database.dialect, ref.settings.decimals, customer, updated);
       await publish(trx, ctx, documentEvent(type, 'document.updated', id, { type: type.name, doc: updated }));

@@ -19,6 +19,7 @@ export {
   documentChanged, documentCreated, documentRemoving, documentSeal, type ChangedDocument, type CreatedDocument, type DocumentSeal, type RemovedDocument,
 } from './document-hooks.ts';
 export { storedBreakdown } from './stored-breakdown.ts';
+export { productTypesOf } from './recalculate.ts';
 export { documentPreparing, WriteInRounds, type DocumentInWriting, type PartMaker, type PreparingDocument } from './document-parts.ts';
 export { sameValue } from './same-value.ts';
 export { createDocument } from './create-document.ts';

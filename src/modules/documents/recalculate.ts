@@ -63,21 +63,29 @@ export function totalsOf(type: DocumentType, result: Calculation, tasaconv: unkn
  * reference snapshot the use case took before it began. Every change to a stored document's lines
  * or header ends here, so totals never disagree with the lines. `taxes`: the tax rules decide each
  * line's tax (`rules`), or the lines keep the taxes they carry (`stored`: a sealed document).
- * Returns the payments recorded.
+ * Answers the payments recorded and whether a line's amounts or taxes changed.
  */
-export async function recalculate(ctx: AppContext, db: DbExecutor, ref: DocumentReference, type: DocumentType, id: unknown, taxes: 'rules' | 'stored' = 'rules'): Promise<number> {
+export async function recalculate(ctx: AppContext, db: DbExecutor, ref: DocumentReference, type: DocumentType, id: unknown, taxes: 'rules' | 'stored' = 'rules'): Promise<Recalculated> {
   const doc = (await headerOf(db, type, id))!;
   const lines = await linesOf(db, type, id);
   const subject = (await subjectOf(db, type, String(doc[type.subject]))) ?? {};
   const result = calculate(type, doc, lines, await calcContextFor(db, ref, doc, subject), await productTypesOf(db, lines), taxes === 'stored' ? storedTax : undefined);
+  let linesChanged = false;
   for (const [index, line] of lines.entries()) {
     const computed = result.lines[index]!;
     const changed = (Object.keys(computed) as Array<keyof typeof computed>).some((key) => line[key] !== computed[key]);
     if (changed) await db.updateTable(type.line.table).set({ ...computed }).where('idlinea', '=', line.idlinea as number).execute();
+    linesChanged ||= changed;
   }
   const totals = totalsOf(type, result, doc.tasaconv);
   await db.updateTable(type.header.table).set(totals).where(type.key, '=', id as number).execute();
   await followSupplierPrices(db, ctx.database.dialect, ref.settings, type, doc, lines);
-  if (!type.invoice) return 0;
-  return syncInvoiceReceipts({ db, dialect: ctx.database.dialect, type, invoice: { ...doc, ...totals }, decimals: ref.settings.decimals, today: ref.today, hooks: ctx.hooks });
+  if (!type.invoice) return { payments: 0, linesChanged };
+  return { linesChanged, payments: await syncInvoiceReceipts({ db, dialect: ctx.database.dialect, type, invoice: { ...doc, ...totals }, decimals: ref.settings.decimals, today: ref.today, hooks: ctx.hooks }) };
+}
+
+/** What `recalculate` did: the payments it recorded, and whether a line's amounts or taxes changed. */
+export interface Recalculated {
+  payments: number;
+  linesChanged: boolean;
 }

@@ -1,7 +1,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { AppContext } from '../../app-context.ts';
 import { textOf } from '../../models/record-rules.ts';
-import { fillMissingTaxRows } from './keep-taxes.ts';
+import { fillTaxRowsOnce } from './fill-tax-rows.ts';
 import { invoiceTaxModel } from './tax-line-model.ts';
 import { vatDateSql } from './vat-date.ts';
 import { taxPeriodOf, taxYearOf } from './tax-period.ts';
@@ -78,7 +78,7 @@ const KEYS_349: Record<'sales' | 'purchase', Record<string, string>> = {
  */
 export async function modelo349(ctx: AppContext, query: Record<string, unknown>): Promise<Row> {
   const period = await taxPeriodOf(ctx, query);
-  await fillMissingTaxRows(ctx, period.idempresa, period.desde, period.hasta);
+  await fillTaxRowsOnce(ctx, period.idempresa);
   const db = ctx.database.kysely;
   const operaciones: Row[] = [];
   for (const side of ['sales', 'purchase'] as const) {

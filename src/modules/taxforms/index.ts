@@ -1,11 +1,12 @@
 import type { Module } from '../../module.ts';
+import { taxRowsFilledModel } from './fill-tax-rows.ts';
 import { keepTaxRows } from './keep-taxes.ts';
 import { lockSettledPeriods } from './period-lock.ts';
 import { vatSettlementModel } from './settlement-model.ts';
 import { invoiceTaxModel } from './tax-line-model.ts';
 import { registerTaxFormRoutes } from './taxforms-routes.ts';
 
-export { invoiceTaxModel, vatSettlementModel };
+export { invoiceTaxModel, taxRowsFilledModel, vatSettlementModel };
 
 /**
  * Tax forms from the books (docs/tax-forms.md): each invoice's VAT kept by tax group as it is
@@ -15,7 +16,7 @@ export { invoiceTaxModel, vatSettlementModel };
 export function taxFormsModule(): Module {
   return {
     name: 'taxforms',
-    models: [invoiceTaxModel, vatSettlementModel],
+    models: [invoiceTaxModel, vatSettlementModel, taxRowsFilledModel],
     setup(ctx) {
       keepTaxRows(ctx);
       lockSettledPeriods(ctx);

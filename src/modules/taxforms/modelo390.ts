@@ -1,7 +1,7 @@
 import type { AppContext } from '../../app-context.ts';
 import { dbBoolean } from '../../db/row-codec.ts';
 import { textOf } from '../../models/record-rules.ts';
-import { fillMissingTaxRows } from './keep-taxes.ts';
+import { fillTaxRowsOnce } from './fill-tax-rows.ts';
 import { boxes303, sideSums } from './modelo303.ts';
 import { vatSettlementModel } from './settlement-model.ts';
 import { taxYearOf, type TaxPeriod } from './tax-period.ts';
@@ -45,7 +45,7 @@ export async function modelo390(ctx: AppContext, query: Record<string, unknown>)
   const exercise = await taxYearOf(ctx, query);
   const year: TaxPeriod = { ...exercise, periodo: '', desde: `${exercise.year}-01-01`, hasta: `${exercise.year}-12-31` };
   const db = ctx.database.kysely;
-  await fillMissingTaxRows(ctx, year.idempresa, year.desde, year.hasta);
+  await fillTaxRowsOnce(ctx, year.idempresa);
   const [sales, purchases, settled, previousYear] = await Promise.all([
     sideSums(db, 'sales', year), sideSums(db, 'purchase', year),
     db.selectFrom(vatSettlementModel.table).select(['periodo', 'hasta', 'resultado', 'acompensar', 'casillas']).where('idempresa', '=', year.idempresa).where('anio', '=', year.year).orderBy('hasta').execute(),

@@ -4,7 +4,7 @@ import type { DbExecutor } from '../../db/database.ts';
 import { AppError, validationError } from '../../errors.ts';
 import { readInput } from '../../models/read-input.ts';
 import { insideLockedSettlement, lockedSettlementRead, regularizacionImpuestoModel } from '../accounting/index.ts';
-import { documentChanged, documentCreated, documentPreparing, documentSeal, type DocumentSeal, type DocumentType, type Row } from '../documents/index.ts';
+import { documentChanged, documentCreated, documentSeal, type DocumentSeal, type DocumentType, type Row } from '../documents/index.ts';
 import { vatSettlementModel } from './settlement-model.ts';
 import { vatDate, vatDateSql } from './vat-date.ts';
 
@@ -16,8 +16,14 @@ const SETTLED: DocumentSeal = { change: 'period-locked', remove: 'period-locked'
  * with `bloquear`) are not created there, not moved into it or out of it, and those in it neither
  * change in what the return took from them nor go: 422 `period-locked`. Through the documents'
  * hook points: a seal on the stored invoice (its fiscal fields and lines, its deletion), the
- * creation in its commit's read after the locks (once numbering has fixed its date), a change of
- * its VAT day. The settlement's own lock row changes only through `liquidarIVA`.
+ * creation's tax rows written only while the period is open (open-period-rows.ts, keep-taxes.ts)
+ * or, for invoices generated or refunded, a read after their insert; a change of its VAT day. The
+ * settlement's own lock row changes only through `liquidarIVA`.
+ *
+ * Every such check meets the settlement on the company's row (settle-vat.ts locks it): a new
+ * invoice's insert shares it through its foreign key, a change or deletion shares it before the
+ * seal is read. A settlement waits for the invoices being written, and counts them; an invoice
+ * written while a settlement runs waits for it, and then reads the period locked.
  */
 export function lockSettledPeriods(ctx: AppContext): void {
   const { dialect } = ctx.database;
@@ -25,26 +31,16 @@ export function lockSettledPeriods(ctx: AppContext): void {
     const day = vatDate(type.side, header);
     if (day && (await insideLockedSettlement(db, dialect, day, Number(header.idempresa)))) throw new AppError('period-locked', { fecha: day });
   };
-  // The stored invoice's VAT day and its lock in one read (every change of an invoice asks).
+  // The stored invoice's VAT day and its lock in one read (every change of an invoice asks), once
+  // its company's row is shared: a read that waited for that lock in the same statement would read
+  // the settlements of before the wait.
   ctx.hooks.on(documentSeal, async ({ db, type, id }) => {
     if (!type.invoice) return undefined;
+    const company = db.selectFrom(`${type.header.table} as f`).select('f.idempresa').where(`f.${type.key}` as never, '=', id as never);
+    await dialect.referencing(db.selectFrom('empresas').select('idempresa').where('idempresa', '=', company)).execute();
     const row = await db.selectFrom(`${type.header.table} as f`).select(lockedSettlementRead(dialect, vatDateSql(type.side), sql.ref('f.idempresa')).as('locked'))
       .where(`f.${type.key}` as never, '=', id as never).executeTakeFirst();
     return Number(row?.locked) === 1 ? SETTLED : undefined;
-  });
-  ctx.hooks.on(documentPreparing, async ({ type }) => {
-    if (!type.invoice) return undefined;
-    return () => ({
-      lockAndWrite(doc) {
-        // Read from the header as numbering left it: filling a gap in the numbers may change its date.
-        const day = vatDate(type.side, doc.header);
-        if (!day) return;
-        doc.readAfterLocks('taxforms.locked', lockedSettlementRead(dialect, day, Number(doc.header.idempresa)));
-        this.afterLocks = () => {
-          if (Number(doc.readValue('taxforms.locked')) === 1) throw new AppError('period-locked', { fecha: day });
-        };
-      },
-    });
   });
   ctx.hooks.on(documentCreated, async ({ db, type, header }) => {
     if (type.invoice) await refuse(db, type, header);

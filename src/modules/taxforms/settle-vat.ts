@@ -4,8 +4,8 @@ import type { DbExecutor } from '../../db/database.ts';
 import { rowReader } from '../../db/row-codec.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { AppError, validationError } from '../../errors.ts';
-import { entryRefusal, regularizacionImpuestoModel, removeEntries, writeEntry, type NewEntryLine } from '../accounting/index.ts';
-import { fillMissingTaxRows } from './keep-taxes.ts';
+import { chartLock, entryRefusal, regularizacionImpuestoModel, removeEntries, writeEntry, type NewEntryLine } from '../accounting/index.ts';
+import { fillTaxRowsOnce } from './fill-tax-rows.ts';
 import { modelo303, type Modelo303 } from './modelo303.ts';
 import { vatSettlementModel } from './settlement-model.ts';
 import { previousPeriod, taxPeriodOf, type TaxPeriod } from './tax-period.ts';
@@ -18,11 +18,15 @@ const VAT_ACCOUNTS = ['IVAREP', 'IVARRE', 'IVARUE', 'IVARXP', 'IVAREX', 'IVAEUE'
 const cents = (value: unknown) => Math.round(Number(value ?? 0) * 100);
 
 /**
- * Settlements and their undoing of one company take turns on its row, locked first; invoices being
- * written for the company (their inserts share that row through their foreign key) finish first,
- * so the return counts them, and those that come after find the period locked.
+ * Settlements and their undoing of one company take turns on its row, locked (period-lock.ts):
+ * invoices being written for the company (their inserts share that row through their foreign key,
+ * their changes share it before their checks) finish first, so the return counts them, and those
+ * that come after find the period locked. The year's entry counter is taken before it, in the
+ * order a new invoice takes both (its entry's counter, then its insert): the two never wait for
+ * each other in a circle.
  */
-async function lockCompany(ctx: AppContext, trx: DbExecutor, idempresa: number): Promise<void> {
+async function lockCompany(ctx: AppContext, trx: DbExecutor, idempresa: number, codejercicio: string): Promise<void> {
+  await chartLock(trx, ctx.database.dialect, codejercicio);
   await ctx.database.dialect.locking(trx.selectFrom('empresas').select('idempresa').where('idempresa', '=', idempresa)).execute();
 }
 
@@ -74,9 +78,9 @@ export async function settleVat(ctx: AppContext, body: unknown): Promise<Row> {
   for (const key of Object.keys(input)) if (!['codejercicio', 'periodo', 'idempresa'].includes(key)) throw validationError({ [key]: 'unknown-field' });
   const period = await taxPeriodOf(ctx, input);
   const { dialect } = ctx.database;
-  await fillMissingTaxRows(ctx, period.idempresa, period.desde, period.hasta);
+  await fillTaxRowsOnce(ctx, period.idempresa);
   const id = await inTransaction(ctx.database, async (trx) => {
-    await lockCompany(ctx, trx, period.idempresa);
+    await lockCompany(ctx, trx, period.idempresa, period.codejercicio);
     const settled = await trx.selectFrom(vatSettlementModel.table).select('idliquidacion').where('idempresa', '=', period.idempresa).where('anio', '=', period.year).where('periodo', '=', period.periodo).executeTakeFirst();
     if (settled) throw validationError({ periodo: 'already-settled' });
     // Settled in order: a period after a settled one needs the one before it (what it carries).
@@ -115,7 +119,7 @@ export async function undoSettlement(ctx: AppContext, id: number): Promise<Row> 
   return inTransaction(ctx.database, async (trx) => {
     const found = await trx.selectFrom(vatSettlementModel.table).selectAll().where('idliquidacion', '=', id).executeTakeFirst();
     if (!found) throw new AppError('record-not-found');
-    await lockCompany(ctx, trx, Number(found.idempresa));
+    await lockCompany(ctx, trx, Number(found.idempresa), String(found.codejercicio));
     const settlement = rowReader(vatSettlementModel)(found);
     const later = await trx.selectFrom(vatSettlementModel.table).select('idliquidacion').where('idempresa', '=', Number(settlement.idempresa)).where('hasta', '>', String(settlement.hasta)).executeTakeFirst();
     if (later) throw validationError({ periodo: 'later-settlement' });

@@ -11,7 +11,7 @@ import { companyOf } from '../company/index.ts';
 import { reportCsv, reportPdf, reportXlsx, type ReportTable } from '../export/index.ts';
 import { aeat303File, FileRefusal } from './aeat303-file.ts';
 import { modelo347, modelo349 } from './annual-forms.ts';
-import { fillMissingTaxRows } from './keep-taxes.ts';
+import { fillTaxRowsOnce } from './fill-tax-rows.ts';
 import { modelo390 } from './modelo390.ts';
 import { BOXES_303, modelo303 } from './modelo303.ts';
 import { taxPeriodOf } from './tax-period.ts';
@@ -53,7 +53,7 @@ export function registerTaxFormRoutes(app: FastifyInstance, ctx: AppContext): vo
           if (formato && !['json', 'aeat', ...Object.keys(REPORTS)].includes(formato)) throw validationError({ formato: 'invalid-value' });
           const { formato: _format, ...rest } = query;
           const period = await taxPeriodOf(ctx, rest);
-          await fillMissingTaxRows(ctx, period.idempresa, period.desde, period.hasta);
+          await fillTaxRowsOnce(ctx, period.idempresa);
           const form = await modelo303(ctx, period, await carriedInto(ctx.database.kysely, period));
           if (formato in REPORTS) {
             const report = REPORTS[formato as keyof typeof REPORTS];
