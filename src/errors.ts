@@ -143,9 +143,12 @@ export function fieldErrors(): Record<string, string> {
   return Object.create(null) as Record<string, string>;
 }
 
-/** Field-level validation failure: `fields` maps field name to a reason code. */
-export function validationError(fields: Record<string, string>): AppError {
-  return new AppError('validation-failed', { fields });
+/**
+ * Field-level validation failure: `fields` maps field name to a reason code; `details` adds other
+ * members (`accepted`: the values a field with a vocabulary takes, when one was refused).
+ */
+export function validationError(fields: Record<string, string>, details: Record<string, unknown> = {}): AppError {
+  return new AppError('validation-failed', { fields, ...details });
 }
 
 /**

@@ -260,4 +260,48 @@ forEachEngine('SEPA direct-debit remittances', (t) => {
     assert.equal((await t().call('POST', `/api/3/pagarTransferenciaSepa/${built.body.idtransferencia}`, {})).body.fields.estado, 'already-paid');
     assert.equal((await t().call('DELETE', `/api/3/transferenciasepa/${built.body.idtransferencia}`)).status, 422, 'an order sent to the bank stays');
   });
+
+  it('takes a version by the message\'s full name, stored short, and answers an unknown one with the versions it takes', async () => {
+    // A remittance: pain.008 by its full name; a pain.001 name or an unwritten version refused with the list.
+    for (const [version, stored] of [['pain.008.001.99', null], ['pain.001.001.09', null], ['pain.008.001.08', '001.08']] as const) {
+      if (stored) await invoice(t(), 'DD1', 21.5);
+      const answer = await t().call('POST', '/api/3/remesasepa', { codcuenta: 'CB1', fechacargo: '2026-12-05', version });
+      if (!stored) {
+        assert.equal(answer.status, 422, `${version}: ${JSON.stringify(answer.body)}`);
+        assert.deepEqual([answer.body.message, answer.body.fields, answer.body.accepted], ['validation-failed', { version: 'invalid-value' }, { version: ['001.02', '001.08'] }]);
+        continue;
+      }
+      assert.equal(answer.status, 201, JSON.stringify(answer.body));
+      assert.equal(answer.body.version, stored);
+      const id = answer.body.idremesa;
+      assert.equal((await t().call('GET', `/api/3/remesasepa/${id}`)).body.version, '001.08');
+      const found = async (version: string) => (await t().call('GET', `/api/3/remesasepa?filter[version]=${version}&limit=100`)).body.map((row: any) => row.idremesa);
+      assert.ok((await found('pain.008.001.08')).includes(id), 'a filter reads the full name too');
+      assert.deepEqual(await found('pain.008.001.08'), await found('001.08'));
+      const file = await t().request({ method: 'GET', url: `/api/3/remesasepa/${id}/xml` });
+      assert.equal(file.statusCode, 200);
+      assert.match(String(file.headers['content-disposition']), /pain\.008\.001\.08\.xml/);
+      assertValidPain008(file.body, '001.08');
+      const patched = await t().call('PATCH', `/api/3/remesasepa/${id}`, { version: 'pain.008.001.02' });
+      assert.deepEqual([patched.status, patched.body.version], [200, '001.02']);
+    }
+
+    // A transfer order: pain.001 likewise; a pain.008 name is no pain.001 version.
+    assert.equal((await t().call('POST', '/api/3/proveedor', { codproveedor: 'TR3', nombre: 'Versiones SL', cifnif: 'B12345674' })).status, 201);
+    assert.equal((await t().call('POST', '/api/3/cuentabancoproveedor', { codproveedor: 'TR3', iban: 'ES7921000813610123456789' })).status, 201);
+    const bill = await t().call('POST', '/api/3/crearFacturaProveedor', { codproveedor: 'TR3', codpago: 'TRANS', lineas: [{ descripcion: 'Material', cantidad: 1, pvpunitario: 42, codimpuesto: 'IVA0' }] });
+    assert.equal(bill.status, 200, JSON.stringify(bill.body));
+    for (const version of ['pain.001.001.99', 'pain.008.001.08', '001.08']) {
+      const refused = await t().call('POST', '/api/3/transferenciasepa', { codcuenta: 'CB1', fechaejecucion: '2026-12-31', version });
+      assert.equal(refused.status, 422, `${version}: ${JSON.stringify(refused.body)}`);
+      assert.deepEqual([refused.body.fields, refused.body.accepted], [{ version: 'invalid-value' }, { version: ['001.03', '001.09'] }]);
+    }
+    const built = await t().call('POST', '/api/3/transferenciasepa', { codcuenta: 'CB1', fechaejecucion: '2026-12-31', version: 'pain.001.001.09' });
+    assert.equal(built.status, 201, JSON.stringify(built.body));
+    assert.equal(built.body.version, '001.09');
+    const file = await t().request({ method: 'GET', url: `/api/3/transferenciasepa/${built.body.idtransferencia}/xml` });
+    assert.equal(file.statusCode, 200);
+    assert.match(String(file.headers['content-disposition']), /pain\.001\.001\.09\.xml/);
+    assertValid(file.body, 'pain.001.001.09');
+  });
 }, { clock });

@@ -153,6 +153,23 @@ forEachEngine('recurring invoices', (t) => {
     assert.equal((await t().call('PATCH', `/api/3/facturarecurrente/${id}`, { estado: 'finalizada' })).status, 200);
   });
 
+  it('a template without lines: its preview and its billing refused naming `lineas`, no invoice made', async () => {
+    const id = await template(t(), { fechainicio: '2026-11-01' }, []);
+    const preview = await t().call('GET', `/api/3/facturarecurrente/${id}/proximas`);
+    assert.equal(preview.status, 422, JSON.stringify(preview.body));
+    assert.deepEqual([preview.body.message, preview.body.fields], ['validation-failed', { lineas: 'required' }]);
+    const before = await invoiceCount(t());
+    const report = await generate(t(), id);
+    assert.deepEqual(report.created, []);
+    assert.deepEqual(report.failed.map((row) => [row.idrecurrente, row.periodo, row.code, row.detail]), [[id, 0, 'validation-failed', { fields: { lineas: 'required' } }]]);
+    assert.equal(await invoiceCount(t()), before, 'no invoice, no number taken');
+    assert.equal((await periods(t(), id)).length, 0);
+    const kept = (await get(t(), id)).ultimoerror;
+    assert.ok(kept.startsWith('2026-11-01: validation-failed ') && kept.includes('"lineas":"required"'), kept);
+    assert.equal((await t().call('PATCH', `/api/3/facturarecurrente/${id}`, { estado: 'finalizada' })).status, 200);
+    assert.deepEqual((await t().call('GET', `/api/3/facturarecurrente/${id}/proximas`)).body, [], 'a finished one issues nothing, lines or not');
+  });
+
   it('previews the next invoices without writing anything, to the cent of what is then billed', async () => {
     const id = await template(t(), { periodicidad: 'month', fechainicio: '2026-09-10' }, [
       { referencia: 'MANT', cantidad: 3, dtopor: 7.5 },

@@ -100,10 +100,15 @@ export function coerceValue(field: FieldDef, raw: unknown, source: InputSource, 
     case 'string':
     case 'text': {
       if (typeof raw !== 'string' && typeof raw !== 'number') return bad('invalid-string');
-      const text = String(raw);
-      if (!isStorableText(text)) return bad('invalid-string');
-      if (field.length !== undefined && [...text].length > field.length) return bad('too-long');
+      const given = String(raw);
+      if (!isStorableText(given)) return bad('invalid-string');
+      // Before the length check (an alias may be longer than the column), and for filters too:
+      // `filter[version]=pain.008.001.08` finds what is stored as `001.08`.
+      const text = field.aliases && Object.hasOwn(field.aliases, given) ? field.aliases[given]! : given;
+      // Any other text is not one of a vocabulary's values, however long: `invalid-value` is the
+      // answer that helps (readInput lists the values with it).
       if (ranged && field.values && !field.values.includes(text)) return bad('invalid-value');
+      if (field.length !== undefined && [...text].length > field.length) return bad('too-long');
       return ok(text);
     }
     case 'date': {

@@ -106,6 +106,9 @@ export function defineModel(definition: ModelDefinition): Model {
   for (const [name, field] of entries) {
     if (!/^[a-z][a-z0-9_]*$/.test(name)) throw new Error(`model ${definition.name}: bad field name "${name}"`);
     if (field.type === 'string' && !field.length) throw new Error(`model ${definition.name}: ${name} needs a length`);
+    for (const value of Object.values(field.aliases ?? {})) {
+      if (!field.values?.includes(value)) throw new Error(`model ${definition.name}: ${name} has an alias for "${value}", not one of its values`);
+    }
   }
   const hidden = new Set(entries.filter(([, field]) => field.hidden).map(([name]) => name));
   return {

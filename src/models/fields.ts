@@ -62,6 +62,12 @@ export interface FieldDef {
   max?: number;
   /** The only values a client may write (a string field's vocabulary, e.g. a mode); else `invalid-value`. */
   values?: readonly string[];
+  /**
+   * Other spellings a client may write for a value of `values` (alias -> value), stored as the value
+   * they name: a SEPA message version in full (`pain.008.001.08`), as banks write it. Read before
+   * the length and vocabulary checks, so an alias may be longer than the column; matched exactly.
+   */
+  aliases?: Readonly<Record<string, string>>;
 }
 
 /**

@@ -12,7 +12,8 @@ export const UNKNOWN_FIELD_HINT = 'fields that are not columns of the model are 
 
 /**
  * Turns a request body into typed model values, or fails with 422 naming every offending field
- * (unknown, read-only, wrong type, too long). Required fields are checked later, at save time,
+ * (unknown, read-only, wrong type, too long; `accepted` lists the values of a field whose value is not
+ * one of them). Required fields are checked later, at save time,
  * after generated values and hooks have had their say.
  */
 export function readInput(model: Model, body: unknown, source: InputSource, mode: 'create' | 'update', id?: unknown, options: ReadOptions = {}): Values {
@@ -22,6 +23,7 @@ export function readInput(model: Model, body: unknown, source: InputSource, mode
   if (!entries.length) throw new AppError('no-data');
   const values: Values = {};
   const errors = fieldErrors();
+  const accepted: Record<string, string[]> = {};
   for (const [name, raw] of entries) {
     const field = Object.hasOwn(model.fields, name) ? model.fields[name] : undefined;
     if (!field) {
@@ -36,6 +38,8 @@ export function readInput(model: Model, body: unknown, source: InputSource, mode
     const coerced = coerceValue(field, raw, source);
     if (!coerced.ok) {
       errors[name] = coerced.reason;
+      // The vocabulary comes with the refusal: the client corrects it without asking the schema.
+      if (coerced.reason === 'invalid-value' && field.values) accepted[name] = [...field.values];
       continue;
     }
     if (mode === 'update' && name === model.primaryKey) {
@@ -44,7 +48,8 @@ export function readInput(model: Model, body: unknown, source: InputSource, mode
     }
     values[name] = coerced.value;
   }
-  if (Object.values(errors).includes('unknown-field')) throw new AppError('validation-failed', { fields: errors, hint: UNKNOWN_FIELD_HINT });
-  if (Object.keys(errors).length) throw validationError(errors);
+  const details = Object.keys(accepted).length ? { accepted } : {};
+  if (Object.values(errors).includes('unknown-field')) throw validationError(errors, { hint: UNKNOWN_FIELD_HINT, ...details });
+  if (Object.keys(errors).length) throw validationError(errors, details);
   return values;
 }

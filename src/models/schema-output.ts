@@ -17,6 +17,7 @@ export function schemaOutput(model: Model): Record<string, unknown> {
       read_only: Boolean(field.readOnly),
       references: field.references ? `${field.references.table}.${field.references.field}` : null,
       ...(field.values ? { values: field.values } : {}),
+      ...(field.aliases ? { aliases: field.aliases } : {}),
     };
   }
   return out;

@@ -29,6 +29,10 @@ it('coerces input values by field type (table)', () => {
     [f.string(12, { values: ['off', 'verifactu'] }), 'verifactu', 'json', 'verifactu'],
     [f.string(12, { values: ['off', 'verifactu'] }), 'VERIFACTU', 'json', 'invalid-value'],
     [f.string(12, { values: ['off', 'verifactu'] }), '', 'form', 'invalid-value'],
+    [f.string(3, { values: ['off'] }), 'verifactu', 'json', 'invalid-value'],
+    [f.string(6, { values: ['001.08'], aliases: { 'pain.008.001.08': '001.08' } }), 'pain.008.001.08', 'json', '001.08'],
+    [f.string(6, { values: ['001.08'], aliases: { 'pain.008.001.08': '001.08' } }), 'pain.008.001.99', 'json', 'invalid-value'],
+    [f.string(6, { values: ['001.08'], aliases: { 'pain.008.001.08': '001.08' } }), 'constructor', 'json', 'invalid-value'],
     [f.date(), '31-12-2026', 'form', '2026-12-31'],
     [f.date(), '2026-02-29', 'json', 'invalid-date'],
     [f.date(), '2028-02-29', 'json', '2028-02-29'],
@@ -48,6 +52,12 @@ it('coerces input values by field type (table)', () => {
     const actual = result.ok ? result.value : result.reason;
     assert.deepEqual(actual, expected, `${field.type} ${JSON.stringify(raw)} (${source})`);
   }
+});
+
+it('reads a field\'s aliases as the value they name, in filters too', () => {
+  const field = f.string(6, { values: ['001.08'], aliases: { 'pain.008.001.08': '001.08' } });
+  assert.deepEqual(coerceValue({ ...field, length: undefined }, 'pain.008.001.08', 'json', { range: false }), { ok: true, value: '001.08' });
+  assert.deepEqual(coerceValue({ ...field, length: undefined }, 'pain.008.001.99', 'json', { range: false }), { ok: true, value: 'pain.008.001.99' });
 });
 
 it('parses both date formats and rejects impossible dates', () => {

@@ -3,6 +3,8 @@ import { f, now } from '../../models/fields.ts';
 
 export const REMITTANCE_STATES = ['borrador', 'generada', 'enviada', 'cobrada'] as const;
 export const PAIN_008_VERSIONS = ['001.02', '001.08'] as const;
+/** The versions by the message's full name, as banks and the EPC write them (`pain.008.001.0x`). */
+const PAIN_008_NAMES = Object.fromEntries(PAIN_008_VERSIONS.map((version) => [`pain.008.${version}`, version]));
 
 /**
  * A SEPA direct-debit remittance (`remesassepa`, docs/banking.md): the unpaid direct-debit
@@ -19,8 +21,8 @@ export const remittanceModel = defineModel({
     descripcion: f.string(100),
     fechacargo: f.date({ notNull: true }),
     vencimientohasta: f.date(),
-    /** The pain.008 version of its file. */
-    version: f.string(10, { notNull: true, default: '001.02', values: PAIN_008_VERSIONS }),
+    /** The pain.008 version of its file: `001.0x`, or in full (`pain.008.001.0x`), stored short. */
+    version: f.string(10, { notNull: true, default: '001.02', values: PAIN_008_VERSIONS, aliases: PAIN_008_NAMES }),
     estado: f.string(10, { notNull: true, default: 'borrador', values: REMITTANCE_STATES }),
     /** The SEPA creditor identifier its file carries (from the company's tax id and the account's `sufijosepa`). */
     identificador: f.string(35, { readOnly: true }),

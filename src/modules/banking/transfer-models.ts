@@ -3,6 +3,8 @@ import { f, now } from '../../models/fields.ts';
 
 export const TRANSFER_STATES = ['borrador', 'generada', 'enviada', 'pagada'] as const;
 export const PAIN_001_VERSIONS = ['001.03', '001.09'] as const;
+/** The versions by the message's full name, as banks and the EPC write them (`pain.001.001.0x`). */
+const PAIN_001_NAMES = Object.fromEntries(PAIN_001_VERSIONS.map((version) => [`pain.001.${version}`, version]));
 
 /**
  * A SEPA credit-transfer order to suppliers (`transferenciassepa`, docs/banking.md): the unpaid
@@ -19,8 +21,8 @@ export const transferModel = defineModel({
     descripcion: f.string(100),
     fechaejecucion: f.date({ notNull: true }),
     vencimientohasta: f.date(),
-    /** The pain.001 version of its file. */
-    version: f.string(10, { notNull: true, default: '001.03', values: PAIN_001_VERSIONS }),
+    /** The pain.001 version of its file: `001.0x`, or in full (`pain.001.001.0x`), stored short. */
+    version: f.string(10, { notNull: true, default: '001.03', values: PAIN_001_VERSIONS, aliases: PAIN_001_NAMES }),
     estado: f.string(10, { notNull: true, default: 'borrador', values: TRANSFER_STATES }),
     total: f.double({ readOnly: true, default: 0 }),
     numrecibos: f.integer({ readOnly: true, default: 0 }),

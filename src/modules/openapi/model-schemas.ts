@@ -1,8 +1,19 @@
 import { isRequiredOnCreate, type Model } from '../../models/define-model.ts';
 import type { FieldDef } from '../../models/fields.ts';
 
-/** JSON Schema 2020-12 (OpenAPI 3.1) of one field as the API shows and takes it. */
-export function fieldSchema(field: FieldDef): Record<string, unknown> {
+/**
+ * What a field takes beyond what it shows: its aliases too (stored as the value they name), and
+ * no `maxLength`, since an alias may be longer than the column and the enum bounds it anyway.
+ */
+function inputString(field: FieldDef): Record<string, unknown> {
+  const aliases = Object.entries(field.aliases ?? {});
+  const values = [...(field.values ?? []), ...aliases.map(([alias]) => alias), ...(field.nullable ? [null] : [])];
+  const stored = aliases.map(([alias, value]) => `\`${alias}\` (${value})`).join(', ');
+  return { type: 'string', enum: values, description: `Aliases taken too, stored as the value they name: ${stored}.` };
+}
+
+/** JSON Schema 2020-12 (OpenAPI 3.1) of one field as the API shows it, or (`input`) takes it. */
+export function fieldSchema(field: FieldDef, input = false): Record<string, unknown> {
   const base: Record<string, unknown> = (() => {
     switch (field.type) {
       case 'serial':
@@ -21,6 +32,7 @@ export function fieldSchema(field: FieldDef): Record<string, unknown> {
       case 'timestamp':
         return { type: 'string', description: 'YYYY-MM-DD HH:MM:SS (UTC)' };
       case 'string':
+        if (input && field.aliases) return inputString(field);
         return { type: 'string', ...(field.length ? { maxLength: field.length } : {}), ...(field.values ? { enum: field.nullable ? [...field.values, null] : [...field.values] } : {}) };
       default:
         return { type: 'string' };
@@ -47,7 +59,7 @@ export function inputSchema(model: Model): Record<string, unknown> {
   for (const name of model.visibleFields) {
     const field = model.fields[name]!;
     if (field.readOnly || field.type === 'serial') continue;
-    const { readOnly: _, ...schema } = fieldSchema(field);
+    const { readOnly: _, ...schema } = fieldSchema(field, true);
     properties[name] = schema;
     if (isRequiredOnCreate(field)) required.push(name);
   }

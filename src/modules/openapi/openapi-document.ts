@@ -23,9 +23,14 @@ function errorSchemas(): Record<string, unknown> {
     },
     Error: {
       type: 'object',
-      description: 'Every other error; some carry more members (`fields` of a validation error, `allow`, `missing` ...): docs/errors.md.',
+      description: 'Every other error; some carry more members (`fields` and `accepted` of a validation error, `allow`, `missing` ...): docs/errors.md.',
       required: ['status', 'message'],
-      properties: { status: { const: 'error' }, message: { type: 'string', enum: codes('message') }, fields: { type: 'object', additionalProperties: { type: 'string' } } },
+      properties: {
+        status: { const: 'error' },
+        message: { type: 'string', enum: codes('message') },
+        fields: { type: 'object', additionalProperties: { type: 'string' } },
+        accepted: { type: 'object', description: 'Field -> the values it takes, for a field refused as `invalid-value`.', additionalProperties: { type: 'array', items: { type: 'string' } } },
+      },
     },
   };
 }

@@ -4,7 +4,7 @@ import type { DbExecutor } from '../../db/database.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { isUniqueViolation } from '../../db/translate-error.ts';
 import { publish } from '../../event-log.ts';
-import { AppError, CodedFailure } from '../../errors.ts';
+import { AppError, CodedFailure, validationError } from '../../errors.ts';
 import { productsForLines } from '../catalogue/index.ts';
 import { customerOf } from '../customers/index.ts';
 import { createDocument, documentType, readDocumentInput, type DocumentInput } from '../documents/index.ts';
@@ -25,6 +25,12 @@ const INVOICE = documentType('FacturaCliente');
 
 /** A period that cannot be billed as things stand: the template keeps why. */
 class Refused extends CodedFailure {}
+
+/**
+ * The refusal of a template without lines, alike in its preview and its billing: an invoice of
+ * nothing is no invoice, and the client's fix is the template's `lineas`.
+ */
+export const noLines = (): AppError => validationError({ lineas: 'required' });
 
 /** The lines of a template in their order. */
 export const templateLines = (db: DbExecutor, idrecurrente: number): Promise<Row[]> =>
@@ -49,8 +55,8 @@ export function invoiceInput(template: Row, lines: Row[], state: Pick<TemplateSt
 }
 
 /** What the documents would not refuse but a recurring invoice must: no lines, a customer dropped, a product gone. */
-async function refusals(db: DbExecutor, template: Row, lines: Row[]): Promise<Refused | undefined> {
-  if (!lines.length) return new Refused('no-lines');
+async function refusals(db: DbExecutor, template: Row, lines: Row[]): Promise<Refused | AppError | undefined> {
+  if (!lines.length) return noLines();
   const customer = await customerOf(db, String(template.codcliente));
   if (!customer) return new Refused('customer-not-found', { codcliente: template.codcliente });
   if (dbBoolean(customer.debaja)) return new Refused('customer-blocked', { codcliente: template.codcliente });
@@ -88,7 +94,7 @@ async function billTemplate(ctx: AppContext, id: number, report: BillingReport):
   const db = ctx.database.kysely;
   const lines = await templateLines(db, id);
   // What would refuse every period of this run (its customer, its products), read once per run.
-  let blocked: Refused | undefined;
+  let blocked: Refused | AppError | undefined;
   let collided: number | undefined;
   for (let round = 0; ; round++) {
     // Read again each period: a pause (or a resume's new start) made during the run holds it there.

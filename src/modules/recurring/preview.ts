@@ -1,7 +1,7 @@
 import type { AppContext } from '../../app-context.ts';
 import { validationError } from '../../errors.ts';
 import { documentType, previewDocument } from '../documents/index.ts';
-import { invoiceInput, templateLines } from './bill-due.ts';
+import { invoiceInput, noLines, templateLines } from './bill-due.ts';
 import { periodEnd, periodStart } from './schedule.ts';
 import { resumedFrom, scheduleOf, templateState } from './template-state.ts';
 
@@ -12,7 +12,8 @@ export const MAX_PREVIEW = 36;
 
 /**
  * `GET facturarecurrente/{id}/proximas?n=12`: the next `n` invoices the template would issue
- * (none once finished; a paused one's from where resuming would start),
+ * (none once finished; a paused one's from where resuming would start; 422 `lineas: required`
+ * for one without lines, which the billing job refuses alike),
  * each with its period, the day it would be dated (the period's first day, or today for one
  * already due) and its lines and totals computed as its creation will compute them (the
  * products' prices of today). Reads only.
@@ -27,10 +28,11 @@ export async function previewInvoices(ctx: AppContext, template: Record<string, 
   const today = ctx.clock.today().date;
   const ahead: Array<Record<string, unknown>> = [];
   const byYear = new Map<string, Awaited<ReturnType<typeof previewDocument>>>();
-  if (template.estado === 'finalizada') return ahead;
+  if (template.estado === 'finalizada' || state.finished) return ahead;
+  if (!lines.length) throw noLines();
   // A paused template's missed periods are not billed once it is resumed: its preview starts where resuming would.
   const first = template.estado === 'pausada' ? Math.max(state.next, resumedFrom(template, today)) : state.next;
-  for (let i = 0; i < n && !state.finished && lines.length; i++) {
+  for (let i = 0; i < n; i++) {
     const periodo = first + i;
     const desde = periodStart(schedule, periodo);
     const hasta = periodEnd(schedule, periodo);

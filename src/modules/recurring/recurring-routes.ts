@@ -26,7 +26,7 @@ export function registerRecurringRoutes(app: FastifyInstance, ctx: AppContext): 
   const preview: Handler = async (request) => previewInvoices(ctx, await templateOf(ctx, request), (request.query as Row).n);
   const previewDoc: OperationDoc = {
     summary: 'The next invoices of a recurring invoice, computed without writing anything',
-    description: '`n` (1-36, default 12): each with its period (`periodo`, `desde`, `hasta`), the day it would be dated (`fecha`), its header totals (`doc`) and lines (`lineas`) as its creation will compute them with today\'s prices.',
+    description: '`n` (1-36, default 12): each with its period (`periodo`, `desde`, `hasta`), the day it would be dated (`fecha`), its header totals (`doc`) and lines (`lineas`) as its creation will compute them with today\'s prices. None for a finished template; 422 `lineas: required` for one without lines.',
     response: { type: 'array', items: { type: 'object', properties: { periodo: { type: 'integer' }, desde: { type: 'string', format: 'date' }, hasta: { type: 'string', format: 'date' }, fecha: { type: 'string', format: 'date' }, doc: { type: 'object' }, lineas: { type: 'array', items: { type: 'object' } } } } },
   };
   addResourceRoute(app, {
