@@ -3,12 +3,17 @@ import type { AddressInfo } from 'node:net';
 import { after, before, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { FastifyRequest } from 'fastify';
+import { mcpTools, registerTools } from '../src/modules/mcp/mcp-tools.ts';
 import { forEachEngine, GLOBAL_KEY } from './helpers/test-app.ts';
 
 /**
  * The MCP server (docs/mcp.md) on every engine, through the official SDK's client over HTTP:
  * initialize, list tools, create a customer and an invoice with lines, pay it; a validation error
- * as a tool error; a key's rules applied to every call; a wrong token banned as on REST.
+ * as a tool error; a key's rules applied to every call; the tools built once per app, each request
+ * registering only its key's, and concurrent calls of two keys each answered as its own key; a
+ * wrong token banned as on REST.
  */
 forEachEngine('MCP server', (t) => {
   let base = '';
@@ -122,6 +127,56 @@ forEachEngine('MCP server', (t) => {
     // A listed tool's call is checked again: another resource is refused by the API itself.
     const invoices = await client.callTool({ name: 'list_records', arguments: { resource: 'facturacliente' } });
     assert.deepEqual([invoices.isError, (invoices.structuredContent as any).status], [true, 403]);
+  });
+
+  it('builds the tools once per app and registers on each request\'s server only those its key is offered, never one to remove', async () => {
+    const { ctx } = t().app;
+    const tools = mcpTools(ctx);
+    assert.equal(mcpTools(ctx), tools, 'the same definitions for every request');
+    // What the SDK would be given, on a server that fails if a tool is removed or disabled.
+    const registered = (mayUse: FastifyRequest['mayUse']) => {
+      const calls: Array<{ name: string; config: unknown }> = [];
+      const fail = () => assert.fail('a tool registered, then taken back');
+      const server = { registerTool: (name: string, config: unknown) => (calls.push({ name, config }), { remove: fail, disable: fail, update: fail }) };
+      registerTools(server as unknown as McpServer, ctx, t().app.server, { headers: {}, ip: '127.0.0.1', mayUse } as FastifyRequest);
+      return calls;
+    };
+    const all = registered(undefined);
+    assert.deepEqual(all.map((call) => call.name), tools.map((tool) => tool.name), 'the global key: every tool, in order');
+    assert.ok(all.every((call, index) => call.config === tools[index]!.config), 'schemas and descriptions are the definitions\' own, not made again');
+    // As the access control answers: the root ('') is every key's.
+    const readsCustomers = registered((resource, method) => resource === '' || (resource === 'cliente' && method === 'GET'));
+    assert.deepEqual(readsCustomers.map((call) => call.name), ['describe_resources', 'list_records', 'get_record']);
+    const exportsOnly = registered((resource, method) => resource === '' || (resource === 'exportarFacturaCliente' && method === 'GET'));
+    assert.deepEqual(exportsOnly.map((call) => call.name), ['describe_resources', 'export_document']);
+    assert.equal(mcpTools(ctx), tools, 'requests in between built nothing new');
+  });
+
+  it('answers each key\'s calls as that key, with two keys\' requests at once', async () => {
+    const keyWith = async (description: string, rules: Array<Record<string, unknown>>) => {
+      const key = (await t().call('POST', '/api/3/apikey', { description, fullaccess: false, enabled: true })).body;
+      for (const rule of rules) assert.equal((await t().call('POST', '/api/3/apiaccess', { idapikey: key.id, allowget: false, allowpost: false, allowput: false, allowdelete: false, ...rule })).status, 201);
+      return connect(key.apikey);
+    };
+    const customers = await keyWith('lee clientes', [{ resource: 'cliente', allowget: true }]);
+    const suppliers = await keyWith('lee y crea proveedores', [{ resource: 'proveedor', allowget: true, allowpost: true }]);
+    const names = async (client: Client) => (await client.listTools()).tools.map((tool) => tool.name).sort();
+    const [customerTools, supplierTools] = await Promise.all([names(customers), names(suppliers)]);
+    assert.deepEqual(customerTools, ['describe_resources', 'get_record', 'list_records']);
+    assert.deepEqual(supplierTools, ['create_record', 'describe_resources', 'get_record', 'list_records'], 'another key, other tools');
+    assert.deepEqual(await names(customers), customerTools, 'the first key\'s list again, after the other key\'s request');
+
+    // Interleaved: every call answers as its own key (its resources, its rules), never the other's.
+    const described = async (client: Client) => body(await client.callTool({ name: 'describe_resources', arguments: {} })).resources.map((row: any) => row.resource);
+    const status = async (client: Client, resource: string) => ((await client.callTool({ name: 'list_records', arguments: { resource, limit: 1 } })).structuredContent as any).status;
+    const rounds = await Promise.all(Array.from({ length: 4 }, () => Promise.all([
+      described(customers), described(suppliers), status(customers, 'cliente'), status(suppliers, 'cliente'), status(customers, 'proveedor'), status(suppliers, 'proveedor'),
+    ])));
+    for (const round of rounds) assert.deepEqual(round, [['cliente'], ['proveedor'], 200, 403, 403, 200]);
+    const written = await suppliers.callTool({ name: 'create_record', arguments: { resource: 'proveedor', data: { codproveedor: 'MCPP1', nombre: 'Proveedor, S.L.', cifnif: 'B85626240' } } });
+    assert.equal(written.isError, false, JSON.stringify(written));
+    const refused = await customers.callTool({ name: 'create_record', arguments: { resource: 'cliente', data: { codcliente: 'MCP3', nombre: 'No' } } });
+    assert.match(JSON.stringify(refused.content), /not found/, 'the tool another key was offered is not this key\'s');
   });
 
   it('answers with the API\'s own headers (CORS, request id)', async () => {

@@ -1,9 +1,7 @@
-import type { FastifyRequest } from 'fastify';
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import type { AppContext } from '../../app-context.ts';
-import type { InnerAnswer, InnerRequest } from '../../http/inject-as.ts';
 import { exportLinkOf } from '../export/index.ts';
+import type { DefineTool, ToolDefinition } from './tool-definition.ts';
 import { DOCUMENTS, idempotencyHeader, result, writeHint } from './tool-results.ts';
 
 /** The most text of a document a tool answer carries (an agent reads the rest from the link). */
@@ -26,17 +24,18 @@ async function pdfText(bytes: Buffer): Promise<string | undefined> {
 /**
  * The documents' own tools beyond creation: export (a signed link, and the text of a PDF) and
  * sending by e-mail, where the mail module serves `enviar<Doc>`. Both call the API as the caller's
- * key, as every tool does: the key's rules on `exportar<Doc>` and `enviar<Doc>` decide.
+ * key, as every tool does: the key's rules on `exportar<Doc>` and `enviar<Doc>` decide. Built once
+ * per app (mcpTools): whether the mail module serves `enviar<Doc>` is known before the first request.
  */
-export function registerDocumentTools(tool: McpServer['registerTool'], ctx: AppContext, request: FastifyRequest, inject: (inner: InnerRequest) => Promise<InnerAnswer>): void {
-  tool('export_document', {
+export function documentTools(ctx: AppContext, tool: DefineTool): ToolDefinition[] {
+  const tools = [tool('export_document', {
     description: 'Exports a document (PDF, XLSX, CSV; invoices also UBL, CII, Facturae): answers a download link that works without a key for a day, and for a PDF its text.',
     inputSchema: {
       type: z.enum(DOCUMENTS), id: z.union([z.number().int(), z.string().regex(/^(?!\.{1,2}$)[^/\\]+$/)]).describe('The document\'s id or code'),
       format: z.string().optional().describe('Export type: PDF (default), XLSX, CSV, UBL, CII, FACTURAE'),
       lang: z.string().optional(), printFormat: z.number().int().optional().describe('A print format\'s id (formatodocumento)'),
     },
-  }, async ({ type, id, format, lang, printFormat }) => {
+  }, async ({ type, id, format, lang, printFormat }, { inject, request }) => {
     const query = { type: format ?? 'PDF', ...(lang ? { lang } : {}), ...(printFormat ? { format: String(printFormat) } : {}) };
     const code = String(id);
     const answer = await inject({ method: 'GET', url: `/api/3/exportar${type}/${encodeURIComponent(code)}?${new URLSearchParams(query)}` });
@@ -53,10 +52,10 @@ export function registerDocumentTools(tool: McpServer['registerTool'], ctx: AppC
         ...(text === undefined ? {} : { text: text.slice(0, MAX_TEXT), ...(text.length > MAX_TEXT ? { truncated: true } : {}) }),
       },
     });
-  });
+  })];
 
   if (ctx.customResources.has('enviarFacturaCliente')) {
-    tool('send_document', {
+    tools.push(tool('send_document', {
       description: 'E-mails a document to its customer or supplier (or to `to`), with its PDF (or the export types in `attach`) and, optionally, the files linked to it; queued and sent by the mail module.',
       inputSchema: {
         type: z.enum(DOCUMENTS), id: z.union([z.number().int(), z.string()]),
@@ -65,7 +64,8 @@ export function registerDocumentTools(tool: McpServer['registerTool'], ctx: AppC
         attach: z.array(z.string()).optional().describe('Export types to attach (default PDF)'), attachfiles: z.union([z.boolean(), z.array(z.number().int())]).optional(),
         ...writeHint,
       },
-    }, async ({ type, id, idempotencyKey, ...body }) =>
-      result(await inject({ method: 'POST', url: `/api/3/enviar${type}/${encodeURIComponent(String(id))}`, body, headers: idempotencyHeader(idempotencyKey) })));
+    }, async ({ type, id, idempotencyKey, ...body }, { inject }) =>
+      result(await inject({ method: 'POST', url: `/api/3/enviar${type}/${encodeURIComponent(String(id))}`, body, headers: idempotencyHeader(idempotencyKey) }))));
   }
+  return tools;
 }
