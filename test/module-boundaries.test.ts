@@ -82,6 +82,10 @@ const TABLE_ACCESS: Record<string, Record<string, string>> = {
     productos: 'the product type the margin schemes read',
   },
   installation: {},
+  migration: {
+    work_events: 'how many of the queued work events an import copied the source had not processed: one count for its report',
+    attached_files: 'the files an import copied the records of, whose bytes it copies into the files module\'s store',
+  },
   recurring: {
     series: 'a template\'s serie, checked when it is written so that a refusal names the field',
     formaspago: 'a template\'s payment method, checked the same way',

@@ -5,6 +5,7 @@ import { createCore, type Core } from '../core.ts';
 import { AppError } from '../errors.ts';
 import { installationModules } from '../plugins/installation-modules.ts';
 import type { FieldValue } from '../models/fields.ts';
+import { importCommand, type ProgressOutput } from './import-command.ts';
 
 const USAGE = `Usage: npm run cli -- <command>
 
@@ -18,6 +19,10 @@ const USAGE = `Usage: npm run cli -- <command>
                                             "none" revokes) on a resource
   settings get [<key>]                      print the default settings (or one key)
   settings set <key> <value>                set a default setting (value parsed as JSON when possible)
+  import facturascripts --from <url> [--files <MyFiles dir>] [--dry-run] [--json]
+                                            bring a whole installation of the established system
+                                            (mysql://... or postgres://...) into this new one
+                                            (docs/migration.md)
 
 The database is the one of DATABASE_URL (default sqlite:./data/invoicing.sqlite). Running
 servers pick up changes within STATE_REFRESH_MS.`;
@@ -33,7 +38,7 @@ function parseValue(raw: string): FieldValue {
 }
 
 /** Runs one CLI command against a core; returns the exit code. Exported for tests. */
-export async function runCommand(core: Core, argv: string[], print: Print): Promise<number> {
+export async function runCommand(core: Core, argv: string[], print: Print, progress: ProgressOutput = { tty: Boolean(process.stderr.isTTY), write: (text) => void process.stderr.write(text) }): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -42,6 +47,10 @@ export async function runCommand(core: Core, argv: string[], print: Print): Prom
       nick: { type: 'string' },
       'full-access': { type: 'boolean' },
       profile: { type: 'string' },
+      from: { type: 'string' },
+      files: { type: 'string' },
+      'dry-run': { type: 'boolean' },
+      json: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -54,6 +63,7 @@ export async function runCommand(core: Core, argv: string[], print: Print): Prom
     print(USAGE);
     return values.help ? 0 : 1;
   }
+  if (group === 'import') return importCommand(core, action, { from: values.from, files: values.files, dryRun: values['dry-run'], json: values.json }, print, progress);
   if (group === 'migrate') {
     print(JSON.stringify(core.schema));
     return 0;

@@ -139,6 +139,11 @@ export class SharedState {
     pinWroteCache(name);
   }
 
+  /** Moves every cache's counter in the caller's transaction: for writes that went around the store (an import of whole books). */
+  async bumpAll(db: DbExecutor): Promise<void> {
+    for (const name of this.#caches.keys()) await this.bump(db, name);
+  }
+
   /** Reads every counter and invalidates the caches another instance has moved (a background tick). */
   async poll(): Promise<void> {
     const rows = await this.#database.kysely.selectFrom('api_state').select(['name', 'version']).execute();

@@ -4,6 +4,7 @@ import { authModule } from './auth/index.ts';
 import { bankingModule } from './banking/index.ts';
 import { taxFormsModule } from './taxforms/index.ts';
 import { mcpModule } from './mcp/index.ts';
+import { migrationModule } from './migration/index.ts';
 import { batchModule } from './batch/index.ts';
 import { catalogueModule } from './catalogue/index.ts';
 import { companyModule } from './company/index.ts';
@@ -37,7 +38,7 @@ export function coreModules(): Module[] {
   return [
     settingsModule(), usersModule(), authModule(), geographyModule(), companyModule(), fiscalModule(), taxesModule(),
     financeModule(), accountingModule(), contactsModule(), customersModule(), catalogueModule(), paymentsModule(), documentsModule(),
-    postingModule(), filesModule(), exportModule(), verifactuModule(), recurringModule(), mailModule(), bankingModule(), taxFormsModule(), mcpModule(), batchModule(), logsModule(), eventsModule(), systemModule(), installationModule(), openapiModule(),
+    postingModule(), filesModule(), exportModule(), verifactuModule(), recurringModule(), mailModule(), bankingModule(), taxFormsModule(), mcpModule(), batchModule(), migrationModule(), logsModule(), eventsModule(), systemModule(), installationModule(), openapiModule(),
   ];
 }
 

@@ -10,6 +10,7 @@ import { conceptoPartidaModel, cuentaEspecialModel, diarioModel, regularizacionI
 export { asientoModel, conceptoPartidaModel, cuentaEspecialModel, cuentaModel, diarioModel, partidaModel, regularizacionImpuestoModel, subcuentaModel };
 export { importChart, type ChartImport } from './import-chart.ts';
 export { accountTree, moveBalances, type LineAmounts } from './balances.ts';
+export { openEntryCounters, rebuildBalances, subaccountBalances, type StaleBalance } from './rebuild-balances.ts';
 export { entryLinesStatements, entryRefusalOf, entryRefusalRead, newestEntryReference, numberedEntryId, numberedEntryStatement, removeEntryHeader, type EntryOfLines } from './entry-statements.ts';
 export { nextEntryNumber } from './entry-number.ts';
 export { insideLockedSettlement, lockedSettlementRead, openExercise } from './ledger.ts';

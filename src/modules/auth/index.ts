@@ -9,6 +9,7 @@ import { registerKeyRules } from './key-rules.ts';
 
 export { apiAccessModel, apiKeyModel, generateToken, hashToken } from './auth-models.ts';
 export { createInitialKey } from './initial-key.ts';
+export { adoptImportedKeys, ownKeys, type OwnKeys } from './imported-keys.ts';
 export { BAN_THRESHOLD, BAN_WINDOW_MS } from './access-control.ts';
 
 /**

@@ -3,7 +3,7 @@ import { atributoModel, atributoValorModel } from './attribute-models.ts';
 import { fabricanteModel, familiaModel, productoProveedorModel, stockModel, tarifaModel, varianteModel } from './catalogue-models.ts';
 import { productModel } from './product-model.ts';
 
-export { moveStock, settleStock, stockChanges, stockStatements, type StockEffect, type StockMove } from './stock.ts';
+export { moveStock, rebuildStockTotals, settleStock, stockChanges, stockStatements, type StockEffect, type StockMove } from './stock.ts';
 export { atributoModel, atributoValorModel, fabricanteModel, familiaModel, productModel, productoProveedorModel, stockModel, tarifaModel, varianteModel };
 
 /** Products, their variants and attributes, stock per warehouse, families, manufacturers, rates and supplier prices. */

@@ -13,6 +13,6 @@ export function companyModule(): Module {
     setup: declareCompanyReference,
   };
 }
-export { companyReference, type CompanyReference, type DocumentStatus } from './company-reference.ts';
+export { companyReference, loadCompanyReference, type CompanyReference, type DocumentStatus } from './company-reference.ts';
 export { automaticFormat } from './document-format-reads.ts';
 export { allCompanies, companyOf } from './company-reads.ts';

@@ -33,6 +33,17 @@ export async function storeCustomerRisk(db: DbExecutor, codcliente: string, risk
   await db.updateTable('clientes').set({ riesgoalcanzado: risk }).where('codcliente', '=', codcliente).execute();
 }
 
+/**
+ * Every customer's reached risk stored as `counted` gives it (an expression of the customer's code),
+ * in the caller's transaction: a recount of the whole list (an import). Answers how many changed.
+ */
+export async function storeEveryRisk(db: DbExecutor, counted: (codcliente: RawBuilder<unknown>) => RawBuilder<number>): Promise<number> {
+  const risk = counted(sql.ref('clientes.codcliente'));
+  const { rows } = await sql<{ n: unknown }>`SELECT COUNT(*) AS n FROM clientes WHERE ABS(COALESCE(riesgoalcanzado, 0) - ${risk}) > 0.0001`.execute(db);
+  await db.updateTable('clientes').set({ riesgoalcanzado: risk }).execute();
+  return Number(rows[0]?.n ?? 0);
+}
+
 /** The customer's reached risk as stored. */
 export async function reachedRiskOf(db: DbExecutor, codcliente: string): Promise<number> {
   const row = await db.selectFrom('clientes').select('riesgoalcanzado').where('codcliente', '=', codcliente).executeTakeFirst();

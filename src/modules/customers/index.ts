@@ -9,4 +9,4 @@ export function customersModule(): Module {
   return { name: 'customers', models: [customerModel, cuentaBancoClienteModel] };
 }
 export { customerOf, customerWithAddress, debitAccountOf, paymentDaysOf } from './customer-reads.ts';
-export { addToRiskStatement, lockCustomerRisk, reachedRiskOf, reachedRiskRead, riskOf, storeCustomerRisk, storedAndCountedRisks, type CustomerRisk } from './customer-risk.ts';
+export { addToRiskStatement, lockCustomerRisk, reachedRiskOf, reachedRiskRead, riskOf, storeCustomerRisk, storedAndCountedRisks, storeEveryRisk, type CustomerRisk } from './customer-risk.ts';

@@ -2,7 +2,7 @@ import { sql, type RawBuilder } from 'kysely';
 import type { DbExecutor } from '../../db/database.ts';
 import type { SqlDialect } from '../../db/dialect.ts';
 import { AppError } from '../../errors.ts';
-import { lockCustomerRisk, reachedRiskOf, storeCustomerRisk, type CustomerRisk } from '../customers/index.ts';
+import { lockCustomerRisk, reachedRiskOf, storeCustomerRisk, storeEveryRisk, type CustomerRisk } from '../customers/index.ts';
 import { paidOnCustomerInvoices } from '../payments/index.ts';
 import { documentType, type DocumentType } from './document-types.ts';
 
@@ -103,4 +103,12 @@ export async function settleCustomerRisk(db: DbExecutor, dialect: SqlDialect, de
   if (reached > customer.riesgomax && reached >= customer.riesgoalcanzado) {
     throw new AppError('customer-reached-maximum-risk', { riesgomax: customer.riesgomax, riesgoalcanzado: reached });
   }
+}
+
+/**
+ * Every customer's reached risk set again from its documents, in the caller's transaction
+ * (documents written around the document writers: an import). Answers how many differed.
+ */
+export function rebuildCustomerRisks(trx: DbExecutor, dialect: SqlDialect, decimals: number): Promise<number> {
+  return storeEveryRisk(trx, (codcliente) => reachedRisk(dialect, codcliente, decimals));
 }

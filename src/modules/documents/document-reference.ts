@@ -3,10 +3,11 @@ import type { DbExecutor } from '../../db/database.ts';
 import type { BusinessDay } from '../../clock.ts';
 import { validationError } from '../../errors.ts';
 import type { Settings } from '../../settings.ts';
-import { companyReference, type CompanyReference, type DocumentStatus } from '../company/index.ts';
-import { financeReference, type FinanceReference } from '../finance/index.ts';
-import { serieIn, serieReference, type SerieInfo } from '../fiscal/index.ts';
-import { taxReference, type TaxReference } from '../taxes/index.ts';
+import { companyReference, loadCompanyReference, type CompanyReference, type DocumentStatus } from '../company/index.ts';
+import { financeReference, loadFinanceReference, type FinanceReference } from '../finance/index.ts';
+import { loadSerieReference, serieIn, serieReference, type SerieInfo } from '../fiscal/index.ts';
+import { settingsIn } from '../settings/index.ts';
+import { loadTaxReference, taxReference, type TaxReference } from '../taxes/index.ts';
 import type { CalcContext } from './calculation/types.ts';
 import type { DocumentType } from './document-types.ts';
 
@@ -32,6 +33,20 @@ export async function loadReference(ctx: AppContext): Promise<DocumentReference>
     ctx.settings(), taxReference(ctx), companyReference(ctx), serieReference(ctx), financeReference(ctx),
   ]);
   // After the settings: the clock's zone follows them.
+  return { settings, today: ctx.clock.today(), taxes, company, series, finance };
+}
+
+/**
+ * The same as `db` sees it, read now rather than from the caches: for work inside a transaction
+ * that changed the reference data itself (an import replacing the default data), which the caches
+ * and other connections do not see until it commits.
+ */
+export async function loadReferenceIn(ctx: AppContext, db: DbExecutor): Promise<DocumentReference> {
+  const settings = await settingsIn(db);
+  const taxes = await loadTaxReference(db);
+  const company = await loadCompanyReference(db);
+  const series = await loadSerieReference(db);
+  const finance = await loadFinanceReference(db);
   return { settings, today: ctx.clock.today(), taxes, company, series, finance };
 }
 

@@ -13,13 +13,15 @@ import { guardSealedDocuments } from './sealed-guard.ts';
 
 export { DOCUMENT_TYPES, documentType, type DocumentType } from './document-types.ts';
 export { docTransformationModel };
-export { loadReference, type DocumentReference } from './document-reference.ts';
+export { loadReference, loadReferenceIn, type DocumentReference } from './document-reference.ts';
 export { documentIdOf, hasRefunds, headerOf, linesOf, lockDocument, type Row } from './document-repository.ts';
 export {
   documentChanged, documentCreated, documentRemoving, documentSeal, type ChangedDocument, type CreatedDocument, type DocumentSeal, type RemovedDocument,
 } from './document-hooks.ts';
 export { storedBreakdown } from './stored-breakdown.ts';
 export { productTypesOf } from './recalculate.ts';
+export { rebuildCustomerRisks } from './customer-risk.ts';
+export { recordExistingGaps } from './numbering.ts';
 export { documentPreparing, WriteInRounds, type DocumentInWriting, type PartMaker, type PreparingDocument } from './document-parts.ts';
 export { sameValue } from './same-value.ts';
 export { createDocument } from './create-document.ts';

@@ -1,4 +1,5 @@
 import type { AppContext } from '../../app-context.ts';
+import type { DbExecutor } from '../../db/database.ts';
 import { dbBoolean } from '../../db/row-codec.ts';
 import type { PaymentTerms } from './finance-reads.ts';
 
@@ -11,19 +12,21 @@ export interface FinanceReference {
 const CACHE = 'finance';
 
 export function declareFinanceReference(ctx: AppContext): void {
-  ctx.shared.cache<FinanceReference>(CACHE, ['divisa', 'formapago'], async () => {
-    const db = ctx.database.kysely;
-    const [currencies, methods] = await Promise.all([
-      db.selectFrom('divisas').select(['coddivisa', 'tasaconv', 'tasaconvcompra']).execute(),
-      db.selectFrom('formaspago').select(['codpago', 'pagado', 'plazovencimiento', 'tipovencimiento']).execute(),
-    ]);
-    return {
-      currencies: new Map(currencies.map((c) => [String(c.coddivisa), { tasaconv: Number(c.tasaconv), tasaconvcompra: c.tasaconvcompra === null ? null : Number(c.tasaconvcompra) }])),
-      paymentMethods: new Map(methods.map((m) => [String(m.codpago), {
-        pagado: dbBoolean(m.pagado), plazovencimiento: Number(m.plazovencimiento ?? 0), tipovencimiento: String(m.tipovencimiento ?? 'days'),
-      }])),
-    };
-  });
+  ctx.shared.cache<FinanceReference>(CACHE, ['divisa', 'formapago'], () => loadFinanceReference(ctx.database.kysely));
+}
+
+/** Currencies and payment methods as `db` sees them (the cache's load; a transaction's own view). */
+export async function loadFinanceReference(db: DbExecutor): Promise<FinanceReference> {
+  const [currencies, methods] = await Promise.all([
+    db.selectFrom('divisas').select(['coddivisa', 'tasaconv', 'tasaconvcompra']).execute(),
+    db.selectFrom('formaspago').select(['codpago', 'pagado', 'plazovencimiento', 'tipovencimiento']).execute(),
+  ]);
+  return {
+    currencies: new Map(currencies.map((c) => [String(c.coddivisa), { tasaconv: Number(c.tasaconv), tasaconvcompra: c.tasaconvcompra === null ? null : Number(c.tasaconvcompra) }])),
+    paymentMethods: new Map(methods.map((m) => [String(m.codpago), {
+      pagado: dbBoolean(m.pagado), plazovencimiento: Number(m.plazovencimiento ?? 0), tipovencimiento: String(m.tipovencimiento ?? 'days'),
+    }])),
+  };
 }
 
 /** The current currencies and payment methods (outside a transaction). */

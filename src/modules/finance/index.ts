@@ -9,4 +9,4 @@ export function financeModule(): Module {
   return { name: 'finance', models: [divisaModel, cuentaBancoModel, formaPagoModel], setup: declareFinanceReference };
 }
 export { conversionRateOf, paymentMethodExists, paymentTermsOf, type PaymentTerms } from './finance-reads.ts';
-export { financeReference, rateFor, type FinanceReference } from './finance-reference.ts';
+export { financeReference, loadFinanceReference, rateFor, type FinanceReference } from './finance-reference.ts';

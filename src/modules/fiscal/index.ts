@@ -16,7 +16,7 @@ export function fiscalModule(): Module {
     },
   };
 }
-export { serieIn, serieReference, type SerieInfo } from './serie-reference.ts';
+export { loadSerieReference, serieIn, serieReference, type SerieInfo } from './serie-reference.ts';
 export { overlappingExercise } from './exercise-overlap.ts';
 export { exerciseCovering, exerciseOf, type ExerciseFacts } from './exercise-reads.ts';
 export { cachedExerciseCovering, exerciseReference, type CachedExercise } from './exercise-reference.ts';

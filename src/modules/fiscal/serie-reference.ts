@@ -25,10 +25,13 @@ export async function serieIn(db: DbExecutor, codserie: string): Promise<SerieIn
 }
 
 export function declareSerieReference(ctx: AppContext): void {
-  ctx.shared.cache<ReadonlyMap<string, SerieInfo>>(CACHE, ['serie'], async () => {
-    const rows = await ctx.database.kysely.selectFrom('series').select(['codserie', ...COLUMNS]).execute();
-    return new Map(rows.map((row) => [String(row.codserie), infoOf(row)]));
-  });
+  ctx.shared.cache<ReadonlyMap<string, SerieInfo>>(CACHE, ['serie'], () => loadSerieReference(ctx.database.kysely));
+}
+
+/** The series as `db` sees them (the cache's load; a transaction's own view). */
+export async function loadSerieReference(db: DbExecutor): Promise<ReadonlyMap<string, SerieInfo>> {
+  const rows = await db.selectFrom('series').select(['codserie', ...COLUMNS]).execute();
+  return new Map(rows.map((row) => [String(row.codserie), infoOf(row)]));
 }
 
 /** The current series (outside a transaction). */

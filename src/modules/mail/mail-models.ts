@@ -41,6 +41,8 @@ export const emailSentModel = defineModel({
     html: f.text(),
     id: f.serial(),
     nick: f.string(50, { references: f.ref('users', 'nick', 'SET NULL') }),
+    /** The reference's notification (template) name the message was made from. */
+    notification: f.string(100),
     opened: f.boolean({ default: false }),
     subject: f.string(300),
     uuid: f.string(13),

@@ -7,6 +7,7 @@ export { settingsModel, settingsSeed };
 export { checkSettings, readSettings, settingsGroup, settingsSchema, type Settings } from './settings.ts';
 export { DEFAULT_SETTINGS } from './default-settings.ts';
 export { fillDefaults, settingsIn } from './settings-in.ts';
+export { mergeImportedSettings, settingsGroups } from './merge-settings.ts';
 export { refuseDeletingDefault } from './default-records.ts';
 
 /**

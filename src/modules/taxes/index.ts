@@ -8,4 +8,4 @@ export { impuestoModel, impuestoZonaModel, retencionModel, identificadorFiscalMo
 export function taxesModule(): Module {
   return { name: 'taxes', models: [impuestoModel, impuestoZonaModel, retencionModel, identificadorFiscalModel], setup: declareTaxReference };
 }
-export { taxReference, type TaxRate, type TaxReference, type TaxZoneRule } from './tax-reference.ts';
+export { loadTaxReference, taxReference, type TaxRate, type TaxReference, type TaxZoneRule } from './tax-reference.ts';

@@ -52,7 +52,7 @@ export async function fillTaxRowsOnce(ctx: AppContext, idempresa: number): Promi
         filled += await fillChunk(ctx, ref, type, ids.slice(start, start + CHUNK));
       }
     }
-    await ctx.database.dialect.insertIgnore(db.insertInto(taxRowsFilledModel.table).values({ idempresa }), ['idempresa']).execute();
+    await recordTaxRowsComplete(ctx, db, [idempresa]);
   }
   known.add(idempresa);
   return filled;
@@ -70,23 +70,38 @@ async function fillChunk(ctx: AppContext, ref: DocumentReference, type: Document
   const { dialect } = ctx.database;
   return inTransaction(ctx.database, async (trx) => {
     await dialect.locking(trx.selectFrom(type.header.table).select(type.key).where(type.key, 'in', ids).orderBy(type.key)).execute();
-    const still = (await withoutRows(trx, type).where('f.idfactura', 'in', ids).execute()).map((row) => Number(row.idfactura));
-    if (!still.length) return 0;
-    const headers = (await trx.selectFrom(type.header.table).selectAll().where(type.key, 'in', still).execute()).map(rowReader(type.header));
-    const lines = (await trx.selectFrom(type.line.table).selectAll().where(type.key, 'in', still).orderBy('idlinea').execute()).map(rowReader(type.line));
-    const [subjectTable, subjectKey] = type.side === 'sales' ? ['clientes', 'codcliente'] : ['proveedores', 'codproveedor'];
-    const codes = [...new Set(headers.map((header) => String(header[subjectKey] ?? '')))];
-    const subjects = new Map((await trx.selectFrom(subjectTable).selectAll().where(subjectKey, 'in', codes).execute()).map((row) => [String(row[subjectKey]), row as Row]));
-    const productTypes = await productTypesOf(trx, lines);
-    const linesOf = Map.groupBy(lines, (line) => Number(line[type.key]));
-    const rows: Row[] = [];
-    for (const header of headers) {
-      const id = Number(header[type.key]);
-      const own = linesOf.get(id) ?? [];
-      const { groups } = await storedBreakdown(trx, ref, type, header, own, subjects.get(String(header[subjectKey] ?? '')) ?? {}, productTypes);
-      for (const row of storedTaxRows(ctx, ref, type, header, groups)) rows.push({ ...row, [taxRowColumn(type)]: id });
-    }
-    await trx.insertInto(invoiceTaxModel.table).values(rows).execute();
-    return headers.length;
+    return writeMissingTaxRows(ctx, trx, ref, type, ids);
   });
+}
+
+/**
+ * Writes the tax rows of those of the invoices `ids` (of one type) that have none, in the caller's
+ * transaction, from their stored lines: a few reads for them all and one insert. Answers how many
+ * invoices it wrote. The caller keeps others from writing them meanwhile (their locks, or a
+ * transaction no one else sees: an import).
+ */
+export async function writeMissingTaxRows(ctx: AppContext, trx: DbExecutor, ref: DocumentReference, type: DocumentType, ids: readonly number[]): Promise<number> {
+  const still = (await withoutRows(trx, type).where('f.idfactura', 'in', [...ids]).execute()).map((row) => Number(row.idfactura));
+  if (!still.length) return 0;
+  const headers = (await trx.selectFrom(type.header.table).selectAll().where(type.key, 'in', still).execute()).map(rowReader(type.header));
+  const lines = (await trx.selectFrom(type.line.table).selectAll().where(type.key, 'in', still).orderBy('idlinea').execute()).map(rowReader(type.line));
+  const [subjectTable, subjectKey] = type.side === 'sales' ? ['clientes', 'codcliente'] : ['proveedores', 'codproveedor'];
+  const codes = [...new Set(headers.map((header) => String(header[subjectKey] ?? '')))];
+  const subjects = new Map((await trx.selectFrom(subjectTable).selectAll().where(subjectKey, 'in', codes).execute()).map((row) => [String(row[subjectKey]), row as Row]));
+  const productTypes = await productTypesOf(trx, lines);
+  const linesOf = Map.groupBy(lines, (line) => Number(line[type.key]));
+  const rows: Row[] = [];
+  for (const header of headers) {
+    const id = Number(header[type.key]);
+    const { groups } = await storedBreakdown(trx, ref, type, header, linesOf.get(id) ?? [], subjects.get(String(header[subjectKey] ?? '')) ?? {}, productTypes);
+    for (const row of storedTaxRows(ctx, ref, type, header, groups)) rows.push({ ...row, [taxRowColumn(type)]: id });
+  }
+  await trx.insertInto(invoiceTaxModel.table).values(rows).execute();
+  return headers.length;
+}
+
+/** Records companies as complete (`taxRowsFilledModel`), in the caller's transaction: no form fills their invoices' rows again. */
+export async function recordTaxRowsComplete(ctx: AppContext, trx: DbExecutor, companies: readonly number[]): Promise<void> {
+  if (!companies.length) return;
+  await ctx.database.dialect.insertIgnore(trx.insertInto(taxRowsFilledModel.table).values(companies.map((idempresa) => ({ idempresa }))), ['idempresa']).execute();
 }

@@ -1,5 +1,6 @@
 import type { Module } from '../../module.ts';
 import { taxRowsFilledModel } from './fill-tax-rows.ts';
+export { recordTaxRowsComplete, writeMissingTaxRows } from './fill-tax-rows.ts';
 import { keepTaxRows } from './keep-taxes.ts';
 import { lockSettledPeriods } from './period-lock.ts';
 import { vatSettlementModel } from './settlement-model.ts';

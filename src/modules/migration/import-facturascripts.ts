@@ -1,0 +1,151 @@
+import type { AppContext } from '../../app-context.ts';
+import type { DbExecutor } from '../../db/database.ts';
+import { inTransaction } from '../../db/transaction.ts';
+import { copyFiles } from './copy-files.ts';
+import { advanceSequences, copyTable, ImportRefused, writeDeferred, type Deferred, type TableProgress } from './copy-tables.ts';
+import { planImport, type ImportPlan } from './import-plan.ts';
+import { ImportFindings, type ImportReport } from './import-report.ts';
+import { adoptImportedKeys, ownKeys } from '../auth/index.ts';
+import { mergeImportedSettings, settingsGroups } from '../settings/index.ts';
+import { disarmImportedUsers, IMPORTED_USERS_NOTE } from '../users/index.ts';
+import { clearTables, refuseUnlessFresh } from './installation-data.ts';
+import { rebuildDerived } from './rebuild-derived.ts';
+import { openSource, type SourceDatabase } from './source-database.ts';
+import { verifyImport } from './verify-import.ts';
+
+export interface ImportOptions {
+  /** The source's URL: `mysql://...` (MariaDB or MySQL) or `postgres://...`. */
+  from: string;
+  /** The source's `MyFiles/` folder: the attached files' bytes are copied from it. */
+  files?: string;
+  /** Reads, checks and reports everything, and writes nothing (the transaction rolls back). */
+  dryRun?: boolean;
+  /** Told how each table's copy goes (the command line's progress). */
+  progress?: (state: TableProgress) => void;
+}
+
+/** A dry run's way out of its transaction, carrying the report. */
+class DryRunDone extends Error {
+  readonly report: ImportReport;
+  constructor(report: ImportReport) {
+    super('dry run');
+    this.report = report;
+  }
+}
+
+/**
+ * `import facturascripts`: an installation of the established system into this one (new: default
+ * data only, no documents), all or nothing (docs/migration.md).
+ * 1. The source is opened read-only on one snapshot; the target checked to be new, before anything
+ *    is written.
+ * 2. In one transaction of the target: the tables about to be copied are emptied (the source's
+ *    default data replaces ours; this installation's own API keys are kept aside), every table
+ *    with a model here copied with its keys (source-values.ts), the columns naming later rows
+ *    written last, PostgreSQL's sequences moved past the keys; the source's keys digested, users
+ *    disarmed, settings merged, our keys back; derived state rebuilt (rebuild-derived.ts); the
+ *    whole verified against the source (verify-import.ts).
+ * 3. Committed when the verification is clean (a dry run rolls back there); otherwise rolled
+ *    back, the report saying why. A failure or an interruption anywhere leaves the target as it
+ *    was: the transaction never committed. Running it again is safe: a committed import is no
+ *    longer a new installation, and is refused.
+ * The reference caches of running instances are bumped with the commit.
+ */
+export async function importFacturaScripts(ctx: AppContext, options: ImportOptions): Promise<ImportReport> {
+  const started = performance.now();
+  const source = await openSource(options.from);
+  try {
+    await refuseUnlessFresh(ctx);
+    const plan = planImport(ctx.registry, await source.tables());
+    if (!plan.tables.some((table) => table.model.table === 'empresas')) {
+      throw new ImportRefused(`${source.shown} does not look like an installation of the established system: it has no table "empresas" (tables found: ${plan.unknownTables.slice(0, 10).map((table) => table.name).join(', ') || 'none'})`);
+    }
+    const notImported = await notImportedOf(source, plan);
+    try {
+      return await inTransaction(ctx.database, async (trx) => {
+        const report = await copyAndVerify(ctx, trx, source, plan, options);
+        report.notImported = notImported;
+        report.seconds = (performance.now() - started) / 1000;
+        if (options.dryRun) throw new DryRunDone(report);
+        if (!report.verification.clean) throw new VerificationFailed(report);
+        report.committed = true;
+        return report;
+      }, { attempts: 1 });
+    } catch (error) {
+      if (error instanceof DryRunDone) return error.report;
+      if (error instanceof VerificationFailed) return error.report;
+      throw error;
+    }
+  } finally {
+    await source.close();
+  }
+}
+
+/** A verification with differences: nothing is kept, and the report says what differed. */
+class VerificationFailed extends Error {
+  readonly report: ImportReport;
+  constructor(report: ImportReport) {
+    super('the imported books differ from the source');
+    this.report = report;
+  }
+}
+
+async function copyAndVerify(ctx: AppContext, trx: DbExecutor, source: SourceDatabase, plan: ImportPlan, options: ImportOptions): Promise<ImportReport> {
+  const { dialect } = ctx.database;
+  const findings = new ImportFindings();
+  const own = await ownKeys(trx);
+  const ownSettings = await settingsGroups(trx);
+  await clearTables(trx, plan.tables);
+  const deferred: Deferred = [];
+  const counts = new Map<string, number>();
+  const tables: ImportReport['tables'] = [];
+  for (const table of plan.tables) {
+    const tableStarted = performance.now();
+    const rows = await copyTable(source, trx, dialect, table, findings, deferred, options.progress ?? (() => {}));
+    counts.set(table.model.table, rows);
+    tables.push({ table: table.model.table, rows, seconds: (performance.now() - tableStarted) / 1000, notImported: table.notImported, notInSource: table.notInSource });
+  }
+  await writeDeferred(trx, dialect, deferred);
+  await advanceSequences(trx, dialect, plan.tables.map((table) => table.model));
+  const apiKeys = ctx.registry.byTable('api_keys')!;
+  const apiAccess = ctx.registry.byTable('api_access')!;
+  const kept = counts.has('api_keys') ? await adoptImportedKeys(trx, own) : [];
+  const users = counts.has('users') ? await disarmImportedUsers(trx) : 0;
+  if (counts.has('settings')) await mergeImportedSettings(trx, ownSettings);
+  await advanceSequences(trx, dialect, [apiKeys, apiAccess]);
+  const files = options.files ? await copyFiles(ctx, trx, options.files, findings) : undefined;
+  const derived = await rebuildDerived(ctx, trx);
+  const unprocessed = counts.has('work_events') ? Number((await trx.selectFrom('work_events').select((eb) => eb.fn.countAll().as('n')).where('done', '=', dialect.boolean(false)).executeTakeFirst())?.n ?? 0) : 0;
+  const ownRows = new Map([['api_keys', kept.length], ['api_access', own.rules.filter((rule) => kept.some((key) => key.from === Number(rule.idapikey))).length]]);
+  const verification = await verifyImport(ctx, trx, source, plan.tables, counts, ownRows);
+  verification.clean = !verification.counts.mismatches.length && !verification.sums.mismatches.length && !verification.trialBalance.mismatches.length;
+  if (!options.dryRun) await ctx.shared.bumpAll(trx);
+  return {
+    source: { engine: source.engine, url: source.shown },
+    target: { engine: ctx.database.engine },
+    dryRun: Boolean(options.dryRun),
+    committed: false,
+    seconds: 0,
+    tables,
+    notImported: { tables: [], columns: [], absentTables: [] },
+    warnings: findings.list(),
+    findings: [...derived, ...(!files && counts.get('attached_files') ? [{ code: 'files-not-copied', count: counts.get('attached_files')!, detail: 'their records were imported; run with --files <the source\'s MyFiles folder> to copy their bytes' }] : []), ...(unprocessed ? [{ code: 'unprocessed-work-events', count: unprocessed, detail: 'the source\'s background queue had not run them: imported as they were (done = false); this service does not run them' }] : [])],
+    keys: { imported: counts.get('api_keys') ?? 0, profile: 'facturascripts', kept },
+    users: { imported: users, note: IMPORTED_USERS_NOTE },
+    ...(files ? { files } : {}),
+    verification,
+  };
+}
+
+/** What the source holds that is not imported: tables without a model, columns without a place (with how many rows hold a value). */
+async function notImportedOf(source: SourceDatabase, plan: ImportPlan): Promise<ImportReport['notImported']> {
+  const tables = [];
+  for (const table of plan.unknownTables) tables.push({ table: table.name, rows: await source.count(table.name) });
+  const columns = [];
+  for (const table of plan.tables) {
+    for (const column of table.notImported) {
+      const rows = await source.query(`SELECT COUNT(${source.quote(column)}) AS n FROM ${source.quote(table.source.name)}`);
+      columns.push({ table: table.model.table, column, rows: Number(rows[0]?.n ?? 0) });
+    }
+  }
+  return { tables, columns, absentTables: plan.absentTables };
+}
