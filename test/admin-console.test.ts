@@ -446,6 +446,25 @@ describe('admin console in Chromium', { skip: present ? false : `no Chromium at 
     assert.deepEqual((await call('GET', `liquidacioniva?filter[periodo]=${quarter}&filter[codejercicio]=${year}`)).body, []);
   });
 
+  it('imports customers from a spreadsheet: checks it, shows its problems beside their rows, then imports it all', async () => {
+    await open('import', 'Import');
+    await page.getByLabel('Records').selectOption('cliente');
+    const file = (text: string) => ({ name: 'clientes.csv', mimeType: 'text/csv', buffer: Buffer.from(text) });
+    await page.getByLabel('File (CSV or XLSX)').setInputFiles(file('codcliente;nombre;cifnif;email\nADMS1;Hoja Uno;00000000T;\nADMS2;;00000000T;mal\n'));
+    await page.getByRole('button', { name: 'Check the file' }).click();
+    const problems = page.locator('table[data-problems]');
+    await problems.getByRole('rowheader', { name: '3' }).waitFor();
+    await settles(() => problems.locator('tbody tr').allInnerTexts(), ['3\tnombre\tRequired', 'email\tNot an e-mail address']);
+    await check('import-problems');
+    assert.equal((await call('GET', 'cliente/ADMS1')).status, 404, 'nothing written by a check');
+    await page.getByLabel('File (CSV or XLSX)').setInputFiles(file('codcliente;nombre;cifnif;email\nADMS1;Hoja Uno;00000000T;\nADMS2;Hoja Dos;00000000T;dos@example.com\n'));
+    await page.getByRole('button', { name: 'Check the file' }).click();
+    await page.getByRole('status').filter({ hasText: 'The file checks clean: 2 rows, 2 to create, 0 to update.' }).waitFor();
+    await page.getByRole('button', { name: 'Import its 2 rows' }).click();
+    await page.getByRole('status').filter({ hasText: 'Imported: 2 created, 0 updated.' }).waitFor();
+    assert.equal((await call('GET', 'cliente/ADMS2')).body.email, 'dos@example.com');
+  });
+
   it('switches VERI*FACTU on for a company, checks its chain, and cancels an invoice', async () => {
     await open('verifactu', 'VERI*FACTU');
     const company = page.locator('form[data-company="1"]');

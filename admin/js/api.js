@@ -113,10 +113,14 @@ export function apiDescription() {
   return description.promise;
 }
 
-/** Whether the key may read a resource: one cheap request, 403 meaning no (menus follow the rules). */
+/**
+ * Whether the key may read a resource: one cheap request, 403 meaning no (menus follow the rules).
+ * `importar` is written, never read: a dry run of no customers says whether the key may import.
+ */
 export async function canRead(resource) {
   try {
     if (resource === 'openapi') await apiDescription();
+    else if (resource === 'importar') await api('POST', apiPath(['importar', 'cliente'], { dryrun: 1 }), []);
     else await api('GET', resource === 'events' ? apiPath('events', { latest: 1 }) : apiPath(resource, { limit: 1 }));
     return true;
   } catch (error) {

@@ -14,6 +14,7 @@ import { Plugins } from './pages/plugins.js';
 import { Webhooks } from './pages/webhooks.js';
 import { Email } from './pages/email.js';
 import { Recurring } from './pages/recurring.js';
+import { Import } from './pages/import.js';
 import { Remittances } from './pages/remittances.js';
 import { Statements } from './pages/statements.js';
 import { Taxes } from './pages/taxes.js';
@@ -32,6 +33,7 @@ const MENU = [
   { id: 'remittances', needs: ['remesasepa'] },
   { id: 'statements', needs: ['movimientobanco'] },
   { id: 'taxes', needs: ['liquidacioniva'] },
+  { id: 'import', needs: ['importar'] },
   { id: 'email', needs: ['emailsent'] },
   { id: 'webhooks', needs: ['webhook'] },
   { id: 'events', needs: ['events'] },
@@ -123,6 +125,8 @@ function Page({ route, access, refreshAccess }) {
       return html`<${Statements} ...${props} />`;
     case 'taxes':
       return html`<${Taxes} ...${props} />`;
+    case 'import':
+      return html`<${Import} ...${props} />`;
     case 'email':
       return html`<${Email} ...${props} />`;
     case 'webhooks':

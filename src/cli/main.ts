@@ -132,7 +132,7 @@ export async function runCommand(core: Core, argv: string[], print: Print, progr
   return 1;
 }
 
-async function main(): Promise<void> {
+export async function main(): Promise<void> {
   const config = loadProcessConfig();
   const log = {
     info: () => {},

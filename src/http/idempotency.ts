@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { MultipartStream } from './multipart-stream.ts';
 import type { FastifyInstance, FastifyReply, FastifyRequest, onResponseAsyncHookHandler, onSendHookHandler, preHandlerAsyncHookHandler } from 'fastify';
 import { CommitGate, withGate } from '../db/commit-gate.ts';
 import type { Database } from '../db/database.ts';
@@ -69,7 +70,8 @@ function stable(value: unknown): unknown {
 function fingerprint(request: FastifyRequest): string {
   const [path, query = ''] = request.url.split('?', 2) as [string, string?];
   const params = [...new URLSearchParams(query).entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  const streamed = request.body === undefined || (typeof request.body === 'object' && request.body !== null && typeof (request.body as { pipe?: unknown }).pipe === 'function');
+  // A multipart body handed over unread (uploads, spreadsheets: MultipartStream) is a stream too.
+  const streamed = request.body === undefined || request.body instanceof MultipartStream || (typeof request.body === 'object' && request.body !== null && typeof (request.body as { pipe?: unknown }).pipe === 'function');
   const body = streamed
     ? { type: String(request.headers['content-type'] ?? '').replace(/;\s*boundary=.*$/i, ''), length: request.headers['content-length'] ?? null }
     : stable(request.body);

@@ -3,7 +3,7 @@ import { AppError } from '../errors.ts';
 import type { Model } from '../models/define-model.ts';
 import { coerceValue } from '../models/coerce.ts';
 import type { FieldValue } from '../models/fields.ts';
-import { readInput } from '../models/read-input.ts';
+import { writerOf } from '../models/record-writer.ts';
 import { recordJsonSchema, schemaOutput } from '../models/schema-output.ts';
 import { encodeListCursor, keysetPageable } from '../query/list-cursor.ts';
 import { parseListQuery, type ListQuery } from '../query/list-query.ts';
@@ -51,8 +51,8 @@ export function registerModelRoutes(app: FastifyInstance, ctx: AppContext, model
   const expansions = Object.fromEntries(Object.entries(ctx.expansions.get(model) ?? {}).map(([name, expansion]) => [name, expansion.schema]));
   const record = { ...plain, properties: { ...(plain.properties as object), ...(presenter?.properties ?? {}), ...expansions } };
   const schema = schemaOutput(model);
-  const writer = ctx.writers.get(model);
-  const streamsFiles = writer?.streamsFiles;
+  const writer = writerOf(ctx, model);
+  const { streamsFiles } = writer;
   const presented = Object.keys(presenter?.properties ?? {});
   const present = async <T extends Record<string, unknown>>(request: FastifyRequest, rows: T[], view?: ReadView): Promise<T[]> =>
     presenter && (!view || wantsPresented(view, presented)) ? ((await presenter.present(rows, request.query as Record<string, unknown>)) as T[]) : rows;
@@ -75,17 +75,12 @@ export function registerModelRoutes(app: FastifyInstance, ctx: AppContext, model
   const create = async (request: FastifyRequest, reply: FastifyReply) => {
     const { body, source } = bodyOf(request);
     reply.code(201);
-    if (writer) return presentOne(request, await writer.create(body, source, { ignoreUnknown: isLegacy(request) }));
-    const { record: created, reveal } = await store.create(model, readInput(model, body, source, 'create', undefined, { ignoreUnknown: isLegacy(request) }));
-    return presentOne(request, { ...created, ...reveal });
+    return presentOne(request, await writer.create(body, source, { ignoreUnknown: isLegacy(request) }));
   };
   const update = async (request: FastifyRequest) => {
     const id = parseId(model, request);
     const { body, source } = bodyOf(request);
-    return conditionalWrite(store, request, model, id, async () => {
-      if (writer) return presentOne(request, await writer.update(id, body, source, { ignoreUnknown: isLegacy(request) }));
-      return presentOne(request, await store.update(model, id, readInput(model, body, source, 'update', id, { ignoreUnknown: isLegacy(request) })));
-    });
+    return conditionalWrite(store, request, model, id, async () => presentOne(request, await writer.update(id, body, source, { ignoreUnknown: isLegacy(request) })));
   };
 
   addResourceRoute(app, {
@@ -132,7 +127,7 @@ export function registerModelRoutes(app: FastifyInstance, ctx: AppContext, model
         write: 'delete',
         handler: async (request) => {
           const id = parseId(model, request);
-          return { ok: 'record-deleted', data: await conditionalWrite(store, request, model, id, () => (writer ? writer.remove(id) : store.remove(model, id))) };
+          return { ok: 'record-deleted', data: await conditionalWrite(store, request, model, id, () => writer.remove(id)) };
         },
       },
     },

@@ -13,6 +13,7 @@ import { registerUploadRoute } from './upload-route.ts';
 export { attachedFileModel, attachedFileRelationModel, productImageModel };
 export { attachedFileContent, attachedImage, linkedFiles } from './file-storage.ts';
 export { filesOf } from './files-runtime.ts';
+export { receiveUpload } from './receive-upload.ts';
 export { thumbnailPathOf, thumbnailPrefixOf } from './stored-name.ts';
 export type { FileStore } from './storage/file-store.ts';
 

@@ -1,4 +1,5 @@
 import { sql } from 'kysely';
+import { columnType } from '../../db/column-sql.ts';
 import type { DbExecutor } from '../../db/database.ts';
 import type { SqlDialect } from '../../db/dialect.ts';
 import type { Model } from '../../models/define-model.ts';
@@ -11,9 +12,15 @@ import { convertValue } from './source-values.ts';
 
 type Row = Record<string, unknown>;
 
-/** Rows read from the source per page, and parameters per insert (below every engine's limit). */
+/** Rows read from the source per page. */
 const PAGE = 2_000;
-const PARAMETERS = 20_000;
+/**
+ * Parameters per multi-row insert (SQLite, MariaDB): enough rows to spare statements, few enough
+ * that each prepared statement kept stays small (SQLite keeps a program per text, and the
+ * statement cache keeps every table's for the whole run: one of thousands of parameters is
+ * megabytes of it). SQLite has no round trip to save: a few rows a statement are as fast.
+ */
+const PARAMETERS = { sqlite: 500, mysql: 2_000, postgres: 2_000 } as const;
 
 /** A problem that refuses the import: the value cannot be kept as the source stored it. */
 const FATAL = new Set(['too-long']);
@@ -43,7 +50,7 @@ export async function copyTable(source: SourceDatabase, target: DbExecutor, dial
   const total = await source.count(plan.source.name);
   const started = performance.now();
   const deferredColumns = new Set(plan.deferred);
-  const chunk = Math.max(1, Math.floor(PARAMETERS / Math.max(1, columns.length)));
+  const chunk = Math.max(1, Math.floor(PARAMETERS[dialect.engine] / Math.max(1, columns.length)));
   const hasIban = Object.hasOwn(model.fields, 'iban');
   let copied = 0;
   for await (const page of source.batches(plan.source, columns, PAGE)) {
@@ -68,12 +75,32 @@ export async function copyTable(source: SourceDatabase, target: DbExecutor, dial
       refusedToday(model, values, hasIban, (field, reason) => findings.warn(`refused-today:${reason}`, model.table, key, field, values[field]));
       rows.push(stored(model, values, dialect));
     }
-    for (let start = 0; start < rows.length; start += chunk) await target.insertInto(model.table).values(rows.slice(start, start + chunk)).execute();
+    await insertPage(target, dialect, model, columns, rows, chunk);
     copied += page.length;
     progress({ table: model.table, rows: copied, total, seconds: (performance.now() - started) / 1000, done: false });
   }
   progress({ table: model.table, rows: copied, total, seconds: (performance.now() - started) / 1000, done: true });
   return copied;
+}
+
+/**
+ * A page of rows into the target. PostgreSQL takes each column as one array parameter, unnested
+ * into rows (`INSERT ... SELECT * FROM unnest(...)`): a statement of as many parameters as columns,
+ * prepared once per table, instead of one of thousands parsed every time. The others take
+ * multi-row inserts of `chunk` rows.
+ */
+async function insertPage(target: DbExecutor, dialect: SqlDialect, model: Model, columns: readonly string[], rows: Row[], chunk: number): Promise<void> {
+  if (!rows.length) return;
+  if (dialect.engine === 'postgres') {
+    const arrays = columns.map((column) => {
+      const field = model.fields[column]!;
+      const type = field.type === 'serial' ? 'INTEGER' : columnType('postgres', field);
+      return sql`CAST(${rows.map((row) => row[column] ?? null)} AS ${sql.raw(`${type}[]`)})`;
+    });
+    await sql`INSERT INTO ${sql.table(model.table)} (${sql.join(columns.map((column) => sql.ref(column)))}) SELECT * FROM unnest(${sql.join(arrays)})`.execute(target);
+    return;
+  }
+  for (let start = 0; start < rows.length; start += chunk) await target.insertInto(model.table).values(rows.slice(start, start + chunk)).execute();
 }
 
 /** A row as the engine stores it: booleans as the dialect keeps them. */
@@ -118,6 +145,18 @@ export async function advanceSequences(target: DbExecutor, dialect: SqlDialect, 
       await sql`SELECT setval(pg_get_serial_sequence(${model.table}, ${name}), COALESCE((SELECT MAX(${sql.ref(name)}) FROM ${sql.table(model.table)}), 0) + 1, false)`.execute(target);
     }
   }
+}
+
+/**
+ * PostgreSQL's planner statistics of the tables just filled, so that the reads that follow in the
+ * same transaction (derived state, verification: a page of documents' lines by their ids) use the
+ * indexes: without them a freshly filled table looks empty and is scanned whole for each page.
+ * (SQLite plans these by its indexes alike; MariaDB keeps its statistics itself, and its ANALYZE
+ * would end the transaction.)
+ */
+export async function refreshStatistics(target: DbExecutor, dialect: SqlDialect, models: readonly Model[]): Promise<void> {
+  if (dialect.engine !== 'postgres') return;
+  for (const model of models) await sql`ANALYZE ${sql.table(model.table)}`.execute(target);
 }
 
 /** An import that cannot go on: nothing was written (its transaction rolled back). */

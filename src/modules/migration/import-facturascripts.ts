@@ -1,10 +1,11 @@
+import { sql } from 'kysely';
 import type { AppContext } from '../../app-context.ts';
 import type { DbExecutor } from '../../db/database.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { copyFiles } from './copy-files.ts';
-import { advanceSequences, copyTable, ImportRefused, writeDeferred, type Deferred, type TableProgress } from './copy-tables.ts';
+import { advanceSequences, copyTable, ImportRefused, refreshStatistics, writeDeferred, type Deferred, type TableProgress } from './copy-tables.ts';
 import { planImport, type ImportPlan } from './import-plan.ts';
-import { ImportFindings, type ImportReport } from './import-report.ts';
+import { ImportFindings, timer, type ImportReport } from './import-report.ts';
 import { adoptImportedKeys, ownKeys } from '../auth/index.ts';
 import { mergeImportedSettings, settingsGroups } from '../settings/index.ts';
 import { disarmImportedUsers, IMPORTED_USERS_NOTE } from '../users/index.ts';
@@ -92,6 +93,11 @@ class VerificationFailed extends Error {
 async function copyAndVerify(ctx: AppContext, trx: DbExecutor, source: SourceDatabase, plan: ImportPlan, options: ImportOptions): Promise<ImportReport> {
   const { dialect } = ctx.database;
   const findings = new ImportFindings();
+  const phases: Record<string, number> = {};
+  const time = timer(phases);
+  // SQLite: a small page cache for the import's connection, whose one long transaction would
+  // otherwise keep it full (16 MiB by default) beside what SQLite holds of the transaction itself.
+  if (ctx.database.engine === 'sqlite') await sql`PRAGMA cache_size = -2000`.execute(trx);
   const own = await ownKeys(trx);
   const ownSettings = await settingsGroups(trx);
   await clearTables(trx, plan.tables);
@@ -106,17 +112,18 @@ async function copyAndVerify(ctx: AppContext, trx: DbExecutor, source: SourceDat
   }
   await writeDeferred(trx, dialect, deferred);
   await advanceSequences(trx, dialect, plan.tables.map((table) => table.model));
+  await time('statistics', () => refreshStatistics(trx, dialect, plan.tables.map((table) => table.model)));
   const apiKeys = ctx.registry.byTable('api_keys')!;
   const apiAccess = ctx.registry.byTable('api_access')!;
   const kept = counts.has('api_keys') ? await adoptImportedKeys(trx, own) : [];
   const users = counts.has('users') ? await disarmImportedUsers(trx) : 0;
   if (counts.has('settings')) await mergeImportedSettings(trx, ownSettings);
   await advanceSequences(trx, dialect, [apiKeys, apiAccess]);
-  const files = options.files ? await copyFiles(ctx, trx, options.files, findings) : undefined;
-  const derived = await rebuildDerived(ctx, trx);
+  const files = options.files ? await time('files', () => copyFiles(ctx, trx, options.files!, findings)) : undefined;
+  const derived = await rebuildDerived(ctx, trx, time);
   const unprocessed = counts.has('work_events') ? Number((await trx.selectFrom('work_events').select((eb) => eb.fn.countAll().as('n')).where('done', '=', dialect.boolean(false)).executeTakeFirst())?.n ?? 0) : 0;
   const ownRows = new Map([['api_keys', kept.length], ['api_access', own.rules.filter((rule) => kept.some((key) => key.from === Number(rule.idapikey))).length]]);
-  const verification = await verifyImport(ctx, trx, source, plan.tables, counts, ownRows);
+  const verification = await verifyImport(ctx, trx, source, plan.tables, counts, ownRows, time);
   verification.clean = !verification.counts.mismatches.length && !verification.sums.mismatches.length && !verification.trialBalance.mismatches.length;
   if (!options.dryRun) await ctx.shared.bumpAll(trx);
   return {
@@ -126,6 +133,7 @@ async function copyAndVerify(ctx: AppContext, trx: DbExecutor, source: SourceDat
     committed: false,
     seconds: 0,
     tables,
+    phases,
     notImported: { tables: [], columns: [], absentTables: [] },
     warnings: findings.list(),
     findings: [...derived, ...(!files && counts.get('attached_files') ? [{ code: 'files-not-copied', count: counts.get('attached_files')!, detail: 'their records were imported; run with --files <the source\'s MyFiles folder> to copy their bytes' }] : []), ...(unprocessed ? [{ code: 'unprocessed-work-events', count: unprocessed, detail: 'the source\'s background queue had not run them: imported as they were (done = false); this service does not run them' }] : [])],

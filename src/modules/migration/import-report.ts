@@ -29,6 +29,20 @@ export class ImportFindings {
   }
 }
 
+/** Runs a step and records its seconds under `name`. */
+export type Timed = <T>(name: string, step: () => Promise<T>) => Promise<T>;
+
+export function timer(phases: Record<string, number>): Timed {
+  return async (name, step) => {
+    const started = performance.now();
+    try {
+      return await step();
+    } finally {
+      phases[name] = Number(((performance.now() - started) / 1000).toFixed(3));
+    }
+  };
+}
+
 /** A comparison of source and target (per table, per serie and year, per sub-account ...). */
 export interface Check<T> {
   compared: number;
@@ -42,6 +56,8 @@ export interface ImportReport {
   committed: boolean;
   seconds: number;
   tables: Array<{ table: string; rows: number; seconds: number; notImported: string[]; notInSource: string[] }>;
+  /** Seconds of each step after the copy (derived state, verification), for whoever measures it. */
+  phases: Record<string, number>;
   notImported: {
     /** The source's tables without a model here, with their rows. */
     tables: Array<{ table: string; rows: number }>;

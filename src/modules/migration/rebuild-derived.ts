@@ -4,7 +4,7 @@ import { openEntryCounters, rebuildBalances } from '../accounting/index.ts';
 import { rebuildStockTotals } from '../catalogue/index.ts';
 import { DOCUMENT_TYPES, loadReferenceIn, rebuildCustomerRisks, recordExistingGaps, type DocumentReference } from '../documents/index.ts';
 import { recordTaxRowsComplete, writeMissingTaxRows } from '../taxforms/index.ts';
-import type { ImportReport } from './import-report.ts';
+import type { ImportReport, Timed } from './import-report.ts';
 
 type Finding = ImportReport['findings'][number];
 
@@ -35,21 +35,21 @@ const TAX_CHUNK = 200;
  *   reads them as the source left them (a counter behind its numbers moves past the highest:
  *   facturascripts-model.md 3.8).
  */
-export async function rebuildDerived(ctx: AppContext, trx: DbExecutor): Promise<Finding[]> {
+export async function rebuildDerived(ctx: AppContext, trx: DbExecutor, time: Timed): Promise<Finding[]> {
   const findings: Finding[] = [];
   const found = (code: string, count: number, detail?: unknown) => {
     if (count) findings.push({ code, count, ...(detail === undefined ? {} : { detail }) });
   };
   const { dialect } = ctx.database;
   const ref = await loadReferenceIn(ctx, trx);
-  found('stock-totals-rebuilt', await rebuildStockTotals(trx));
-  found('customer-risk-rebuilt', await rebuildCustomerRisks(trx, dialect, Number(ref.settings.decimals ?? 2)));
-  const stale = await rebuildBalances(trx);
+  found('stock-totals-rebuilt', await time('stock totals', () => rebuildStockTotals(trx)));
+  found('customer-risk-rebuilt', await time('customer risk', () => rebuildCustomerRisks(trx, dialect, Number(ref.settings.decimals ?? 2))));
+  const stale = await time('balances', () => rebuildBalances(trx));
   found('stale-subaccount-balances', stale.length, stale.slice(0, 20));
   await openEntryCounters(trx, dialect);
-  await rebuildTaxRows(ctx, trx, ref);
+  await time('tax rows', () => rebuildTaxRows(ctx, trx, ref));
   await trx.deleteFrom('code_counters').where('name', 'not like', 'lock:%').execute();
-  found('numbering-gaps', await recordExistingGaps(trx, ctx.database.dialect, DOCUMENT_TYPES));
+  found('numbering-gaps', await time('numbering gaps', () => recordExistingGaps(trx, ctx.database.dialect, DOCUMENT_TYPES)));
   return findings;
 }
 

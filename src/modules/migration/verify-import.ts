@@ -5,7 +5,7 @@ import { rowReader } from '../../db/row-codec.ts';
 import { subaccountBalances } from '../accounting/index.ts';
 import { DOCUMENT_TYPES, loadReferenceIn, productTypesOf, storedBreakdown, type DocumentType } from '../documents/index.ts';
 import type { TablePlan } from './import-plan.ts';
-import type { ImportReport } from './import-report.ts';
+import type { ImportReport, Timed } from './import-report.ts';
 import { REBUILT_COLUMNS } from './rebuild-derived.ts';
 import type { SourceDatabase } from './source-database.ts';
 
@@ -17,7 +17,7 @@ const TOLERANCE = 0.005;
 /** Differences of the calculation listed in the report (all are counted). */
 const LISTED = 100;
 /** Documents read per page for the calculation check. */
-const PAGE = 500;
+const PAGE = 200;
 
 const quoteFor = (engine: Engine | 'mysql' | 'postgres') => (name: string) => (engine === 'mysql' ? `\`${name}\`` : `"${name}"`);
 
@@ -30,8 +30,15 @@ const quoteFor = (engine: Engine | 'mysql' | 'postgres') => (name: string) => (e
  * would give otherwise, listed, never changed. `ownRows` are rows of this installation kept beside
  * the source's (its own API keys).
  */
-export async function verifyImport(ctx: AppContext, trx: DbExecutor, source: SourceDatabase, plans: readonly TablePlan[], sourceCounts: ReadonlyMap<string, number>, ownRows: ReadonlyMap<string, number>): Promise<Verification> {
-  const engine = ctx.database.engine;
+export async function verifyImport(ctx: AppContext, trx: DbExecutor, source: SourceDatabase, plans: readonly TablePlan[], sourceCounts: ReadonlyMap<string, number>, ownRows: ReadonlyMap<string, number>, time: Timed): Promise<Verification> {
+  const counts = await time('verify counts', () => countCheck(trx, plans, sourceCounts, ownRows));
+  const sums = await time('verify sums', () => sumCheck(ctx.database.engine, trx, source, plans));
+  const balance = await time('verify trial balance', () => trialBalance(trx, source));
+  const calculation = await time('verify calculation', () => calculator(ctx, trx));
+  return { clean: false, counts, sums, trialBalance: balance, calculator: calculation };
+}
+
+async function countCheck(trx: DbExecutor, plans: readonly TablePlan[], sourceCounts: ReadonlyMap<string, number>, ownRows: ReadonlyMap<string, number>): Promise<Verification['counts']> {
   const counts: Verification['counts'] = { compared: 0, mismatches: [] };
   for (const plan of plans) {
     const target = Number((await sql<{ n: unknown }>`SELECT COUNT(*) AS n FROM ${sql.table(plan.model.table)}`.execute(trx)).rows[0]!.n) - (ownRows.get(plan.model.table) ?? 0);
@@ -39,6 +46,10 @@ export async function verifyImport(ctx: AppContext, trx: DbExecutor, source: Sou
     counts.compared++;
     if (target !== expected) counts.mismatches.push({ table: plan.model.table, source: expected, target });
   }
+  return counts;
+}
+
+async function sumCheck(engine: Engine, trx: DbExecutor, source: SourceDatabase, plans: readonly TablePlan[]): Promise<Verification['sums']> {
   const sums: Verification['sums'] = { compared: 0, mismatches: [] };
   for (const plan of plans) {
     const query = sumsQuery(plan, plans);
@@ -54,7 +65,7 @@ export async function verifyImport(ctx: AppContext, trx: DbExecutor, source: Sou
       }
     }
   }
-  return { clean: false, counts, sums, trialBalance: await trialBalance(trx, source), calculator: await calculator(ctx, trx) };
+  return sums;
 }
 
 /**
