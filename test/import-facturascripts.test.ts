@@ -11,7 +11,7 @@ import { coreModules } from '../src/modules/index.ts';
 import { importFacturaScripts, type ImportReport } from '../src/modules/migration/index.ts';
 import { enabledEngines, scratchDatabase, type ScratchDatabase } from './helpers/engines.ts';
 import { fillBooks, type BooksFacts } from './helpers/facturascripts-books.ts';
-import { createSource, sourceChecksums, type SourceConnection, type SourceEngine } from './helpers/facturascripts-source.ts';
+import { createSource, readOnlyUser, sourceChecksums, type SourceConnection, type SourceEngine } from './helpers/facturascripts-source.ts';
 import { startTestApp } from './helpers/test-app.ts';
 import type { Engine } from '../src/db/database.ts';
 
@@ -69,16 +69,20 @@ for (const sourceEngine of sourceEngines) {
     let source: { connection: SourceConnection; scratch: ScratchDatabase };
     let facts: BooksFacts;
     let checksums: Record<string, string>;
+    let reader: Awaited<ReturnType<typeof readOnlyUser>>;
     before(async () => {
       source = await createSource(sourceEngine);
       facts = await fillBooks(source.connection);
       checksums = await sourceChecksums(source.connection);
+      // The imports below read through a user that may only SELECT.
+      reader = await readOnlyUser(source.connection);
     });
     after(async () => {
       // The source as it was: only read, whatever was imported from it.
       assert.deepEqual(await sourceChecksums(source.connection), checksums, 'the source is unchanged');
       await source.connection.close();
       await source.scratch.drop();
+      await reader.drop(sourceEngine === 'mysql' ? process.env.TEST_MYSQL_URL! : process.env.TEST_POSTGRES_URL!);
     });
 
     for (const engine of enabledEngines()) {
@@ -87,7 +91,7 @@ for (const sourceEngine of sourceEngines) {
         const myFiles = sourceFiles(facts);
         try {
           const ownKey = await core.ctx.store.create(core.ctx.registry.get('apikey')!, { description: 'operator', fullaccess: true });
-          const { code, report } = await importCommand(core, source.scratch.url, '--files', myFiles);
+          const { code, report } = await importCommand(core, reader.url, '--files', myFiles);
           assert.equal(code, 0, JSON.stringify(report.verification));
           assert.equal(report.committed, true);
           assert.equal(report.verification.clean, true);

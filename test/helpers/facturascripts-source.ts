@@ -164,3 +164,33 @@ export async function sourceChecksums(connection: SourceConnection): Promise<Rec
   }
   return sums;
 }
+
+/**
+ * A user of the source that may only read it (`SELECT` on its tables): what an import needs and
+ * all an operator should give it. Answers its URL, and how to drop the user once the source is gone.
+ */
+export async function readOnlyUser(connection: SourceConnection): Promise<{ url: string; drop: (admin: SourceConnection | string) => Promise<void> }> {
+  const name = `reader_${Math.random().toString(36).slice(2, 10)}`;
+  const url = new URL(connection.url);
+  if (connection.engine === 'mysql') {
+    const database = url.pathname.slice(1);
+    await connection.query(`CREATE USER '${name}'@'%' IDENTIFIED BY 'reads-only'`);
+    await connection.query(`GRANT SELECT ON \`${database}\`.* TO '${name}'@'%'`);
+  } else {
+    await connection.query(`CREATE ROLE ${name} LOGIN PASSWORD 'reads-only'`);
+    await connection.query(`GRANT SELECT ON ALL TABLES IN SCHEMA public TO ${name}`);
+  }
+  url.username = name;
+  url.password = 'reads-only';
+  return {
+    url: url.toString(),
+    async drop(admin) {
+      const other = typeof admin === 'string' ? await connectSource(connection.engine, admin) : admin;
+      try {
+        await other.query(connection.engine === 'mysql' ? `DROP USER IF EXISTS '${name}'@'%'` : `DROP ROLE IF EXISTS ${name}`);
+      } finally {
+        if (typeof admin === 'string') await other.close();
+      }
+    },
+  };
+}
