@@ -48,11 +48,41 @@ export async function openSource(url: string): Promise<SourceDatabase> {
   return engine === 'mysql' ? openMysql(url) : openPostgres(url);
 }
 
+type Query = (text: string, params?: readonly unknown[]) => Promise<Row[]>;
+
+/** What each engine gives: its connection's query, identifier quoting, catalogue reads and end. */
+interface EngineSource {
+  engine: SourceEngine;
+  url: string;
+  query: Query;
+  quote: (name: string) => string;
+  /** The current database's columns (`t`, `c`, `d`: table, column, type) and primary keys (`t`, `c`), in order. */
+  columnsSql: string;
+  keysSql: string;
+  end: () => Promise<void>;
+}
+
+function sourceDatabase({ engine, url, query, quote, columnsSql, keysSql, end }: EngineSource): SourceDatabase {
+  return {
+    engine,
+    shown: shownUrl(url),
+    tables: async () => tablesOf(await query(columnsSql), await query(keysSql)),
+    count: async (table) => Number((await query(`SELECT COUNT(*) AS n FROM ${quote(table)}`))[0]!.n),
+    batches: (table, columns, size) => keysetBatches(query, quote, table, columns, size),
+    query,
+    quote,
+    async close() {
+      await query('ROLLBACK').catch(() => {});
+      await end();
+    },
+  };
+}
+
 async function openMysql(url: string): Promise<SourceDatabase> {
   const normalized = url.replace(/^mariadb:/i, 'mysql:');
   // Dates, times and timestamps as the text the server keeps; DECIMAL and BIGINT as numbers.
   const connection = await mysql.createConnection({ uri: normalized, dateStrings: true, decimalNumbers: true, supportBigNumbers: true, bigNumberStrings: false });
-  const query = async (text: string, params: readonly unknown[] = []) => (await connection.query(text, [...params]))[0] as Row[];
+  const query: Query = async (text, params = []) => (await connection.query(text, [...params]))[0] as Row[];
   try {
     await query('SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ');
     await query('START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY');
@@ -60,26 +90,11 @@ async function openMysql(url: string): Promise<SourceDatabase> {
     await connection.end();
     throw error;
   }
-  const quote = (name: string) => `\`${name.replace(/`/g, '``')}\``;
-  return {
-    engine: 'mysql',
-    shown: shownUrl(url),
-    async tables() {
-      const columns = await query(`SELECT table_name AS t, column_name AS c, data_type AS d FROM information_schema.columns
-        WHERE table_schema = DATABASE() ORDER BY table_name, ordinal_position`);
-      const keys = await query(`SELECT table_name AS t, column_name AS c FROM information_schema.key_column_usage
-        WHERE table_schema = DATABASE() AND constraint_name = 'PRIMARY' ORDER BY table_name, ordinal_position`);
-      return tablesOf(columns, keys);
-    },
-    count: async (table) => Number((await query(`SELECT COUNT(*) AS n FROM ${quote(table)}`))[0]!.n),
-    batches: (table, columns, size) => keysetBatches(query, quote, table, columns, size),
-    query,
-    quote,
-    async close() {
-      await query('ROLLBACK').catch(() => {});
-      await connection.end();
-    },
-  };
+  return sourceDatabase({
+    engine: 'mysql', url, query, quote: (name) => `\`${name.replace(/`/g, '``')}\``, end: () => connection.end(),
+    columnsSql: 'SELECT table_name AS t, column_name AS c, data_type AS d FROM information_schema.columns WHERE table_schema = DATABASE() ORDER BY table_name, ordinal_position',
+    keysSql: `SELECT table_name AS t, column_name AS c FROM information_schema.key_column_usage WHERE table_schema = DATABASE() AND constraint_name = 'PRIMARY' ORDER BY table_name, ordinal_position`,
+  });
 }
 
 async function openPostgres(url: string): Promise<SourceDatabase> {
@@ -89,7 +104,7 @@ async function openPostgres(url: string): Promise<SourceDatabase> {
   client.setTypeParser(20, (value: string) => Number(value));
   client.setTypeParser(1700, (value: string) => Number(value));
   await client.connect();
-  const query = async (text: string, params: readonly unknown[] = []) => {
+  const query: Query = async (text, params = []) => {
     let n = 0;
     return (await client.query(text.replace(/\?/g, () => `$${++n}`), [...params])).rows as Row[];
   };
@@ -99,27 +114,13 @@ async function openPostgres(url: string): Promise<SourceDatabase> {
     await client.end();
     throw error;
   }
-  const quote = (name: string) => `"${name.replace(/"/g, '""')}"`;
-  return {
-    engine: 'postgres',
-    shown: shownUrl(url),
-    async tables() {
-      const columns = await query(`SELECT table_name AS t, column_name AS c, data_type AS d FROM information_schema.columns
-        WHERE table_schema = current_schema() ORDER BY table_name, ordinal_position`);
-      const keys = await query(`SELECT k.table_name AS t, k.column_name AS c FROM information_schema.table_constraints c
-        JOIN information_schema.key_column_usage k ON k.constraint_name = c.constraint_name AND k.table_schema = c.table_schema AND k.table_name = c.table_name
-        WHERE c.table_schema = current_schema() AND c.constraint_type = 'PRIMARY KEY' ORDER BY k.table_name, k.ordinal_position`);
-      return tablesOf(columns, keys);
-    },
-    count: async (table) => Number((await query(`SELECT COUNT(*) AS n FROM ${quote(table)}`))[0]!.n),
-    batches: (table, columns, size) => keysetBatches(query, quote, table, columns, size),
-    query,
-    quote,
-    async close() {
-      await query('ROLLBACK').catch(() => {});
-      await client.end();
-    },
-  };
+  return sourceDatabase({
+    engine: 'postgres', url, query, quote: (name) => `"${name.replace(/"/g, '""')}"`, end: () => client.end(),
+    columnsSql: 'SELECT table_name AS t, column_name AS c, data_type AS d FROM information_schema.columns WHERE table_schema = current_schema() ORDER BY table_name, ordinal_position',
+    keysSql: `SELECT k.table_name AS t, k.column_name AS c FROM information_schema.table_constraints c
+      JOIN information_schema.key_column_usage k ON k.constraint_name = c.constraint_name AND k.table_schema = c.table_schema AND k.table_name = c.table_name
+      WHERE c.table_schema = current_schema() AND c.constraint_type = 'PRIMARY KEY' ORDER BY k.table_name, k.ordinal_position`,
+  });
 }
 
 function tablesOf(columns: Row[], keys: Row[]): SourceTable[] {
@@ -139,7 +140,7 @@ function tablesOf(columns: Row[], keys: Row[]): SourceTable[] {
  * (an index range, however deep into the table); a table without a single-column key is read in
  * pages of its rows' order by offset, which the snapshot keeps stable.
  */
-async function* keysetBatches(query: (text: string, params?: readonly unknown[]) => Promise<Row[]>, quote: (name: string) => string, table: SourceTable, columns: readonly string[], size: number): AsyncGenerator<Row[]> {
+async function* keysetBatches(query: Query, quote: (name: string) => string, table: SourceTable, columns: readonly string[], size: number): AsyncGenerator<Row[]> {
   const list = columns.map(quote).join(', ');
   const key = table.primaryKey.length === 1 ? table.primaryKey[0]! : undefined;
   if (!key) {
