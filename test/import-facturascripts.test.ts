@@ -114,6 +114,10 @@ for (const sourceEngine of sourceEngines) {
           assert.deepEqual(report.warnings.find((warning) => warning.code === 'refused-today:invalid-iban')?.examples, [{ table: 'cuentasbcocli', key: facts.badIban.codcuenta, column: 'iban', value: 'ES9121000418450200051333' }]);
           assert.deepEqual([report.keys.imported, report.keys.kept.map((key) => key.from)], [3, [Number(ownKey.record.id)]]);
           assert.equal(report.users.imported, 2);
+          if (sourceEngine === 'mysql') {
+            // An old MySQL zero timestamp in a column that must hold one: imported as the epoch, and said so.
+            assert.deepEqual(report.warnings.find((warning) => warning.code === 'invalid-timestamp')?.examples, [{ table: 'logs', key: 4, column: 'time', value: '0000-00-00 00:00:00' }]);
+          }
           // Files: copied from the source's folder into the store; the one the folder lacks listed.
           const lost = facts.files[facts.files.length - 1]!;
           assert.deepEqual(report.files, { copied: facts.files.length - 1, missing: [{ idfile: lost.idfile, path: lost.path }] });
@@ -155,6 +159,11 @@ for (const sourceEngine of sourceEngines) {
             assert.deepEqual([after2025.body.doc.numero, after2025.body.doc.codigo], [String(facts.next2025), `F2025A${facts.next2025}`]);
             // Posted on the imported chart, the entry numbered after the source's.
             assert.ok(after2025.body.doc.idasiento, JSON.stringify(after2025.body));
+            // A quarter the system itself settled is settled here too, and the next ones follow it.
+            const again = await app.call('POST', '/api/3/liquidarIVA', { codejercicio: '2025', periodo: facts.settledQuarter });
+            assert.deepEqual([again.status, again.body.fields?.periodo], [422, 'already-settled'], JSON.stringify(again.body));
+            const skipping = await app.call('POST', '/api/3/liquidarIVA', { codejercicio: '2025', periodo: '3T' });
+            assert.deepEqual([skipping.status, skipping.body.fields?.periodo], [422, 'previous-not-settled'], JSON.stringify(skipping.body));
             // The tax forms read the imported invoices' rows.
             const vat = await app.call('GET', '/api/3/modelo303?codejercicio=2025&periodo=4T');
             assert.equal(vat.status, 200, JSON.stringify(vat.body));

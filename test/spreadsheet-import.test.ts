@@ -84,6 +84,9 @@ forEachEngine('spreadsheet import', (t) => {
     const bad = await t().call('POST', '/api/3/importar/cliente', { filas: [{ codcliente: 'J2', nombre: 'X', cifnif: '00000000T' }], modo: 'todo' });
     assert.deepEqual([bad.status, bad.body.fields?.modo, bad.body.accepted?.modo], [422, 'invalid-value', ['crear', 'actualizar', 'ambos']]);
     assert.equal((await t().call('POST', '/api/3/importar/factura', [])).status, 404);
+    // A key that is no key for its column (a contact's number) is the row's problem, never a failed read.
+    const contact = await t().call('POST', '/api/3/importar/contacto?modo=actualizar', [{ idcontacto: 'abc', nombre: 'X' }]);
+    assert.deepEqual([contact.status, contact.body.problemas], [422, [{ fila: 1, campo: 'idcontacto', error: 'invalid-integer' }]], JSON.stringify(contact.body));
   });
 
   it('needs the key\'s rights on the resource itself, not only on importar', async () => {

@@ -54,6 +54,8 @@ export interface BooksFacts {
   /** The plugin table and its rows; the old column of `clientes`. */
   pluginTable: { name: string; rows: number };
   oldColumn: { table: string; column: string };
+  /** The quarter of 2025 the system itself settled and locked (a `regularizacionimpuestos` row). */
+  settledQuarter: string;
   /** Per table, the rows written. */
   rows: Record<string, number>;
   files: Array<{ idfile: number; path: string; content: string }>;
@@ -143,7 +145,7 @@ export async function fillBooks(connection: SourceConnection, scale: BooksScale 
     add('estados_documentos', { idestado: closed, tipodoc, nombre: tipodoc.startsWith('Factura') ? 'Emitida' : 'Aprobado', editable: b(false), predeterminado: b(false), activo: b(true), actualizastock: stock, bloquear: b(false) });
     statuses[tipodoc] = { open, closed };
   }
-  add('settings', { name: 'default', properties: JSON.stringify({ idempresa: 1, codalmacen: 'ALG', coddivisa: 'EUR', codimpuesto: 'IVA21', codpago: 'CONT', codserie: 'A', codserierec: 'R', codretencion: 'IRPF15', codpais: 'ESP', tipoidfiscal: 'CIF', regimeniva: 'General', decimals: 2, enable_api: true, ventasinstock: true }) });
+  add('settings', { name: 'default', properties: JSON.stringify({ idempresa: 1, codalmacen: 'ALG', coddivisa: 'EUR', codimpuesto: 'IVA21', codpago: 'CONT', codserie: 'A', codserierec: 'R', codretencion: 'IRPF15', codpais: 'ESP', tipoidfiscal: 'CIF', regimeniva: 'General', decimals: 2, enable_api: false, ventasinstock: true }) });
   add('settings', { name: 'email', properties: JSON.stringify({ host: 'smtp.levante.example', port: 587, user: 'admin', password: 'secreto' }) });
   add('users', { nick: 'admin', password: '$2y$10$0pE0wqQ9S8m5mJdC3zq8FeJg1I7kQXc4Wm9jT2cYb1wKQvX2yq3Ge', admin: b(true), enabled: b(true), level: 99, email: 'admin@levante.example', idempresa: 1, codalmacen: 'ALG', langcode: 'es_ES', logkey: 'a1b2c3d4e5', creationdate: '2020-01-01', two_factor_enabled: b(false) });
   add('users', { nick: 'ventas', password: '$2y$10$Zk0pWcX9q8S7mJdC3zq8FeJg1I7kQXc4Wm9jT2cYb1wKQvX2yq3Ge', admin: b(false), enabled: b(true), level: 2, email: 'ventas@levante.example', idempresa: 1, codalmacen: 'ALG', langcode: 'es_ES', creationdate: '2021-03-01', two_factor_enabled: b(true), two_factor_secret_key: 'JBSWY3DPEHPK3PXP' });
@@ -437,12 +439,12 @@ export async function fillBooks(connection: SourceConnection, scale: BooksScale 
     });
   }
 
+  const q = (name: string) => quote(connection.engine, name);
   // Balances as the queue left them: every sub-account and account up to date but one (its
   // sub-account short of a hundred on its credit side). Written over the rows made with zeros.
   const accountSums = new Map<number, { debe: number; haber: number }>();
   const staleSub = subaccount('2026', '7000000000');
   let stale = { codsubcuenta: '', codejercicio: '', debe: 0, haber: 0 };
-  const q = (name: string) => quote(connection.engine, name);
   for (const row of chart.subaccounts) {
     const sum = sums.get(row.idsubcuenta) ?? { debe: 0, haber: 0 };
     const kept = row.idsubcuenta === staleSub.idsubcuenta ? { debe: sum.debe, haber: round2(sum.haber - 100) } : sum;
@@ -476,7 +478,16 @@ export async function fillBooks(connection: SourceConnection, scale: BooksScale 
   const rest = ['albaranescli', 'lineasalbaranescli', 'doctransformations', 'secuencias_documentos', 'work_events', 'attached_files', 'attached_files_rel', 'productos_imagenes', 'logs'];
   const left = [...tables].filter(([name, rows]) => rows.length && !rest.includes(name)).map(([name]) => name);
   if (left.length) throw new Error(`books: no place in the order for ${left.join(', ')}`);
+  // The first quarter of 2025, settled and locked by the system itself.
+  add('regularizacionimpuestos', { idregiva: 1, codejercicio: '2025', periodo: 'T1', fechainicio: '2025-01-01', fechafin: '2025-03-31', fechaasiento: '2025-03-31', idempresa: 1, bloquear: b(true), idasiento: null });
+  rest.push('regularizacionimpuestos');
   await flush(rest);
+  if (mysql) {
+    // What old MySQL installations hold: a zero timestamp (the server's default mode takes it).
+    await connection.query("SET SESSION sql_mode = ''");
+    await connection.query(`INSERT INTO ${quote(connection.engine, 'logs')} (id, channel, level, message, time) VALUES (4, 'master', 'info', 'Sin fecha', '0000-00-00 00:00:00')`);
+    written.logs = (written.logs ?? 0) + 1;
+  }
   for (const [codcliente, idcontacto] of contactCustomers) await connection.query(`UPDATE ${q('contactos')} SET ${q('codcliente')} = ? WHERE ${q('idcontacto')} = ?`, [codcliente, idcontacto]);
 
   // A plugin's table and a column the system dropped from its definitions: the import lists both.
@@ -490,6 +501,7 @@ export async function fillBooks(connection: SourceConnection, scale: BooksScale 
     tokens, gap, creditNote, centOff, stale,
     next2025: numbers.get('FacturaCliente|A|2025')! + 1,
     badIban: { codcliente: '2', codcuenta: '2' },
+    settledQuarter: '1T',
     unprocessedEvents: 2,
     pluginTable: { name: 'plugin_notas', rows: 3 },
     oldColumn: { table: 'clientes', column: 'codigo_antiguo' },

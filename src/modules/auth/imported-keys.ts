@@ -31,10 +31,13 @@ export async function adoptImportedKeys(db: DbExecutor, own: OwnKeys): Promise<A
   const taken = new Set((await db.selectFrom('api_keys').select('apikey').execute()).map((row) => String(row.apikey)));
   let next = Number((await db.selectFrom('api_keys').select(sql<number>`COALESCE(MAX(id), 0)`.as('m')).executeTakeFirst())?.m ?? 0);
   const kept: Array<{ id: number; from: number; description: string }> = [];
+  const users = new Set((await db.selectFrom('users').select('nick').execute()).map((row) => String(row.nick)));
   for (const key of own.keys) {
     if (taken.has(String(key.apikey))) continue;
     const id = ++next;
-    await db.insertInto('api_keys').values({ ...key, id }).execute();
+    // Its user may have gone with the default data the source's replaced.
+    const nick = key.nick !== null && key.nick !== undefined && users.has(String(key.nick)) ? key.nick : null;
+    await db.insertInto('api_keys').values({ ...key, id, nick }).execute();
     kept.push({ id, from: Number(key.id), description: String(key.description ?? '') });
     for (const { id: _id, ...rule } of own.rules.filter((candidate) => Number(candidate.idapikey) === Number(key.id))) {
       await db.insertInto('api_access').values({ ...rule, idapikey: id }).execute();

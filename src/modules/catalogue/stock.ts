@@ -246,7 +246,7 @@ export async function rebuildStockTotals(trx: DbExecutor): Promise<number> {
   const byProduct = sql`(SELECT COALESCE(SUM(s.cantidad), 0) FROM stocks s WHERE s.idproducto = p.idproducto)`;
   const { rows } = await sql<{ n: unknown }>`SELECT (SELECT COUNT(*) FROM variantes v WHERE ABS(COALESCE(v.stockfis, 0) - ${byVariant}) > 0.0001)
     + (SELECT COUNT(*) FROM productos p WHERE ABS(COALESCE(p.stockfis, 0) - ${byProduct}) > 0.0001) AS n`.execute(trx);
-  await sql`UPDATE variantes SET stockfis = (SELECT COALESCE(SUM(s.cantidad), 0) FROM stocks s WHERE s.referencia = variantes.referencia)`.execute(trx);
-  await sql`UPDATE productos SET stockfis = (SELECT COALESCE(SUM(s.cantidad), 0) FROM stocks s WHERE s.idproducto = productos.idproducto)`.execute(trx);
+  await sql`UPDATE variantes SET stockfis = ${round3(sql`(SELECT COALESCE(SUM(s.cantidad), 0) FROM stocks s WHERE s.referencia = variantes.referencia)`)}`.execute(trx);
+  await sql`UPDATE productos SET stockfis = ${round3(sql`(SELECT COALESCE(SUM(s.cantidad), 0) FROM stocks s WHERE s.idproducto = productos.idproducto)`)}`.execute(trx);
   return Number(rows[0]?.n ?? 0);
 }

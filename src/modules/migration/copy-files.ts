@@ -1,9 +1,12 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { createReadStream } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { randomBytes } from 'node:crypto';
+import type { Readable } from 'node:stream';
 import type { AppContext } from '../../app-context.ts';
 import type { DbExecutor } from '../../db/database.ts';
 import { filesOf } from '../files/index.ts';
+import { ImportRefused } from './copy-tables.ts';
 import type { ImportFindings, ImportReport } from './import-report.ts';
 
 /** A stored path as this service writes them (files/stored-name.ts): kept as the source has it. */
@@ -19,6 +22,7 @@ const OWN_PATH = /^MyFiles\/\d{4}\/\d{2}\/\d+_[A-Za-z0-9._-]+$/;
  */
 export async function copyFiles(ctx: AppContext, trx: DbExecutor, folder: string, findings: ImportFindings): Promise<NonNullable<ImportReport['files']>> {
   const root = path.resolve(folder);
+  const realRoot = await fs.realpath(root).catch(() => root);
   const { store, spoolDir } = filesOf(ctx);
   await fs.mkdir(spoolDir, { recursive: true });
   const result: NonNullable<ImportReport['files']> = { copied: 0, missing: [] };
@@ -30,9 +34,11 @@ export async function copyFiles(ctx: AppContext, trx: DbExecutor, folder: string
     const candidates = safe ? [path.join(root, relative), path.join(root, stored)] : [];
     let found: string | undefined;
     for (const candidate of candidates) {
-      if (!path.resolve(candidate).startsWith(root + path.sep)) continue;
-      if (await fs.stat(candidate).then((stat) => stat.isFile(), () => false)) {
-        found = candidate;
+      // The file itself, links resolved, must be inside the folder: a link out of it is not followed.
+      const real = await fs.realpath(candidate).catch(() => undefined);
+      if (!real || !real.startsWith(realRoot + path.sep)) continue;
+      if (await fs.stat(real).then((stat) => stat.isFile(), () => false)) {
+        found = real;
         break;
       }
     }
@@ -42,15 +48,28 @@ export async function copyFiles(ctx: AppContext, trx: DbExecutor, folder: string
       continue;
     }
     const spooled = path.join(spoolDir, `import-${randomBytes(8).toString('hex')}`);
-    await fs.copyFile(found, spooled);
     try {
+      await fs.copyFile(found, spooled);
       const size = (await fs.stat(spooled)).size;
       if (size !== Number(file.size)) findings.warn('file-size-differs', 'attached_files', Number(file.idfile), 'size', { recorded: Number(file.size), found: size });
-      await store.put(trx, stored, spooled);
+      // Bytes already at the path (the installation is new: no record held them) are an earlier
+      // import's, interrupted before its rollback could remove them: kept when they are the same.
+      const there = await store.size(stored);
+      if (there === undefined) await store.put(trx, stored, spooled);
+      else if (there !== size || (await digest(await store.read(stored))) !== (await digest(createReadStream(spooled)))) {
+        throw new ImportRefused(`the file store already holds other bytes at ${stored} (left by an interrupted import?): remove that file and run the import again`);
+      }
       result.copied++;
     } finally {
       await fs.rm(spooled, { force: true });
     }
   }
   return result;
+}
+
+/** The SHA-256 of a stream's bytes. */
+async function digest(stream: Readable): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of stream) hash.update(chunk as Buffer);
+  return hash.digest('hex');
 }

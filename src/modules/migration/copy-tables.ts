@@ -43,9 +43,10 @@ export type Deferred = Array<{ model: Model; key: unknown; values: Row }>;
  * representation (source-values.ts) and otherwise as stored. Columns naming a later row are
  * written NULL and kept in `deferred`. What a value needed (a zero date, a NULL where we take
  * none) and what our rules would refuse today (an IBAN that does not check) become findings; a
- * value we cannot keep (longer than our column) refuses the import.
+ * value we cannot keep (longer than our column) refuses the import. Answers the rows copied and the
+ * source's count of them in the snapshot.
  */
-export async function copyTable(source: SourceDatabase, target: DbExecutor, dialect: SqlDialect, plan: TablePlan, findings: ImportFindings, deferred: Deferred, progress: (state: TableProgress) => void): Promise<number> {
+export async function copyTable(source: SourceDatabase, target: DbExecutor, dialect: SqlDialect, plan: TablePlan, findings: ImportFindings, deferred: Deferred, progress: (state: TableProgress) => void): Promise<{ rows: number; total: number }> {
   const { model, columns } = plan;
   const total = await source.count(plan.source.name);
   const started = performance.now();
@@ -80,7 +81,7 @@ export async function copyTable(source: SourceDatabase, target: DbExecutor, dial
     progress({ table: model.table, rows: copied, total, seconds: (performance.now() - started) / 1000, done: false });
   }
   progress({ table: model.table, rows: copied, total, seconds: (performance.now() - started) / 1000, done: true });
-  return copied;
+  return { rows: copied, total };
 }
 
 /**

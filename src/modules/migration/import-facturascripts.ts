@@ -98,6 +98,8 @@ async function copyAndVerify(ctx: AppContext, trx: DbExecutor, source: SourceDat
   // SQLite: a small page cache for the import's connection, whose one long transaction would
   // otherwise keep it full (16 MiB by default) beside what SQLite holds of the transaction itself.
   if (ctx.database.engine === 'sqlite') await sql`PRAGMA cache_size = -2000`.execute(trx);
+  // Again inside the transaction: nothing written since the first look (a server left running) is lost.
+  await refuseUnlessFresh(ctx, trx);
   const own = await ownKeys(trx);
   const ownSettings = await settingsGroups(trx);
   await clearTables(trx, plan.tables);
@@ -106,8 +108,9 @@ async function copyAndVerify(ctx: AppContext, trx: DbExecutor, source: SourceDat
   const tables: ImportReport['tables'] = [];
   for (const table of plan.tables) {
     const tableStarted = performance.now();
-    const rows = await copyTable(source, trx, dialect, table, findings, deferred, options.progress ?? (() => {}));
-    counts.set(table.model.table, rows);
+    const { rows, total } = await copyTable(source, trx, dialect, table, findings, deferred, options.progress ?? (() => {}));
+    // The source's own count in the snapshot, not the rows the copy read: the verification then sees any row a page missed.
+    counts.set(table.model.table, total);
     tables.push({ table: table.model.table, rows, seconds: (performance.now() - tableStarted) / 1000, notImported: table.notImported, notInSource: table.notInSource });
   }
   await writeDeferred(trx, dialect, deferred);

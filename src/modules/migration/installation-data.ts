@@ -21,8 +21,7 @@ const DEFAULT_DATA = new Set([
 ]);
 
 /** Refuses (before anything is written) an installation that holds more than a new one: the import is for a fresh one. */
-export async function refuseUnlessFresh(ctx: AppContext): Promise<void> {
-  const db = ctx.database.kysely;
+export async function refuseUnlessFresh(ctx: AppContext, db: DbExecutor = ctx.database.kysely): Promise<void> {
   const found: string[] = [];
   for (const model of ctx.registry.resources()) {
     if (DEFAULT_DATA.has(model.table)) continue;

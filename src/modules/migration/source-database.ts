@@ -38,10 +38,20 @@ export interface SourceDatabase {
 export function sourceEngineOf(url: string): SourceEngine {
   if (/^(mysql|mariadb):\/\//i.test(url)) return 'mysql';
   if (/^postgres(ql)?:\/\//i.test(url)) return 'postgres';
-  throw new Error(`--from must be a mysql://user:pass@host:port/db or postgres://user:pass@host:port/db URL, not "${url.replace(/:[^:@/]*@/, ':***@')}"`);
+  throw new Error(`--from must be a mysql://user:pass@host:port/db or postgres://user:pass@host:port/db URL, not "${shownUrl(url)}"`);
 }
 
-const shownUrl = (url: string) => url.replace(/(\/\/[^:@/]*):[^@/]*@/, '$1:***@');
+/** The URL as a report may show it: no password, and no query (where `password`, `sslkey` ... may be). */
+function shownUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    parsed.search = '';
+    return parsed.toString();
+  } catch {
+    return url.replace(/\/\/.*@/, '//***@').replace(/\?.*$/, '');
+  }
+}
 
 export async function openSource(url: string): Promise<SourceDatabase> {
   const engine = sourceEngineOf(url);

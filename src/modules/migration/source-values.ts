@@ -5,7 +5,8 @@ import type { FieldDef, FieldValue } from '../../models/fields.ts';
  * it (no rule of ours applied, no rounding), only its representation changed (booleans as booleans,
  * dates as `YYYY-MM-DD`, timestamps to the second). What cannot be kept as
  * it was says why (`problem`), and the value taken instead: a zero date (MySQL's `0000-00-00`) is
- * no date; a NULL in a column of ours that takes none gets the column's default.
+ * no date, or 1970-01-01 in a column that must hold one; a NULL in a column of ours that takes
+ * none gets the column's default (or its type's zero).
  */
 export type Converted = { value: FieldValue; problem?: string };
 
@@ -18,9 +19,15 @@ function dateText(value: unknown): string | undefined {
   return typeof value === 'string' ? value.trim().replace('T', ' ') : undefined;
 }
 
+/** A date a column that must hold one takes when the source's is none or no date (`0000-00-00`): the epoch, reported. */
+const NO_DATE = '1970-01-01';
+
 /** The value our column takes when the source has none but the column must hold one. */
 function fallback(field: FieldDef): FieldValue {
   if (field.default !== undefined) return field.default as FieldValue;
+  if (field.type === 'date') return NO_DATE;
+  if (field.type === 'timestamp') return `${NO_DATE} 00:00:00`;
+  if (field.type === 'time') return '00:00:00';
   if (field.type === 'string' || field.type === 'text') return '';
   if (field.type === 'boolean') return false;
   if (field.type === 'integer' || field.type === 'double') return 0;
@@ -49,16 +56,16 @@ export function convertValue(field: FieldDef, value: unknown): Converted {
     case 'date': {
       const text = dateText(value);
       if (!text || zeroDate(text)) return { value: field.nullable ? null : fallback(field), problem: 'invalid-date' };
-      return /^\d{4}-\d{2}-\d{2}/.test(text) ? { value: text.slice(0, 10) } : { value: null, problem: 'invalid-date' };
+      return /^\d{4}-\d{2}-\d{2}/.test(text) ? { value: text.slice(0, 10) } : { value: field.nullable ? null : fallback(field), problem: 'invalid-date' };
     }
     case 'time': {
       const text = String(value).trim();
-      return /^\d{2}:\d{2}(:\d{2})?/.test(text) ? { value: text.length === 5 ? `${text}:00` : text.slice(0, 8) } : { value: null, problem: 'invalid-time' };
+      return /^\d{2}:\d{2}(:\d{2})?/.test(text) ? { value: text.length === 5 ? `${text}:00` : text.slice(0, 8) } : { value: field.nullable ? null : fallback(field), problem: 'invalid-time' };
     }
     case 'timestamp': {
       const text = dateText(value);
       if (!text || zeroDate(text)) return { value: field.nullable ? null : fallback(field), problem: 'invalid-timestamp' };
-      if (!/^\d{4}-\d{2}-\d{2}/.test(text)) return { value: null, problem: 'invalid-timestamp' };
+      if (!/^\d{4}-\d{2}-\d{2}/.test(text)) return { value: field.nullable ? null : fallback(field), problem: 'invalid-timestamp' };
       return { value: text.length <= 10 ? `${text.slice(0, 10)} 00:00:00` : text.slice(0, 19) };
     }
     case 'json': {

@@ -3,7 +3,7 @@ import { outsideGate } from '../../db/commit-gate.ts';
 import { markWritten, type ClaimedKey } from '../../db/idempotency-keys.ts';
 import { inOneTransaction } from '../../db/transaction.ts';
 import { AppError } from '../../errors.ts';
-import type { InputSource } from '../../models/coerce.ts';
+import { coerceValue, type InputSource } from '../../models/coerce.ts';
 import type { Model } from '../../models/define-model.ts';
 import type { FieldValue } from '../../models/fields.ts';
 import { writerOf } from '../../models/record-writer.ts';
@@ -75,7 +75,14 @@ export async function importSheet(ctx: AppContext, target: SheetTarget, rows: As
           problems.push(...headerProblems(options.columns()));
         }
         result.filas++;
-        const key = row.values[code];
+        const given = row.values[code];
+        // The key as its column takes it: a key that is none (`abc` for a number) is the row's problem, never a failed read.
+        const coerced = given === undefined || given === null ? undefined : coerceValue(model.fields[code]!, given, options.source);
+        if (coerced && !coerced.ok) {
+          problems.push({ fila: row.fila, campo: code, error: coerced.reason });
+          continue;
+        }
+        const key = coerced?.value;
         const id = key === undefined || key === null ? undefined : await idOf(ctx, model, code, key);
         const creating = options.modo === 'crear' || (options.modo === 'ambos' && id === undefined);
         if (creating && id !== undefined) {
@@ -129,6 +136,6 @@ function problemsOf(fila: number, error: AppError): SheetProblem[] {
 
 /** The key of the record a row names by its code, in the import's transaction (earlier rows included). */
 async function idOf(ctx: AppContext, model: Model, code: string, value: unknown): Promise<FieldValue | undefined> {
-  const found = await ctx.database.kysely.selectFrom(model.table).select(model.primaryKey).where(code, '=', String(value) as never).executeTakeFirst();
+  const found = await ctx.database.kysely.selectFrom(model.table).select(model.primaryKey).where(code, '=', value as never).executeTakeFirst();
   return found ? (found[model.primaryKey] as FieldValue) : undefined;
 }

@@ -148,7 +148,8 @@ export async function* fileRows(file: string, kind: 'xlsx' | 'csv', model: Model
     return rowOf(columns, cells, fila);
   };
   if (kind === 'csv') {
-    const parser = createReadStream(file).pipe(parse({ bom: true, delimiter: await delimiterOf(file), relax_column_count: true, relax_quotes: true, skip_empty_lines: false, info: true }));
+    const input = createReadStream(file);
+    const parser = input.pipe(parse({ bom: true, delimiter: await delimiterOf(file), relax_column_count: true, relax_quotes: true, skip_empty_lines: false, info: true }));
     try {
       for await (const record of parser as AsyncIterable<{ record: string[]; info: { lines: number } }>) {
         const row = take(record.record, record.info.lines);
@@ -157,9 +158,14 @@ export async function* fileRows(file: string, kind: 'xlsx' | 'csv', model: Model
     } catch (error) {
       if (error instanceof AppError) throw error;
       throw new AppError('validation-failed', { fields: { file: 'invalid-csv' }, reason: (error as Error).message });
+    } finally {
+      // Read to the end or left early (a refused row, too many rows): the file is closed either way.
+      parser.destroy();
+      input.destroy();
     }
   } else {
-    const reader = new ExcelJS.stream.xlsx.WorkbookReader(createReadStream(file), { worksheets: 'emit', sharedStrings: 'cache', hyperlinks: 'ignore', styles: 'ignore' });
+    const input = createReadStream(file);
+    const reader = new ExcelJS.stream.xlsx.WorkbookReader(input, { worksheets: 'emit', sharedStrings: 'cache', hyperlinks: 'ignore', styles: 'ignore' });
     try {
       for await (const sheet of reader) {
         for await (const row of sheet as AsyncIterable<ExcelJS.Row>) {
@@ -173,6 +179,8 @@ export async function* fileRows(file: string, kind: 'xlsx' | 'csv', model: Model
     } catch (error) {
       if (error instanceof AppError) throw error;
       throw new AppError('validation-failed', { fields: { file: 'invalid-xlsx' }, reason: (error as Error).message });
+    } finally {
+      input.destroy();
     }
   }
   if (!columns) throw new AppError('validation-failed', { fields: { file: 'empty' } });

@@ -8,7 +8,7 @@ import { chartLock, entryRefusal, regularizacionImpuestoModel, removeEntries, wr
 import { fillTaxRowsOnce } from './fill-tax-rows.ts';
 import { modelo303, type Modelo303 } from './modelo303.ts';
 import { vatSettlementModel } from './settlement-model.ts';
-import { previousPeriod, taxPeriodOf, type TaxPeriod } from './tax-period.ts';
+import { daysOf, previousPeriod, taxPeriodOf, type TaxPeriod } from './tax-period.ts';
 
 type Row = Record<string, unknown>;
 
@@ -28,6 +28,21 @@ const cents = (value: unknown) => Math.round(Number(value ?? 0) * 100);
 async function lockCompany(ctx: AppContext, trx: DbExecutor, idempresa: number, codejercicio: string): Promise<void> {
   await chartLock(trx, ctx.database.dialect, codejercicio);
   await ctx.database.dialect.locking(trx.selectFrom('empresas').select('idempresa').where('idempresa', '=', idempresa)).execute();
+}
+
+/**
+ * Whether a locked settlement of the company the established system made (a `regularizacionimpuestos`
+ * row without a settlement of ours: imported books) covers `desde`..`hasta`, or with `within`, any
+ * period ending by `hasta`. Such a period is settled: it is not settled again here, and the next
+ * one follows it (carrying nothing: that system keeps no amount to carry).
+ */
+async function settledElsewhere(trx: DbExecutor, ctx: AppContext, idempresa: number, desde: string, hasta: string, within = false): Promise<boolean> {
+  const { dialect } = ctx.database;
+  let query = trx.selectFrom(`${regularizacionImpuestoModel.table} as r`).select('r.idregiva').where('r.bloquear', '=', dialect.boolean(true))
+    .where((eb) => eb.or([eb('r.idempresa', '=', idempresa), eb('r.idempresa', 'is', null)]))
+    .where((eb) => eb.not(eb.exists(eb.selectFrom(`${vatSettlementModel.table} as s`).select('s.idliquidacion').whereRef('s.idregiva', '=', 'r.idregiva'))));
+  query = within ? query.where('r.fechafin', '<=', hasta) : query.where('r.fechainicio', '<=', desde).where('r.fechafin', '>=', hasta);
+  return (await query.limit(1).executeTakeFirst()) !== undefined;
 }
 
 /** What the period before carries (box 110), in cents: its settlement's `acompensar`, none when it was not settled. */
@@ -82,11 +97,15 @@ export async function settleVat(ctx: AppContext, body: unknown): Promise<Row> {
   const id = await inTransaction(ctx.database, async (trx) => {
     await lockCompany(ctx, trx, period.idempresa, period.codejercicio);
     const settled = await trx.selectFrom(vatSettlementModel.table).select('idliquidacion').where('idempresa', '=', period.idempresa).where('anio', '=', period.year).where('periodo', '=', period.periodo).executeTakeFirst();
-    if (settled) throw validationError({ periodo: 'already-settled' });
+    if (settled || (await settledElsewhere(trx, ctx, period.idempresa, period.desde, period.hasta))) throw validationError({ periodo: 'already-settled' });
     // Settled in order: a period after a settled one needs the one before it (what it carries).
     const before = previousPeriod(period.year, period.periodo);
+    const beforeDays = daysOf(before.year, before.periodo);
     const earlier = await trx.selectFrom(vatSettlementModel.table).select(['anio', 'periodo']).where('idempresa', '=', period.idempresa).where('hasta', '<', period.desde).execute();
-    if (earlier.length && !earlier.some((row) => Number(row.anio) === before.year && String(row.periodo) === before.periodo)) throw validationError({ periodo: 'previous-not-settled' });
+    const settledBefore = earlier.some((row) => Number(row.anio) === before.year && String(row.periodo) === before.periodo)
+      || (await settledElsewhere(trx, ctx, period.idempresa, beforeDays.desde, beforeDays.hasta));
+    const anyEarlier = earlier.length > 0 || (await settledElsewhere(trx, ctx, period.idempresa, beforeDays.desde, beforeDays.hasta, true));
+    if (anyEarlier && !settledBefore) throw validationError({ periodo: 'previous-not-settled' });
     const carried = await carriedInto(trx, period);
     const form: Modelo303 = await modelo303(ctx, period, carried, trx);
     const result = cents(form.casillas['71']);

@@ -32,6 +32,12 @@ export function previousPeriod(year: number, periodo: string): { year: number; p
   return Number(periodo) === 1 ? { year: year - 1, periodo: '12' } : { year, periodo: pad(Number(periodo) - 1) };
 }
 
+/** The days a period of `year` covers (`monthsOf`'s months, whole). */
+export function daysOf(year: number, periodo: string): { desde: string; hasta: string } {
+  const months = monthsOf(periodo)!;
+  return { desde: `${year}-${pad(months[0])}-01`, hasta: `${year}-${pad(months[1])}-${pad(lastDay(year, months[1]))}` };
+}
+
 /** Whether a period is the year's last (`4T`, `12`): where refunds may be asked and page 4 / the 390 go. */
 export const isLastPeriod = (periodo: string) => periodo === '4T' || periodo === '12';
 
@@ -61,5 +67,5 @@ export async function taxPeriodOf(ctx: AppContext, query: Record<string, unknown
   const { codejercicio, idempresa, year } = await taxYearOf(ctx, query);
   if (!periodo) throw validationError({ periodo: 'required' });
   if (!months) throw validationError({ periodo: 'invalid-value' });
-  return { codejercicio, periodo, idempresa, year, desde: `${year}-${pad(months[0])}-01`, hasta: `${year}-${pad(months[1])}-${pad(lastDay(year, months[1]))}` };
+  return { codejercicio, periodo, idempresa, year, ...daysOf(year, periodo) };
 }
