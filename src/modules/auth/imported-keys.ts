@@ -22,16 +22,16 @@ export async function ownKeys(db: DbExecutor): Promise<OwnKeys> {
  * of this service, in the caller's transaction: each token digested (the integrations' tokens keep
  * working, none is readable here) and answering in that system's shapes (the `facturascripts`
  * profile). Then this installation's own keys, back after them with new ids, tokens and rules as
- * they were (a token both had stands as the source's key). Answers the ids the own keys took.
+ * they were (a token both had stands as the source's key; a key whose user is not among `users`,
+ * the users now, keeps none). Answers the ids the own keys took.
  */
-export async function adoptImportedKeys(db: DbExecutor, own: OwnKeys): Promise<Array<{ id: number; from: number; description: string }>> {
+export async function adoptImportedKeys(db: DbExecutor, own: OwnKeys, users: ReadonlySet<string>): Promise<Array<{ id: number; from: number; description: string }>> {
   for (const key of await db.selectFrom('api_keys').select(['id', 'apikey']).execute()) {
     await db.updateTable('api_keys').set({ apikey: hashToken(String(key.apikey)), profile: 'facturascripts' }).where('id', '=', Number(key.id)).execute();
   }
   const taken = new Set((await db.selectFrom('api_keys').select('apikey').execute()).map((row) => String(row.apikey)));
   let next = Number((await db.selectFrom('api_keys').select(sql<number>`COALESCE(MAX(id), 0)`.as('m')).executeTakeFirst())?.m ?? 0);
   const kept: Array<{ id: number; from: number; description: string }> = [];
-  const users = new Set((await db.selectFrom('users').select('nick').execute()).map((row) => String(row.nick)));
   for (const key of own.keys) {
     if (taken.has(String(key.apikey))) continue;
     const id = ++next;

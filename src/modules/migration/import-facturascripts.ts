@@ -8,7 +8,7 @@ import { planImport, type ImportPlan } from './import-plan.ts';
 import { ImportFindings, timer, type ImportReport } from './import-report.ts';
 import { adoptImportedKeys, ownKeys } from '../auth/index.ts';
 import { mergeImportedSettings, settingsGroups } from '../settings/index.ts';
-import { disarmImportedUsers, IMPORTED_USERS_NOTE } from '../users/index.ts';
+import { disarmImportedUsers, IMPORTED_USERS_NOTE, userNicks } from '../users/index.ts';
 import { clearTables, refuseUnlessFresh } from './installation-data.ts';
 import { rebuildDerived } from './rebuild-derived.ts';
 import { openSource, type SourceDatabase } from './source-database.ts';
@@ -118,7 +118,7 @@ async function copyAndVerify(ctx: AppContext, trx: DbExecutor, source: SourceDat
   await time('statistics', () => refreshStatistics(trx, dialect, plan.tables.map((table) => table.model)));
   const apiKeys = ctx.registry.byTable('api_keys')!;
   const apiAccess = ctx.registry.byTable('api_access')!;
-  const kept = counts.has('api_keys') ? await adoptImportedKeys(trx, own) : [];
+  const kept = counts.has('api_keys') ? await adoptImportedKeys(trx, own, await userNicks(trx)) : [];
   const users = counts.has('users') ? await disarmImportedUsers(trx) : 0;
   if (counts.has('settings')) await mergeImportedSettings(trx, ownSettings);
   await advanceSequences(trx, dialect, [apiKeys, apiAccess]);

@@ -12,3 +12,8 @@ export async function disarmImportedUsers(db: DbExecutor): Promise<number> {
   const { numUpdatedRows } = await db.updateTable('users').set({ password: 'imported:no-password', logkey: null, two_factor_secret_key: null }).executeTakeFirst();
   return Number(numUpdatedRows);
 }
+
+/** The users' nicks as they are now (an import's own keys keep their user only if it is still there). */
+export async function userNicks(db: DbExecutor): Promise<Set<string>> {
+  return new Set((await db.selectFrom('users').select('nick').execute()).map((row) => String(row.nick)));
+}

@@ -4,7 +4,7 @@ import { roleAccessModel, roleModel, roleUserModel } from './role-models.ts';
 import { userModel } from './user-model.ts';
 
 export { pageFilterModel, pageModel, pageOptionModel, roleAccessModel, roleModel, roleUserModel, userModel };
-export { disarmImportedUsers, IMPORTED_USERS_NOTE } from './imported-users.ts';
+export { disarmImportedUsers, IMPORTED_USERS_NOTE, userNicks } from './imported-users.ts';
 
 /**
  * Users of the installation (authors of documents, owners of keys), and the reference interface's
