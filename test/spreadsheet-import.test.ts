@@ -89,18 +89,32 @@ forEachEngine('spreadsheet import', (t) => {
     assert.deepEqual([contact.status, contact.body.problemas], [422, [{ fila: 1, campo: 'idcontacto', error: 'invalid-integer' }]], JSON.stringify(contact.body));
   });
 
-  it('needs the key\'s rights on the resource itself, not only on importar', async () => {
-    const created = await t().call('POST', '/api/3/apikey', { description: 'importer', fullaccess: false });
-    const token = created.body.apikey;
-    await t().call('POST', '/api/3/apiaccess', { idapikey: created.body.id, resource: 'importar', allowget: false, allowpost: true, allowput: false, allowdelete: false });
-    const refused = await upload(t(), 'cliente', 'c.csv', 'codcliente;nombre;cifnif\nK1;Uno;00000000T\n', {}, token);
-    assert.equal(refused.status, 403, JSON.stringify(refused.body));
-    await t().call('POST', '/api/3/apiaccess', { idapikey: created.body.id, resource: 'cliente', allowget: true, allowpost: true, allowput: false, allowdelete: false });
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    const allowed = await upload(t(), 'cliente', 'c.csv', 'codcliente;nombre;cifnif\nK1;Uno;00000000T\n', {}, token);
-    assert.equal(allowed.status, 200, JSON.stringify(allowed.body));
-    const updating = await upload(t(), 'cliente', 'c.csv', 'codcliente;nombre\nK1;Dos\n', { modo: 'ambos' }, token);
-    assert.equal(updating.status, 403, 'ambos may update: PUT is needed too');
+  it('needs the key\'s rights on importar and on the resource itself, as the rows would use them', async () => {
+    /** A key with rules on `importar` and `cliente`: the methods each allows. */
+    const keyWith = async (rules: Record<string, string[]>) => {
+      const created = await t().call('POST', '/api/3/apikey', { description: 'importer', fullaccess: false });
+      for (const [resource, methods] of Object.entries(rules)) {
+        const rule = await t().call('POST', '/api/3/apiaccess', { idapikey: created.body.id, resource, ...Object.fromEntries(['get', 'post', 'put', 'delete'].map((method) => [`allow${method}`, methods.includes(method)])) });
+        assert.equal(rule.status, 201, JSON.stringify(rule.body));
+      }
+      return created.body.apikey as string;
+    };
+    const creating = 'codcliente;nombre;cifnif\nK1;Uno;00000000T\n';
+    const renaming = 'codcliente;nombre\nK1;Dos\n';
+    // The resource alone, or importar alone: refused.
+    assert.equal((await upload(t(), 'cliente', 'c.csv', creating, {}, await keyWith({ cliente: ['get', 'post', 'put'] }))).status, 403, 'no rule on importar');
+    assert.equal((await upload(t(), 'cliente', 'c.csv', creating, {}, await keyWith({ importar: ['post'] }))).status, 403, 'no rule on cliente');
+    // Creating needs POST on it; updating PUT; either (ambos) both.
+    const posting = await keyWith({ importar: ['post'], cliente: ['get', 'post'] });
+    const created = await upload(t(), 'cliente', 'c.csv', creating, {}, posting);
+    assert.equal(created.status, 200, JSON.stringify(created.body));
+    assert.equal((await upload(t(), 'cliente', 'c.csv', renaming, { modo: 'actualizar' }, posting)).status, 403, 'actualizar needs PUT');
+    assert.equal((await upload(t(), 'cliente', 'c.csv', renaming, { modo: 'ambos' }, posting)).status, 403, 'ambos may update: PUT is needed too');
+    const putting = await keyWith({ importar: ['post'], cliente: ['get', 'put'] });
+    assert.equal((await upload(t(), 'cliente', 'c.csv', creating.replace('K1', 'K2'), {}, putting)).status, 403, 'crear needs POST');
+    const updated = await upload(t(), 'cliente', 'c.csv', renaming, { modo: 'actualizar' }, putting);
+    assert.equal(updated.status, 200, JSON.stringify(updated.body));
+    assert.equal((await t().call('GET', '/api/3/cliente/K1')).body.nombre, 'Dos');
   });
 
   it('keeps its answer under an Idempotency-Key: a retried upload is replayed, not imported twice', async () => {

@@ -262,6 +262,7 @@ forEachEngine('VAT return (Modelo 303)', (t) => {
     const db = t().app.ctx.database.kysely;
     const ids = async () => (await db.selectFrom('facturas_impuestos').select('id').where('idfacturacli', '=', id).orderBy('id').execute()).map((row) => Number(row.id));
     const first = await ids();
+    assert.equal(first.length, 1, 'its one row, written with it');
     // Notes, and paying it, leave its rows as they were (not deleted and written again).
     assert.equal((await t().call('PUT', `/api/3/editarFacturaCliente/${id}`, { observaciones: 'Nota' })).status, 200);
     assert.equal((await t().call('POST', `/api/3/pagarFacturaCliente/${id}`, { pagada: true })).status, 200);
@@ -311,6 +312,12 @@ forEachEngine('VAT return (Modelo 303)', (t) => {
   });
 
   it('settles one quarter for two companies the other way round: the second company first, then the first, each locking only its own books', async () => {
+    const box07 = async () => {
+      const form = await t().call('GET', '/api/3/modelo303?codejercicio=2026&periodo=2T');
+      assert.equal(form.status, 200, JSON.stringify(form.body));
+      return form.body.casillas as Record<string, number>;
+    };
+    const before = await box07();
     const company = await t().call('POST', '/api/3/empresa', { nombre: 'Tercera SL', cifnif: 'B65321580' });
     assert.equal(company.status, 201, JSON.stringify(company.body));
     const idempresa = company.body.idempresa;
@@ -329,10 +336,14 @@ forEachEngine('VAT return (Modelo 303)', (t) => {
     // Company 1's own invoice accrued in 2T is still taken.
     const sale2T = await t().call('POST', '/api/3/crearFacturaCliente', { codcliente: 'T1', fecha: '2027-01-20', fechadevengo: '2026-06-15', lineas: [{ descripcion: 'Venta', cantidad: 1, pvpunitario: 10, codimpuesto: 'IVA21' }] });
     assert.equal(sale2T.status, 200, JSON.stringify(sale2T.body));
+    // Company 1's return: its own sale added (10 at 21 %), nothing of the third company's 200.
+    const casillas = await box07();
+    assert.deepEqual(['07', '09'].map((box) => Math.round((casillas[box]! - before[box]!) * 100) / 100), [10, 2.1]);
     // Then company 1 settles the same quarter, its entry included.
     const first = await t().call('POST', '/api/3/liquidarIVA', { codejercicio: '2026', periodo: '2T' });
     assert.equal(first.status, 200, JSON.stringify(first.body));
     assert.ok(first.body.idasiento, 'its settlement entry, not refused by the other company\'s lock');
+    assert.equal(first.body.resultado, casillas['71'], 'what its return says');
     // Both locked now, each for its own company; undoing company 1's leaves the third's locked.
     for (const codejercicio of ['2026', 'T26']) assert.equal((await t().call('POST', '/api/3/asientos', { codejercicio, fecha: '2026-06-01', concepto: 'Tarde' })).body.fields?.fecha, 'locked', codejercicio);
     assert.equal((await t().call('DELETE', `/api/3/liquidarIVA/${first.body.idliquidacion}`)).status, 200);

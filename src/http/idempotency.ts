@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
-import { MultipartStream } from './multipart-stream.ts';
 import type { FastifyInstance, FastifyReply, FastifyRequest, onResponseAsyncHookHandler, onSendHookHandler, preHandlerAsyncHookHandler } from 'fastify';
 import { CommitGate, withGate } from '../db/commit-gate.ts';
 import type { Database } from '../db/database.ts';
 import { claimKey, markWritten, releaseKey, storeAnswer, type ClaimedKey, type StoredAnswer } from '../db/idempotency-keys.ts';
 import { AppError } from '../errors.ts';
+import { MultipartStream } from './multipart-stream.ts';
 
 /**
  * `Idempotency-Key` on every write (IETF draft "The Idempotency-Key HTTP Header Field", as Stripe

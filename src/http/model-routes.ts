@@ -3,7 +3,7 @@ import { AppError } from '../errors.ts';
 import type { Model } from '../models/define-model.ts';
 import { coerceValue } from '../models/coerce.ts';
 import type { FieldValue } from '../models/fields.ts';
-import { writerOf } from '../models/record-writer.ts';
+import { writerOf } from './record-writer.ts';
 import { recordJsonSchema, schemaOutput } from '../models/schema-output.ts';
 import { encodeListCursor, keysetPageable } from '../query/list-cursor.ts';
 import { parseListQuery, type ListQuery } from '../query/list-query.ts';

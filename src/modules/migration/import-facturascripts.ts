@@ -8,6 +8,7 @@ import { planImport, type ImportPlan } from './import-plan.ts';
 import { ImportFindings, timer, type ImportReport } from './import-report.ts';
 import { adoptImportedKeys, ownKeys } from '../auth/index.ts';
 import { mergeImportedSettings, settingsGroups } from '../settings/index.ts';
+import { loadReferenceIn } from '../documents/index.ts';
 import { disarmImportedUsers, IMPORTED_USERS_NOTE, userNicks } from '../users/index.ts';
 import { clearTables, refuseUnlessFresh } from './installation-data.ts';
 import { rebuildDerived } from './rebuild-derived.ts';
@@ -114,19 +115,24 @@ async function copyAndVerify(ctx: AppContext, trx: DbExecutor, source: SourceDat
     tables.push({ table: table.model.table, rows, seconds: (performance.now() - tableStarted) / 1000, notImported: table.notImported, notInSource: table.notInSource });
   }
   await writeDeferred(trx, dialect, deferred);
-  await advanceSequences(trx, dialect, plan.tables.map((table) => table.model));
-  await time('statistics', () => refreshStatistics(trx, dialect, plan.tables.map((table) => table.model)));
-  const apiKeys = ctx.registry.byTable('api_keys')!;
-  const apiAccess = ctx.registry.byTable('api_access')!;
+  const models = plan.tables.map((table) => table.model);
+  await time('statistics', () => refreshStatistics(trx, dialect, models));
+  await advanceSequences(trx, dialect, models);
+  // This installation's own keys go back after the source's (their rules take the sequence's next
+  // ids, the keys explicit ones past the source's): the keys' sequence moves past them again.
   const kept = counts.has('api_keys') ? await adoptImportedKeys(trx, own, await userNicks(trx)) : [];
+  await advanceSequences(trx, dialect, models.filter((model) => model.table === 'api_keys'));
   const users = counts.has('users') ? await disarmImportedUsers(trx) : 0;
   if (counts.has('settings')) await mergeImportedSettings(trx, ownSettings);
-  await advanceSequences(trx, dialect, [apiKeys, apiAccess]);
   const files = options.files ? await time('files', () => copyFiles(ctx, trx, options.files!, findings)) : undefined;
-  const derived = await rebuildDerived(ctx, trx, time);
+  // The reference data as copied (the caches and other connections see the default data until the commit).
+  const ref = await loadReferenceIn(ctx, trx);
+  const derived = await rebuildDerived(ctx, trx, ref, time);
+  if (!files && counts.get('attached_files')) derived.push({ code: 'files-not-copied', count: counts.get('attached_files')!, detail: 'their records were imported; run with --files <the source\'s MyFiles folder> to copy their bytes' });
   const unprocessed = counts.has('work_events') ? Number((await trx.selectFrom('work_events').select((eb) => eb.fn.countAll().as('n')).where('done', '=', dialect.boolean(false)).executeTakeFirst())?.n ?? 0) : 0;
+  if (unprocessed) derived.push({ code: 'unprocessed-work-events', count: unprocessed, detail: 'the source\'s background queue had not run them: imported as they were (done = false); this service does not run them' });
   const ownRows = new Map([['api_keys', kept.length], ['api_access', own.rules.filter((rule) => kept.some((key) => key.from === Number(rule.idapikey))).length]]);
-  const verification = await verifyImport(ctx, trx, source, plan.tables, counts, ownRows, time);
+  const verification = await verifyImport(ctx, trx, ref, source, plan.tables, counts, ownRows, time);
   verification.clean = !verification.counts.mismatches.length && !verification.sums.mismatches.length && !verification.trialBalance.mismatches.length;
   if (!options.dryRun) await ctx.shared.bumpAll(trx);
   return {
@@ -139,7 +145,7 @@ async function copyAndVerify(ctx: AppContext, trx: DbExecutor, source: SourceDat
     phases,
     notImported: { tables: [], columns: [], absentTables: [] },
     warnings: findings.list(),
-    findings: [...derived, ...(!files && counts.get('attached_files') ? [{ code: 'files-not-copied', count: counts.get('attached_files')!, detail: 'their records were imported; run with --files <the source\'s MyFiles folder> to copy their bytes' }] : []), ...(unprocessed ? [{ code: 'unprocessed-work-events', count: unprocessed, detail: 'the source\'s background queue had not run them: imported as they were (done = false); this service does not run them' }] : [])],
+    findings: derived,
     keys: { imported: counts.get('api_keys') ?? 0, profile: 'facturascripts', kept },
     users: { imported: users, note: IMPORTED_USERS_NOTE },
     ...(files ? { files } : {}),

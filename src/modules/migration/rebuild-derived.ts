@@ -2,7 +2,7 @@ import type { AppContext } from '../../app-context.ts';
 import type { DbExecutor } from '../../db/database.ts';
 import { openEntryCounters, rebuildBalances } from '../accounting/index.ts';
 import { rebuildStockTotals } from '../catalogue/index.ts';
-import { DOCUMENT_TYPES, loadReferenceIn, rebuildCustomerRisks, recordExistingGaps, type DocumentReference } from '../documents/index.ts';
+import { DOCUMENT_TYPES, rebuildCustomerRisks, recordExistingGaps, type DocumentReference } from '../documents/index.ts';
 import { recordTaxRowsComplete, writeMissingTaxRows } from '../taxforms/index.ts';
 import type { ImportReport, Timed } from './import-report.ts';
 
@@ -35,13 +35,12 @@ const TAX_CHUNK = 200;
  *   reads them as the source left them (a counter behind its numbers moves past the highest:
  *   facturascripts-model.md 3.8).
  */
-export async function rebuildDerived(ctx: AppContext, trx: DbExecutor, time: Timed): Promise<Finding[]> {
+export async function rebuildDerived(ctx: AppContext, trx: DbExecutor, ref: DocumentReference, time: Timed): Promise<Finding[]> {
   const findings: Finding[] = [];
   const found = (code: string, count: number, detail?: unknown) => {
     if (count) findings.push({ code, count, ...(detail === undefined ? {} : { detail }) });
   };
   const { dialect } = ctx.database;
-  const ref = await loadReferenceIn(ctx, trx);
   found('stock-totals-rebuilt', await time('stock totals', () => rebuildStockTotals(trx)));
   found('customer-risk-rebuilt', await time('customer risk', () => rebuildCustomerRisks(trx, dialect, Number(ref.settings.decimals ?? 2))));
   const stale = await time('balances', () => rebuildBalances(trx));

@@ -6,7 +6,7 @@ import { AppError } from '../../errors.ts';
 import { coerceValue, type InputSource } from '../../models/coerce.ts';
 import type { Model } from '../../models/define-model.ts';
 import type { FieldValue } from '../../models/fields.ts';
-import { writerOf } from '../../models/record-writer.ts';
+import { writerOf } from '../../http/record-writer.ts';
 import type { SheetColumns, SheetRow } from './spreadsheet-rows.ts';
 
 /** What a row does with the record its key names (`modo`): create it, update it, or either. */
@@ -56,7 +56,7 @@ class Undo extends Error {
  * `rows` may be a stream (a file): only the row being written is held.
  */
 export async function importSheet(ctx: AppContext, target: SheetTarget, rows: AsyncIterable<SheetRow> | Iterable<SheetRow>, options: {
-  modo: SheetMode; dryrun: boolean; source: InputSource; columns: () => SheetColumns | undefined;
+  modo: SheetMode; dryrun: boolean; source: InputSource; columns: SheetColumns;
   /** The request's idempotency key, marked written in the import's transaction (as an atomic batch does). */
   claim?: ClaimedKey;
 }): Promise<SheetResult> {
@@ -67,13 +67,9 @@ export async function importSheet(ctx: AppContext, target: SheetTarget, rows: As
     // Outside the request's own commit gate: the rows' writes are savepoints of this one transaction,
     // which marks the request's idempotency key written itself (docs/writes.md).
     await outsideGate(() => inOneTransaction(ctx.database, async () => {
-      const problems: SheetProblem[] = [];
-      let checkedColumns = false;
+      // Headers naming no field: a problem of row 1 each.
+      const problems: SheetProblem[] = options.columns.unknown.map((header) => ({ fila: 1, campo: header, error: 'unknown-field' }));
       for await (const row of rows) {
-        if (!checkedColumns) {
-          checkedColumns = true;
-          problems.push(...headerProblems(options.columns()));
-        }
         result.filas++;
         const given = row.values[code];
         // The key as its column takes it: a key that is none (`abc` for a number) is the row's problem, never a failed read.
@@ -110,7 +106,6 @@ export async function importSheet(ctx: AppContext, target: SheetTarget, rows: As
           problems.push(...problemsOf(row.fila, error));
         }
       }
-      if (!checkedColumns) problems.push(...headerProblems(options.columns()));
       if (problems.length || options.dryrun) throw new Undo(problems);
       if (options.claim) await markWritten(ctx.database.kysely, options.claim);
     }));
@@ -118,13 +113,8 @@ export async function importSheet(ctx: AppContext, target: SheetTarget, rows: As
     if (!(error instanceof Undo)) throw error;
     if (error.problems.length) throw new AppError('import-rows-refused', { resource: model.resource, filas: result.filas, problemas: error.problems });
   }
-  result.ignoradas = options.columns()?.ignored ?? [];
+  result.ignoradas = options.columns.ignored;
   return result;
-}
-
-/** Headers naming no field: a problem of row 1 each. */
-function headerProblems(columns: SheetColumns | undefined): SheetProblem[] {
-  return (columns?.unknown ?? []).map((header) => ({ fila: 1, campo: header, error: 'unknown-field' }));
 }
 
 /** The problems an API refusal names: one per field it names, else the refusal's code. */

@@ -1,4 +1,3 @@
-import fs from 'node:fs/promises';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../app-context.ts';
 import { AppError, validationError } from '../../errors.ts';
@@ -6,7 +5,7 @@ import { MultipartStream } from '../../http/multipart-stream.ts';
 import { addResourceRoute, type Handler, type OperationDoc } from '../../http/resource-route.ts';
 import { filesOf, receiveUpload } from '../files/index.ts';
 import { importSheet, SHEET_MODES, type SheetMode, type SheetTarget } from './spreadsheet-import.ts';
-import { fileRows, jsonRows, MAX_ROWS, sheetKind, type SheetColumns } from './spreadsheet-rows.ts';
+import { fileColumns, fileRows, jsonRows, MAX_ROWS, sheetKind } from './spreadsheet-rows.ts';
 
 /** The resources a spreadsheet fills, each with the column that names its records. */
 const TARGETS: Record<string, { code: string }> = {
@@ -49,15 +48,10 @@ export function registerSpreadsheetRoutes(app: FastifyInstance, ctx: AppContext)
         if (!file) throw new AppError('file-required');
         const options = optionsOf(query, upload.fields);
         allowed(request, model.resource, options.modo);
-        const head = Buffer.alloc(4);
-        const handle = await fs.open(file.tmp);
-        await handle.read(head, 0, 4, 0).finally(() => handle.close());
-        const kind = sheetKind(head, file.name);
-        // Read once through first: a file past the row limit (or unreadable) is refused before anything is written.
-        for await (const _row of fileRows(file.tmp, kind, model, found.code, () => {}));
-        let columns: SheetColumns | undefined;
-        const rows = fileRows(file.tmp, kind, model, found.code, (read) => (columns = read));
-        return await importSheet(ctx, target, rows, { ...options, source: 'json', columns: () => columns, claim: request.idempotency?.claim });
+        const kind = sheetKind(file.mimetype, file.name);
+        const columns = await fileColumns(file.tmp, kind, model, found.code);
+        const rows = fileRows(file.tmp, kind, model, found.code);
+        return await importSheet(ctx, target, rows, { ...options, source: 'json', columns, claim: request.idempotency?.claim });
       } finally {
         await upload.discard();
       }
@@ -69,7 +63,7 @@ export function registerSpreadsheetRoutes(app: FastifyInstance, ctx: AppContext)
     const options = optionsOf(query, fields);
     allowed(request, model.resource, options.modo);
     const { columns, rows } = jsonRows(given, model, found.code);
-    return importSheet(ctx, target, rows, { ...options, source: 'json', columns: () => columns, claim: request.idempotency?.claim });
+    return importSheet(ctx, target, rows, { ...options, source: 'json', columns, claim: request.idempotency?.claim });
   };
   const doc: OperationDoc = {
     summary: 'Import customers, suppliers, products or contacts from a CSV or XLSX file (multipart `file`) or JSON rows, all or nothing',

@@ -123,24 +123,37 @@ async function delimiterOf(file: string): Promise<string> {
   }
 }
 
-/** The kind of a spooled upload, by its first bytes (an XLSX is a zip) and then its name. */
-export function sheetKind(firstBytes: Buffer, name: string): 'xlsx' | 'csv' {
-  if (firstBytes[0] === 0x50 && firstBytes[1] === 0x4b) return 'xlsx';
+/**
+ * The kind of a spooled upload, by the type its bytes were judged to be (receive-upload.ts: an XLSX
+ * is a zip of a workbook) and then its name.
+ */
+export function sheetKind(mimetype: string, name: string): 'xlsx' | 'csv' {
+  if (mimetype === 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet' || mimetype === 'application/zip') return 'xlsx';
   if (/\.xlsx$/i.test(name)) throw new AppError('validation-failed', { fields: { file: 'invalid-xlsx' } });
   return 'csv';
+}
+
+/**
+ * Reads a spooled file through, every row as the import will (past `MAX_ROWS`, or unreadable: refused
+ * before anything is written), and answers the columns of its header.
+ */
+export async function fileColumns(file: string, kind: 'xlsx' | 'csv', model: Model, code: string): Promise<SheetColumns> {
+  let columns: SheetColumns = { fields: [], ignored: [], unknown: [] };
+  for await (const _row of fileRows(file, kind, model, code, (read) => (columns = read)));
+  return columns;
 }
 
 /**
  * The rows of a spooled file, streamed, with the columns of its header (`onColumns`, before the
  * first row). Past `MAX_ROWS` rows: refused (`too-many-rows`).
  */
-export async function* fileRows(file: string, kind: 'xlsx' | 'csv', model: Model, code: string, onColumns: (columns: SheetColumns) => void): AsyncGenerator<SheetRow> {
+export async function* fileRows(file: string, kind: 'xlsx' | 'csv', model: Model, code: string, onColumns?: (columns: SheetColumns) => void): AsyncGenerator<SheetRow> {
   let columns: SheetColumns | undefined;
   let count = 0;
   const take = (cells: unknown[], fila: number): SheetRow | undefined => {
     if (!columns) {
       columns = columnsOf(model, code, cells.map((cell) => String(cellOf(cell) ?? '')));
-      onColumns(columns);
+      onColumns?.(columns);
       return undefined;
     }
     if (!cells.some((cell) => cellOf(cell) !== undefined)) return undefined;

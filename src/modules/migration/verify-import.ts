@@ -3,7 +3,7 @@ import type { AppContext } from '../../app-context.ts';
 import type { DbExecutor, Engine } from '../../db/database.ts';
 import { rowReader } from '../../db/row-codec.ts';
 import { subaccountBalances } from '../accounting/index.ts';
-import { DOCUMENT_TYPES, loadReferenceIn, productTypesOf, storedBreakdown, type DocumentType } from '../documents/index.ts';
+import { DOCUMENT_TYPES, storedBreakdowns, type DocumentReference, type DocumentType } from '../documents/index.ts';
 import type { TablePlan } from './import-plan.ts';
 import type { ImportReport, Timed } from './import-report.ts';
 import { REBUILT_COLUMNS } from './rebuild-derived.ts';
@@ -30,11 +30,11 @@ const quoteFor = (engine: Engine | 'mysql' | 'postgres') => (name: string) => (e
  * would give otherwise, listed, never changed. `ownRows` are rows of this installation kept beside
  * the source's (its own API keys).
  */
-export async function verifyImport(ctx: AppContext, trx: DbExecutor, source: SourceDatabase, plans: readonly TablePlan[], sourceCounts: ReadonlyMap<string, number>, ownRows: ReadonlyMap<string, number>, time: Timed): Promise<Verification> {
+export async function verifyImport(ctx: AppContext, trx: DbExecutor, ref: DocumentReference, source: SourceDatabase, plans: readonly TablePlan[], sourceCounts: ReadonlyMap<string, number>, ownRows: ReadonlyMap<string, number>, time: Timed): Promise<Verification> {
   const counts = await time('verify counts', () => countCheck(trx, plans, sourceCounts, ownRows));
   const sums = await time('verify sums', () => sumCheck(ctx.database.engine, trx, source, plans));
   const balance = await time('verify trial balance', () => trialBalance(trx, source));
-  const calculation = await time('verify calculation', () => calculator(ctx, trx));
+  const calculation = await time('verify calculation', () => calculator(trx, ref));
   return { clean: false, counts, sums, trialBalance: balance, calculator: calculation };
 }
 
@@ -100,7 +100,7 @@ function sumsQuery(plan: TablePlan, plans: readonly TablePlan[]): ((q: (name: st
 async function trialBalance(trx: DbExecutor, source: SourceDatabase): Promise<Verification['trialBalance']> {
   const q = source.quote;
   const lines = await source.query(`SELECT s.${q('codejercicio')} AS y, s.${q('codsubcuenta')} AS c, COALESCE(SUM(p.${q('debe')}), 0) AS d, COALESCE(SUM(p.${q('haber')}), 0) AS h
-    FROM ${q('partidas')} p JOIN ${q('subcuentas')} s ON s.${q('idsubcuenta')} = p.${q('idsubcuenta')} GROUP BY s.${q('codejercicio')}, s.${q('codsubcuenta')}`).catch(() => []);
+    FROM ${q('partidas')} p JOIN ${q('subcuentas')} s ON s.${q('idsubcuenta')} = p.${q('idsubcuenta')} GROUP BY s.${q('codejercicio')}, s.${q('codsubcuenta')}`);
   const expected = new Map(lines.map((row) => [`${row.y}|${row.c}`, { debe: Number(row.d), haber: Number(row.h) }]));
   const result: Verification['trialBalance'] = { compared: 0, mismatches: [] };
   for (const row of await subaccountBalances(trx)) {
@@ -118,8 +118,7 @@ const TOTALS = ['neto', 'totaliva', 'totalrecargo', 'totalirpf', 'total'] as con
 const cents = (value: unknown) => Math.round(Number(value ?? 0) * 100);
 
 /** Every document's stored totals against this service's calculation of its stored lines. */
-async function calculator(ctx: AppContext, trx: DbExecutor): Promise<Verification['calculator']> {
-  const ref = await loadReferenceIn(ctx, trx);
+async function calculator(trx: DbExecutor, ref: DocumentReference): Promise<Verification['calculator']> {
   const result: Verification['calculator'] = { checked: 0, count: 0, differences: [] };
   for (const type of DOCUMENT_TYPES) {
     let after = 0;
@@ -133,17 +132,11 @@ async function calculator(ctx: AppContext, trx: DbExecutor): Promise<Verificatio
   return result;
 }
 
-async function checkPage(trx: DbExecutor, ref: Awaited<ReturnType<typeof loadReferenceIn>>, type: DocumentType, headers: Row[], result: Verification['calculator']): Promise<void> {
-  const ids = headers.map((header) => Number(header[type.key]));
-  const all = (await trx.selectFrom(type.line.table).selectAll().where(type.key, 'in', ids).orderBy('idlinea').execute()).map(rowReader(type.line));
-  const lines = Map.groupBy(all, (line) => Number(line[type.key]));
-  const productTypes = await productTypesOf(trx, all);
-  const [table, key] = type.side === 'sales' ? ['clientes', 'codcliente'] : ['proveedores', 'codproveedor'];
-  const codes = [...new Set(headers.map((header) => String(header[key] ?? '')))];
-  const subjects = new Map((await trx.selectFrom(table).selectAll().where(key, 'in', codes).execute()).map((row) => [String(row[key]), row as Row]));
+async function checkPage(trx: DbExecutor, ref: DocumentReference, type: DocumentType, headers: Row[], result: Verification['calculator']): Promise<void> {
+  const breakdowns = await storedBreakdowns(trx, ref, type, headers);
   for (const header of headers) {
     const id = Number(header[type.key]);
-    const { totals } = await storedBreakdown(trx, ref, type, header, lines.get(id) ?? [], subjects.get(String(header[key] ?? '')) ?? {}, productTypes);
+    const { totals } = breakdowns.get(id)!;
     result.checked++;
     const differing = TOTALS.filter((field) => cents(header[field]) !== cents(totals[field]));
     if (!differing.length) continue;

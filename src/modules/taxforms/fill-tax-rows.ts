@@ -4,7 +4,7 @@ import { rowReader } from '../../db/row-codec.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { defineModel } from '../../models/define-model.ts';
 import { f } from '../../models/fields.ts';
-import { DOCUMENT_TYPES, loadReference, productTypesOf, storedBreakdown, type DocumentReference, type DocumentType, type Row } from '../documents/index.ts';
+import { DOCUMENT_TYPES, loadReference, storedBreakdowns, type DocumentReference, type DocumentType, type Row } from '../documents/index.ts';
 import { storedTaxRows, taxRowColumn } from './keep-taxes.ts';
 import { invoiceTaxModel } from './tax-line-model.ts';
 
@@ -84,17 +84,11 @@ export async function writeMissingTaxRows(ctx: AppContext, trx: DbExecutor, ref:
   const still = (await withoutRows(trx, type).where('f.idfactura', 'in', [...ids]).execute()).map((row) => Number(row.idfactura));
   if (!still.length) return 0;
   const headers = (await trx.selectFrom(type.header.table).selectAll().where(type.key, 'in', still).execute()).map(rowReader(type.header));
-  const lines = (await trx.selectFrom(type.line.table).selectAll().where(type.key, 'in', still).orderBy('idlinea').execute()).map(rowReader(type.line));
-  const [subjectTable, subjectKey] = type.side === 'sales' ? ['clientes', 'codcliente'] : ['proveedores', 'codproveedor'];
-  const codes = [...new Set(headers.map((header) => String(header[subjectKey] ?? '')))];
-  const subjects = new Map((await trx.selectFrom(subjectTable).selectAll().where(subjectKey, 'in', codes).execute()).map((row) => [String(row[subjectKey]), row as Row]));
-  const productTypes = await productTypesOf(trx, lines);
-  const linesOf = Map.groupBy(lines, (line) => Number(line[type.key]));
+  const breakdowns = await storedBreakdowns(trx, ref, type, headers);
   const rows: Row[] = [];
   for (const header of headers) {
     const id = Number(header[type.key]);
-    const { groups } = await storedBreakdown(trx, ref, type, header, linesOf.get(id) ?? [], subjects.get(String(header[subjectKey] ?? '')) ?? {}, productTypes);
-    for (const row of storedTaxRows(ctx, ref, type, header, groups)) rows.push({ ...row, [taxRowColumn(type)]: id });
+    for (const row of storedTaxRows(ctx, ref, type, header, breakdowns.get(id)!.groups)) rows.push({ ...row, [taxRowColumn(type)]: id });
   }
   await trx.insertInto(invoiceTaxModel.table).values(rows).execute();
   return headers.length;

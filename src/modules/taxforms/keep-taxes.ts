@@ -43,14 +43,10 @@ export function storedTaxRows(ctx: AppContext, ref: DocumentReference, type: Doc
     .map((row) => ({ ...row, autoliquidada: ctx.database.dialect.boolean(row.autoliquidada === true) }));
 }
 
-async function subjectOf(db: DbExecutor, type: DocumentType, header: Row): Promise<Row> {
-  const [table, key] = type.side === 'sales' ? ['clientes', 'codcliente'] : ['proveedores', 'codproveedor'];
-  return (await db.selectFrom(table).selectAll().where(key, '=', String(header[key] ?? '')).executeTakeFirst()) ?? {};
-}
-
 /** Writes an invoice's rows again from its stored lines, in the caller's transaction. */
 export async function rewriteTaxRows(ctx: AppContext, db: DbExecutor, ref: DocumentReference, type: DocumentType, id: number, header: Row, lines: Row[]): Promise<void> {
-  const { groups } = await storedBreakdown(db, ref, type, header, lines, await subjectOf(db, type, header));
+  const subject = await db.selectFrom(type.subjectTable).selectAll().where(type.subject, '=', String(header[type.subject] ?? '')).executeTakeFirst();
+  const { groups } = await storedBreakdown(db, ref, type, header, lines, subject ?? {});
   await db.deleteFrom(invoiceTaxModel.table).where(taxRowColumn(type), '=', id).execute();
   await db.insertInto(invoiceTaxModel.table).values(storedTaxRows(ctx, ref, type, header, groups).map((row) => ({ ...row, [taxRowColumn(type)]: id }))).execute();
 }

@@ -31,18 +31,18 @@ async function lockCompany(ctx: AppContext, trx: DbExecutor, idempresa: number, 
 }
 
 /**
- * Whether a locked settlement of the company the established system made (a `regularizacionimpuestos`
- * row without a settlement of ours: imported books) covers `desde`..`hasta`, or with `within`, any
- * period ending by `hasta`. Such a period is settled: it is not settled again here, and the next
- * one follows it (carrying nothing: that system keeps no amount to carry).
+ * The periods of the company the established system settled and locked (`regularizacionimpuestos`
+ * rows without a settlement of ours: imported books), ending by `hasta`. Such a period is settled:
+ * it is not settled again here, and the next one follows it (carrying nothing: that system keeps
+ * no amount to carry).
  */
-async function settledElsewhere(trx: DbExecutor, ctx: AppContext, idempresa: number, desde: string, hasta: string, within = false): Promise<boolean> {
-  const { dialect } = ctx.database;
-  let query = trx.selectFrom(`${regularizacionImpuestoModel.table} as r`).select('r.idregiva').where('r.bloquear', '=', dialect.boolean(true))
+async function settledElsewhere(trx: DbExecutor, ctx: AppContext, idempresa: number, hasta: string): Promise<Array<{ desde: string; hasta: string }>> {
+  const rows = await trx.selectFrom(`${regularizacionImpuestoModel.table} as r`).select(['r.fechainicio', 'r.fechafin'])
+    .where('r.bloquear', '=', ctx.database.dialect.boolean(true)).where('r.fechafin', '<=', hasta)
     .where((eb) => eb.or([eb('r.idempresa', '=', idempresa), eb('r.idempresa', 'is', null)]))
-    .where((eb) => eb.not(eb.exists(eb.selectFrom(`${vatSettlementModel.table} as s`).select('s.idliquidacion').whereRef('s.idregiva', '=', 'r.idregiva'))));
-  query = within ? query.where('r.fechafin', '<=', hasta) : query.where('r.fechainicio', '<=', desde).where('r.fechafin', '>=', hasta);
-  return (await query.limit(1).executeTakeFirst()) !== undefined;
+    .where((eb) => eb.not(eb.exists(eb.selectFrom(`${vatSettlementModel.table} as s`).select('s.idliquidacion').whereRef('s.idregiva', '=', 'r.idregiva'))))
+    .execute();
+  return rows.map((row) => ({ desde: String(row.fechainicio), hasta: String(row.fechafin) }));
 }
 
 /** What the period before carries (box 110), in cents: its settlement's `acompensar`, none when it was not settled. */
@@ -97,15 +97,14 @@ export async function settleVat(ctx: AppContext, body: unknown): Promise<Row> {
   const id = await inTransaction(ctx.database, async (trx) => {
     await lockCompany(ctx, trx, period.idempresa, period.codejercicio);
     const settled = await trx.selectFrom(vatSettlementModel.table).select('idliquidacion').where('idempresa', '=', period.idempresa).where('anio', '=', period.year).where('periodo', '=', period.periodo).executeTakeFirst();
-    if (settled || (await settledElsewhere(trx, ctx, period.idempresa, period.desde, period.hasta))) throw validationError({ periodo: 'already-settled' });
+    const elsewhere = await settledElsewhere(trx, ctx, period.idempresa, period.hasta);
+    const covers = (days: { desde: string; hasta: string }) => elsewhere.some((row) => row.desde <= days.desde && row.hasta >= days.hasta);
+    if (settled || covers(period)) throw validationError({ periodo: 'already-settled' });
     // Settled in order: a period after a settled one needs the one before it (what it carries).
     const before = previousPeriod(period.year, period.periodo);
-    const beforeDays = daysOf(before.year, before.periodo);
     const earlier = await trx.selectFrom(vatSettlementModel.table).select(['anio', 'periodo']).where('idempresa', '=', period.idempresa).where('hasta', '<', period.desde).execute();
-    const settledBefore = earlier.some((row) => Number(row.anio) === before.year && String(row.periodo) === before.periodo)
-      || (await settledElsewhere(trx, ctx, period.idempresa, beforeDays.desde, beforeDays.hasta));
-    const anyEarlier = earlier.length > 0 || (await settledElsewhere(trx, ctx, period.idempresa, beforeDays.desde, beforeDays.hasta, true));
-    if (anyEarlier && !settledBefore) throw validationError({ periodo: 'previous-not-settled' });
+    const settledBefore = earlier.some((row) => Number(row.anio) === before.year && String(row.periodo) === before.periodo) || covers(daysOf(before.year, before.periodo));
+    if ((earlier.length || elsewhere.some((row) => row.hasta < period.desde)) && !settledBefore) throw validationError({ periodo: 'previous-not-settled' });
     const carried = await carriedInto(trx, period);
     const form: Modelo303 = await modelo303(ctx, period, carried, trx);
     const result = cents(form.casillas['71']);

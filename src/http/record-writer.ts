@@ -1,6 +1,6 @@
 import type { AppContext, RecordWriter } from '../app-context.ts';
-import type { Model } from './define-model.ts';
-import { readInput } from './read-input.ts';
+import type { Model } from '../models/define-model.ts';
+import { readInput } from '../models/read-input.ts';
 
 /**
  * How a model's records are written from a request body: its module's writer (documents, keys,
