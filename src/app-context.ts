@@ -59,6 +59,18 @@ export interface RecordPresenter {
   present(records: Array<Record<string, unknown>>, query: Record<string, unknown>): Promise<Array<Record<string, unknown>>>;
 }
 
+/**
+ * Adds what a module shows on another module's records: beside any presenter already set for the
+ * model (each module's properties, applied in module order).
+ */
+export function addPresenter(ctx: { presenters: Map<Model, RecordPresenter> }, model: Model, presenter: RecordPresenter): void {
+  const before = ctx.presenters.get(model);
+  ctx.presenters.set(model, before ? {
+    properties: { ...before.properties, ...presenter.properties },
+    present: async (records, query) => presenter.present(await before.present(records, query), query),
+  } : presenter);
+}
+
 /** Everything a module needs, built once by the composition root (src/app.ts); no module singletons. */
 export interface AppContext {
   config: Config;

@@ -73,8 +73,29 @@ export interface Config {
   readYourWritesMs: number;
   /** VERI*FACTU sending and signing (docs/verifactu.md, "Certificates"). */
   verifactu: VerifactuConfig;
+  /** TicketBAI sending and the software's registration data (docs/ticketbai.md). */
+  ticketbai: TicketbaiConfig;
   /** Sending e-mail (docs/email.md). */
   mail: MailConfig;
+}
+
+export interface TicketbaiConfig {
+  /**
+   * TICKETBAI_ENDPOINT_<TERRITORIO>: replaces the treasury's host (a local stand-in, a proxy): an
+   * origin gets the treasury's paths; a URL with a path is the alta service's full address (the
+   * other services beside it) or a prefix the paths are added to (sending/endpoints.ts).
+   */
+  endpoints: Partial<Record<'araba' | 'bizkaia' | 'gipuzkoa', string>>;
+  /** A PEM authority trusted besides the system's (TICKETBAI_CA_FILE). */
+  caFile: string | undefined;
+  /**
+   * The software as the TicketBAI registry lists it (TICKETBAI_LICENCIA, TICKETBAI_DESARROLLADOR_NIF,
+   * TICKETBAI_SOFTWARE_NOMBRE, TICKETBAI_SOFTWARE_VERSION); unset: the treasuries' test data, accepted
+   * by their test services only.
+   */
+  software: { licence?: string; developerNif?: string; name?: string; version?: string };
+  pollMs: number;
+  timeoutMs: number;
 }
 
 export interface MailConfig {
@@ -174,6 +195,40 @@ function verifactuConfig(env: NodeJS.ProcessEnv): VerifactuConfig {
   };
 }
 
+/** TICKETBAI_ENDPOINT_<TERRITORIO>: an https URL without credentials, query or fragment. */
+function ticketbaiEndpoint(env: NodeJS.ProcessEnv, territory: string): string | undefined {
+  const name = `TICKETBAI_ENDPOINT_${territory.toUpperCase()}`;
+  const value = env[name];
+  if (!value) return undefined;
+  const url = URL.canParse(value) ? new URL(value) : undefined;
+  if (!url || url.protocol !== 'https:' || url.username || url.password || /[?#]/.test(value)) {
+    throw new ConfigError(`${name} must be https://host[:port] or an https URL without credentials, query or fragment, got "${value}"`);
+  }
+  return `${url.origin}${url.pathname === '/' ? '' : url.pathname}`;
+}
+
+function ticketbaiConfig(env: NodeJS.ProcessEnv): TicketbaiConfig {
+  const endpoints: TicketbaiConfig['endpoints'] = {};
+  for (const territory of ['araba', 'bizkaia', 'gipuzkoa'] as const) {
+    const endpoint = ticketbaiEndpoint(env, territory);
+    if (endpoint) endpoints[territory] = endpoint;
+  }
+  const developerNif = env.TICKETBAI_DESARROLLADOR_NIF?.trim().toUpperCase() || undefined;
+  if (developerNif && !/^[0-9A-Z]{9}$/.test(developerNif)) throw new ConfigError(`TICKETBAI_DESARROLLADOR_NIF must be a 9-character NIF, got "${developerNif}"`);
+  const text = (name: string, max: number) => {
+    const value = env[name]?.trim() || undefined;
+    if (value && value.length > max) throw new ConfigError(`${name} must be at most ${max} characters`);
+    return value;
+  };
+  return {
+    endpoints,
+    caFile: env.TICKETBAI_CA_FILE ? path.resolve(env.TICKETBAI_CA_FILE) : undefined,
+    software: { licence: text('TICKETBAI_LICENCIA', 20), developerNif, name: text('TICKETBAI_SOFTWARE_NOMBRE', 120), version: text('TICKETBAI_SOFTWARE_VERSION', 20) },
+    pollMs: intVar(env, 'TICKETBAI_POLL_MS', 5000, 10, 3_600_000),
+    timeoutMs: intVar(env, 'TICKETBAI_TIMEOUT_MS', 30_000, 100, 600_000),
+  };
+}
+
 function smtpUrl(value: string | undefined): string | undefined {
   if (value === undefined || value.trim() === '') return undefined;
   const url = URL.canParse(value) ? new URL(value) : undefined;
@@ -251,6 +306,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     readReplicaCheckMs: intVar(env, 'READ_REPLICA_CHECK_MS', 1000, 10, 600_000),
     readYourWritesMs: intVar(env, 'READ_YOUR_WRITES_MS', 5000, 0, 3_600_000),
     verifactu: verifactuConfig(env),
+    ticketbai: ticketbaiConfig(env),
     mail: mailConfig(env),
   };
 }

@@ -65,6 +65,7 @@ const LOGGED: Record<LoggedEventType, true> = {
   'email.sent': true,
   'email.failed': true,
   'recurring.failed': true,
+  'ticketbai.state': true,
 };
 
 /** The types the log holds (what the feed's `type` filter accepts). */

@@ -85,6 +85,18 @@ export interface MailEvent {
 }
 
 /** A recurring invoice's period could not be billed (docs/recurring.md); later periods wait for it. */
+/** A TicketBAI file's treasury answered (or its state changed by a correction): what it says now. */
+export interface TicketbaiStateEvent {
+  idempresa: number;
+  idregistro: number;
+  idfactura: number;
+  tipo: string;
+  estado: string;
+  /** The treasury's codes (comma-separated) and texts, when it gave any. */
+  codigo: string | null;
+  descripcion: string | null;
+}
+
 export interface RecurringFailedEvent {
   idrecurrente: number;
   periodo: number;
@@ -120,6 +132,7 @@ export interface AppEvents {
   'email.sent': MailEvent;
   'email.failed': MailEvent;
   'recurring.failed': RecurringFailedEvent;
+  'ticketbai.state': TicketbaiStateEvent;
 }
 
 type Listener<T> = (payload: T) => void | Promise<void>;

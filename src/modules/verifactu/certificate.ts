@@ -3,6 +3,7 @@ import { readFile, stat } from 'node:fs/promises';
 import type { pki } from 'node-forge';
 import type { AppContext } from '../../app-context.ts';
 import type { DbExecutor } from '../../db/database.ts';
+import { validationError } from '../../errors.ts';
 import { lazyLibrary } from '../../lazy-library.ts';
 
 const forge = lazyLibrary<typeof import('node-forge')>('node-forge');
@@ -82,10 +83,15 @@ function openCached(ctx: AppContext, pfx: Buffer, passphrase: string): Certifica
  */
 export async function certificateOf(ctx: AppContext, db: DbExecutor, idempresa: number): Promise<Certificate | undefined> {
   const row = await db.selectFrom('verifactu_empresas').select(['certificado', 'certificadoclave']).where('idempresa', '=', idempresa).executeTakeFirst();
-  if (row?.certificado) return openCached(ctx, Buffer.from(String(row.certificado), 'base64'), String(row.certificadoclave ?? ''));
+  if (row?.certificado) return openCertificate(ctx, String(row.certificado), String(row.certificadoclave ?? ''));
   const { certFile, certPassword } = ctx.config.verifactu;
   if (!certFile) return undefined;
   return openCached(ctx, await fileBytes(ctx, certFile), certPassword);
+}
+
+/** A kept certificate (base64 of its PKCS#12, as a switch stores it) opened, once per file and password. */
+export function openCertificate(ctx: AppContext, base64: string, passphrase: string): Certificate {
+  return openCached(ctx, Buffer.from(base64, 'base64'), passphrase);
 }
 
 const files = new WeakMap<AppContext, { path: string; mtimeMs: number; size: number; bytes: Buffer }>();
@@ -98,4 +104,30 @@ async function fileBytes(ctx: AppContext, path: string): Promise<Buffer> {
   const bytes = await readFile(path);
   files.set(ctx, { path, mtimeMs, size, bytes });
   return bytes;
+}
+
+/**
+ * A certificate sent through the API (base64 of the PKCS#12 file, with its password) is opened
+ * before it is kept, so that a wrong password is refused now rather than at the first message; its
+ * holder and expiry are shown in its place (the file and the password never are). The fields
+ * `certificado`, `certificadoclave`, `certificadotitular`, `certificadocaduca` of a switch model.
+ */
+export function acceptCertificate(values: Record<string, unknown>, existing: Record<string, unknown> | undefined): void {
+  if (values.certificado === undefined && values.certificadoclave === undefined) return;
+  const file = values.certificado === undefined ? existing?.certificado : values.certificado;
+  if (file === null || file === '' || file === undefined) {
+    Object.assign(values, { certificado: null, certificadoclave: null, certificadotitular: null, certificadocaduca: null });
+    return;
+  }
+  const text = String(file).replace(/\s+/g, '');
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(text)) throw validationError({ certificado: 'invalid-base64' });
+  try {
+    // The password that will be kept: a given one (null clears it), else the one kept already.
+    const password = values.certificadoclave !== undefined ? values.certificadoclave : existing?.certificadoclave;
+    const certificate = readPkcs12(Buffer.from(text, 'base64'), String(password ?? ''));
+    Object.assign(values, { certificado: text, certificadotitular: certificate.subject.slice(0, 255), certificadocaduca: certificate.notAfter.toISOString().slice(0, 10) });
+  } catch (error) {
+    if (error instanceof CertificateError) throw validationError({ certificado: 'invalid-certificate' });
+    throw error;
+  }
 }

@@ -4,7 +4,7 @@ import { defineModel } from '../../models/define-model.ts';
 import { f, now } from '../../models/fields.ts';
 import type { DbExecutor } from '../../db/database.ts';
 import { companyOf } from '../company/index.ts';
-import { CertificateError, readPkcs12 } from './certificate.ts';
+import { acceptCertificate } from './certificate.ts';
 import { chainHeadOf } from './chain-head.ts';
 import { PRODUCER } from './producer.ts';
 import { spanishTaxId } from '../fiscal/index.ts';
@@ -14,31 +14,6 @@ export const ENVIRONMENTS = ['pruebas', 'produccion'] as const;
 export type SwitchMode = (typeof MODES)[number];
 /** A personal (or representative's) certificate, or a seal certificate: the AEAT serves each on its own host. */
 const CERTIFICATE_KINDS = ['personal', 'sello'] as const;
-
-/**
- * A certificate sent through the API (base64 of the PKCS#12 file, with its password) is opened
- * before it is kept, so that a wrong password is refused now rather than at the first message; its
- * holder and expiry are shown in its place (the file and the password never are).
- */
-function checkCertificate(values: Record<string, unknown>, existing: Record<string, unknown> | undefined): void {
-  if (values.certificado === undefined && values.certificadoclave === undefined) return;
-  const file = values.certificado === undefined ? existing?.certificado : values.certificado;
-  if (file === null || file === '' || file === undefined) {
-    Object.assign(values, { certificado: null, certificadoclave: null, certificadotitular: null, certificadocaduca: null });
-    return;
-  }
-  const text = String(file).replace(/\s+/g, '');
-  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(text)) throw validationError({ certificado: 'invalid-base64' });
-  try {
-    // The password that will be kept: a given one (null clears it), else the one kept already.
-    const password = values.certificadoclave !== undefined ? values.certificadoclave : existing?.certificadoclave;
-    const certificate = readPkcs12(Buffer.from(text, 'base64'), String(password ?? ''));
-    Object.assign(values, { certificado: text, certificadotitular: certificate.subject.slice(0, 255), certificadocaduca: certificate.notAfter.toISOString().slice(0, 10) });
-  } catch (error) {
-    if (error instanceof CertificateError) throw validationError({ certificado: 'invalid-certificate' });
-    throw error;
-  }
-}
 
 /**
  * VERI*FACTU, once chosen, lasts the whole calendar year (Orden HAC/1177/2024 art. 3.3): a company
@@ -98,7 +73,7 @@ export const verifactuEmpresaModel = defineModel({
         throw validationError({ entorno: 'fiscal-records-exist' });
       }
       if (values.entorno === 'produccion' && !PRODUCER.identified) throw validationError({ entorno: 'producer-not-identified' });
-      checkCertificate(values, existing);
+      acceptCertificate(values, existing);
       if (!existing) {
         // Installation number: never reused for the taxpayer (the company and the moment, with randomness against clock ties).
         values.numeroinstalacion = `${idempresa}-${clock.timestamp().replace(/\D/g, '')}-${randomBytes(4).toString('hex').toUpperCase()}`;

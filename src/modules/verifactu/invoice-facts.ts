@@ -47,7 +47,7 @@ function isPassport(type: unknown): boolean {
  * `IDDestinatario` of a full invoice: a Spanish NIF, or another country's id (L7 type). An EU VAT
  * number carries its country's prefix (AEAT validation 1122), added when the stored one lacks it.
  */
-async function recipientOf(known: KnownFacts, header: Row, customer: Row, issuer: string): Promise<XmlTree> {
+export async function recipientOf(known: KnownFacts, header: Row, customer: Row, issuer: string): Promise<XmlTree> {
   const name = xmlText(customer.razonsocial || header.nombrecliente || customer.nombre, 120);
   const raw = String(header.cifnif ?? '').trim();
   if (!raw) throw validationError({ cifnif: 'required' });
@@ -70,7 +70,7 @@ async function recipientOf(known: KnownFacts, header: Row, customer: Row, issuer
 }
 
 /** DescripcionOperacion: what the lines sell, else the invoice's kind and code. */
-function descriptionOf(header: Row, lines: Row[], rectifying: boolean): string {
+export function descriptionOf(header: Row, lines: Row[], rectifying: boolean): string {
   const texts = [...new Set(lines.map((line) => xmlText(line.descripcion, 500)).filter(Boolean))];
   return xmlText(texts.join('; '), 500) || `${rectifying ? 'Rectificación' : 'Factura'} ${String(header.codigo)}`;
 }
@@ -151,7 +151,7 @@ export async function altaFactsOf(ctx: AppContext, db: DbExecutor, ref: Document
  * groups (desglose.ts); amounts in euros. A record that would not add up to its invoice is refused
  * rather than written.
  */
-async function breakdownOf(db: DbExecutor, ref: DocumentReference, type: DocumentType, header: Row, lines: Row[], subject: Row, company: { travelAgency: boolean }, known: Pick<KnownFacts, 'productTypes' | 'breakdown'>): Promise<XmlTree[]> {
+export async function breakdownOf(db: DbExecutor, ref: DocumentReference, type: DocumentType, header: Row, lines: Row[], subject: Row, company: { travelAgency: boolean }, known: Pick<KnownFacts, 'productTypes' | 'breakdown'>): Promise<XmlTree[]> {
   const { productTypes } = known;
   const classified = new Map<string, { classification: Classification; lines: Row[] }>();
   for (const line of lines) {

@@ -1,4 +1,4 @@
-import type { AppContext } from '../../app-context.ts';
+import { addPresenter, type AppContext } from '../../app-context.ts';
 import { documentType } from '../documents/index.ts';
 import { verifactuEmpresaModel } from './company-switch-model.ts';
 import { recordsOfInvoices } from './record-reads.ts';
@@ -15,7 +15,7 @@ export function presentInvoiceRecords(ctx: AppContext): void {
   const type = documentType(RECORDED_TYPE);
   const switches = ctx.shared.cache<boolean>('verifactu-switches', [verifactuEmpresaModel.resource], async () =>
     (await ctx.database.kysely.selectFrom(verifactuEmpresaModel.table).select('idempresa').limit(1).executeTakeFirst()) !== undefined);
-  ctx.presenters.set(type.header, {
+  addPresenter(ctx, type.header, {
     properties: {
       verifactu: {
         type: 'object',

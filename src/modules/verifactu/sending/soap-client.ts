@@ -2,31 +2,48 @@ import { request } from 'node:https';
 import { rootCertificates } from 'node:tls';
 import type { Certificate } from '../certificate.ts';
 
-/** An answer larger than this is not the AEAT's (1,000 response lines are well under a megabyte). */
+/** An answer larger than this is not a tax agency's (1,000 response lines are well under a megabyte). */
 const MAX_ANSWER_BYTES = 16 * 1_048_576;
 
 /** The message never got an answer: no connection, TLS refused, timeout, connection dropped. */
 export class TransportError extends Error {
   override name = 'TransportError';
+  /** Whether the connection was made (TLS included), so that the request may have arrived. */
+  sent = true;
 }
 
-interface SoapCall {
+/** One POST to a tax agency's service over mutual TLS. */
+export interface TlsPost {
   url: string;
-  body: string;
+  body: Buffer;
+  headers: Record<string, string | number>;
   certificate: Certificate;
   /** PEM authorities trusted besides the system's. */
   extraCa?: string;
   timeoutMs: number;
 }
 
+/** The HTTP status, headers (lower-case names) and body bytes of an answer. */
+export interface TlsAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: Buffer;
+}
+
 /**
- * POSTs one SOAP 1.1 message over HTTPS presenting the taxpayer's certificate (mutual TLS, as the
- * AEAT requires) and answers the HTTP status and body. The whole exchange, connection included, is
+ * POSTs over HTTPS presenting the taxpayer's certificate (mutual TLS, as the AEAT and the Basque
+ * treasuries require) and answers what came back. The whole exchange, connection included, is
  * bounded by `timeoutMs`, so that a sender never outlives its claim.
  */
-export function postSoap(call: SoapCall): Promise<{ status: number; body: string }> {
+export function postOverTls(call: TlsPost): Promise<TlsAnswer> {
   return new Promise((resolve, reject) => {
-    const payload = Buffer.from(call.body, 'utf8');
+    let connected = false;
+    const failed = (error: Error) => {
+      if (error instanceof TransportError) return error;
+      const failure = new TransportError(error.message);
+      failure.sent = connected;
+      return failure;
+    };
     const outgoing = request(call.url, {
       method: 'POST',
       // The key and chain as read by node-forge, not the PKCS#12 itself: OpenSSL 3 refuses the legacy
@@ -34,7 +51,7 @@ export function postSoap(call: SoapCall): Promise<{ status: number; body: string
       key: call.certificate.keyPem,
       cert: [call.certificate.certPem, ...call.certificate.chainPem].join('\n'),
       ca: call.extraCa ? [...rootCertificates, call.extraCa] : undefined,
-      headers: { 'content-type': 'text/xml; charset=utf-8', soapaction: '""', 'content-length': payload.length },
+      headers: { ...call.headers, 'content-length': call.body.length },
       agent: false,
     }, (incoming) => {
       const chunks: Buffer[] = [];
@@ -44,13 +61,25 @@ export function postSoap(call: SoapCall): Promise<{ status: number; body: string
         if (size > MAX_ANSWER_BYTES) outgoing.destroy(new TransportError(`answer larger than ${MAX_ANSWER_BYTES} bytes`));
         else chunks.push(chunk);
       });
-      incoming.on('end', () => resolve({ status: incoming.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+      incoming.on('end', () => {
+        const headers = Object.fromEntries(Object.entries(incoming.headers).map(([name, value]) => [name, Array.isArray(value) ? value.join(', ') : String(value ?? '')]));
+        resolve({ status: incoming.statusCode ?? 0, headers, body: Buffer.concat(chunks) });
+      });
       incoming.on('error', (error) => reject(new TransportError(error.message)));
       incoming.on('aborted', () => reject(new TransportError('connection closed before the whole answer came')));
     });
-    const timer = setTimeout(() => outgoing.destroy(new TransportError(`no answer within ${call.timeoutMs} ms`)), call.timeoutMs);
+    outgoing.on('socket', (socket) => socket.once('secureConnect', () => {
+      connected = true;
+    }));
+    const timer = setTimeout(() => outgoing.destroy(failed(new Error(`no answer within ${call.timeoutMs} ms`))), call.timeoutMs);
     outgoing.on('close', () => clearTimeout(timer));
-    outgoing.on('error', (error) => reject(error instanceof TransportError ? error : new TransportError(error.message)));
-    outgoing.end(payload);
+    outgoing.on('error', (error) => reject(failed(error)));
+    outgoing.end(call.body);
   });
+}
+
+/** One SOAP 1.1 message to the AEAT (document/literal): its status and body as text. */
+export async function postSoap(call: Omit<TlsPost, 'body' | 'headers'> & { body: string }): Promise<{ status: number; body: string }> {
+  const answer = await postOverTls({ ...call, body: Buffer.from(call.body, 'utf8'), headers: { 'content-type': 'text/xml; charset=utf-8', soapaction: '""' } });
+  return { status: answer.status, body: answer.body.toString('utf8') };
 }

@@ -12,15 +12,24 @@ const xmldsig = lazyLibrary<XmlDsig>('xmldsigjs');
 const xmldom = lazyLibrary<typeof import('@xmldom/xmldom')>('@xmldom/xmldom');
 const xpath = lazyLibrary<unknown>('xpath');
 
+/** A XAdES-EPES signature policy: its identifier, the digest of its document (algorithm and base64 value), and where it is published. */
+export interface SignaturePolicy {
+  identifier: string;
+  hash: 'SHA-1' | 'SHA-256';
+  digest: string;
+  url: string;
+}
+
 /**
  * The AGE's signature policy v1.9 that the AEAT's signature specification (v0.1.5) names for NO
  * VERI*FACTU records: its OID, the SHA-1 digest of the policy document, and where it is published.
  */
-const AGE_POLICY = {
+const AGE_POLICY: SignaturePolicy = {
   identifier: 'urn:oid:2.16.724.1.3.1.1.2.1.9',
+  hash: 'SHA-1',
   digest: 'G7roucf600+f03r/o0bAOQ6WAs0=',
   url: 'https://sede.administracion.gob.es/politica_de_firma_anexo_1.pdf',
-} as const;
+};
 /** The signature's XAdES namespace (ETSI EN 319 132), whose `SignedProperties` a verifier finds by `Id`. */
 export const XADES_NAMESPACE = 'http://uri.etsi.org/01903/v1.3.2#';
 
@@ -46,9 +55,13 @@ export interface SigningKey {
 const keys = new WeakMap<Certificate, Promise<SigningKey>>();
 
 /** The company's signing key, imported once per certificate. */
-export async function signingKeyOf(ctx: AppContext, db: DbExecutor, idempresa: number): Promise<SigningKey | undefined> {
+async function signingKeyOf(ctx: AppContext, db: DbExecutor, idempresa: number): Promise<SigningKey | undefined> {
   const certificate = await certificateOf(ctx, db, idempresa);
-  if (!certificate) return undefined;
+  return certificate && signingKey(certificate);
+}
+
+/** A certificate's signing key, imported once per certificate (another fiscal system's too). */
+export function signingKey(certificate: Certificate): Promise<SigningKey> {
   let key = keys.get(certificate);
   if (!key) {
     key = importKey(certificate);
@@ -66,7 +79,7 @@ export async function trySign(ctx: AppContext, db: DbExecutor, idempresa: number
   try {
     const signer = await signingKeyOf(ctx, db, idempresa);
     if (!signer) return { unsigned: 'no certificate' };
-    return { signed: await signXml(xml, signer, signingTime, placeIn) };
+    return { signed: await signXml(xml, signer, signingTime, { placeIn }) };
   } catch (error) {
     return { unsigned: `the certificate does not sign: ${(error as Error).message}` };
   }
@@ -80,12 +93,13 @@ async function importKey(certificate: Certificate): Promise<SigningKey> {
 
 /**
  * Signs a record (or an event) as the AEAT's signature specification asks: XAdES enveloped, EPES
- * with the AGE policy, RSA-SHA256, the signer's certificate in `KeyInfo` and `SigningCertificate`,
- * the signature over the whole root element (reference `""`, enveloped-signature and C14N
- * transforms), placed as the last child of the record (RegistroAlta, RegistroAnulacion) or of
- * `placeIn` (an event's `Evento`). Answers the signed document, to be kept byte for byte.
+ * with the AGE policy (or `policy`: another regime's, TicketBAI's), RSA-SHA256, the signer's
+ * certificate in `KeyInfo` and `SigningCertificate`, the signature over the whole root element
+ * (reference `""`, enveloped-signature and C14N transforms), placed as the last child of the root
+ * or of `placeIn` (an event's `Evento`). Answers the signed document, to be kept byte for byte.
  */
-export async function signXml(xml: string, signer: SigningKey, signingTime: Date, placeIn?: string): Promise<string> {
+export async function signXml(xml: string, signer: SigningKey, signingTime: Date, options: { placeIn?: string; policy?: SignaturePolicy } = {}): Promise<string> {
+  const { placeIn, policy = AGE_POLICY } = options;
   const { Parse, SignedXml } = library();
   const doc = Parse(xml);
   const signature = new SignedXml();
@@ -94,7 +108,7 @@ export async function signXml(xml: string, signer: SigningKey, signingTime: Date
     x509: [signer.certificate],
     signingCertificate: signer.certificate,
     signingTime: { value: signingTime },
-    policy: { hash: 'SHA-1', digestValue: AGE_POLICY.digest, identifier: { value: AGE_POLICY.identifier }, qualifiers: [AGE_POLICY.url] },
+    policy: { hash: policy.hash, digestValue: policy.digest, identifier: { value: policy.identifier }, qualifiers: [policy.url] },
   } as never);
   // An event's signature closes its `Evento` (EventosSIF.xsd); a record's closes the record.
   const parent = placeIn ? doc.getElementsByTagNameNS(doc.documentElement.namespaceURI, placeIn)[0] ?? doc.documentElement : doc.documentElement;

@@ -1,0 +1,44 @@
+import type { AppContext } from '../../app-context.ts';
+import type { DbExecutor } from '../../db/database.ts';
+import { validationError } from '../../errors.ts';
+import { openCertificate, signingKey, type SigningKey } from '../verifactu/index.ts';
+import { ticketbaiEmpresaModel } from './switch-model.ts';
+import type { Entorno, Territorio } from './territories.ts';
+
+/** A company's switch as its files are made under it. */
+export interface CompanySwitch {
+  idempresa: number;
+  activo: boolean;
+  territorio: Territorio;
+  entorno: Entorno;
+  modelolroe: '240' | '140';
+  epigrafe: string | null;
+}
+
+const on = (value: unknown) => value === true || Number(value) === 1;
+
+/** The company's switch as stored, in the caller's transaction; undefined when it has none. */
+export async function switchOf(db: DbExecutor, idempresa: number): Promise<CompanySwitch | undefined> {
+  const row = await db.selectFrom(ticketbaiEmpresaModel.table).select(['activo', 'territorio', 'entorno', 'modelolroe', 'epigrafe']).where('idempresa', '=', idempresa).executeTakeFirst();
+  if (!row) return undefined;
+  return {
+    idempresa, activo: on(row.activo), territorio: String(row.territorio) as Territorio, entorno: String(row.entorno) as Entorno,
+    modelolroe: String(row.modelolroe) === '140' ? '140' : '240', epigrafe: (row.epigrafe as string | null) ?? null,
+  };
+}
+
+/** Whether a value read by SQL (`ticketbai_empresas.activo`) is on, whatever the engine answers for a boolean. */
+export const isOn = on;
+
+/** The company's certificate (its own, set through `ticketbaiempresa`), opened once per file and password; undefined when none is kept. */
+export async function certificateOf(ctx: AppContext, db: DbExecutor, idempresa: number) {
+  const row = await db.selectFrom(ticketbaiEmpresaModel.table).select(['certificado', 'certificadoclave']).where('idempresa', '=', idempresa).executeTakeFirst();
+  return row?.certificado ? openCertificate(ctx, String(row.certificado), String(row.certificadoclave ?? '')) : undefined;
+}
+
+/** The key a company's files are signed with: without one no file can be made, so no invoice issued (422). */
+export async function signerOf(ctx: AppContext, db: DbExecutor, idempresa: number): Promise<SigningKey> {
+  const certificate = await certificateOf(ctx, db, idempresa);
+  if (!certificate) throw validationError({ certificado: 'required' });
+  return signingKey(certificate);
+}
