@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import { after, before, it } from 'node:test';
 import { enabledEngines } from './helpers/engines.ts';
 import { eventually } from './helpers/eventually.ts';
+import { exported, pdfText, qrCodesOf } from './helpers/pdf-reading.ts';
 import { makeCertificates } from './helpers/aeat-stand-in.ts';
 import { forEachEngine, withOtherInstance, type TestApp } from './helpers/test-app.ts';
 import { crc8, startTicketbaiStandIn, tbaiIdentifierOf, ticketbaiSchemaErrors, xmlsecVerifies, type Territory, type TicketbaiStandIn } from './helpers/ticketbai-stand-in.ts';
@@ -190,7 +191,7 @@ function suite(t: () => TestApp, standIns: Record<Territory, TicketbaiStandIn>, 
 
   it('maps simplified invoices, exemptions, IRPF and customers abroad as the schema says', async () => {
     const before = (await filesOf('gipuzkoa')).length;
-    await invoice('gipuzkoa', { codcliente: 'SINNIF', codserie: 'S', lineas: [{ descripcion: 'Ticket', pvpunitario: 10 }] });
+    const ticket = await invoice('gipuzkoa', { codcliente: 'SINNIF', codserie: 'S', lineas: [{ descripcion: 'Ticket', pvpunitario: 10 }] });
     const withIrpf = await invoice('gipuzkoa', { codcliente: 'ANA', irpf: 15, lineas: [{ descripcion: 'Asesoría', pvpunitario: 100 }, { descripcion: 'Curso', pvpunitario: 50, codimpuesto: 'IVA0', excepcioniva: 'ES_20' }] });
     await invoice('gipuzkoa', { codcliente: 'PARIS', codpais: 'FRA', lineas: [{ descripcion: 'Envío', pvpunitario: 200, codimpuesto: 'IVA0', excepcioniva: 'ES_21' }] });
     const files = (await filesOf('gipuzkoa')).slice(before);
@@ -205,7 +206,30 @@ function suite(t: () => TestApp, standIns: Record<Territory, TicketbaiStandIn>, 
     assert.match(abroad!, /<IDOtro><CodigoPais>FR<\/CodigoPais><IDType>02<\/IDType><ID>FR40303265045<\/ID><\/IDOtro>/);
     assert.match(abroad!, /<DesgloseTipoOperacion><Entrega><Sujeta><Exenta><DetalleExenta><CausaExencion>E2<\/CausaExencion><BaseImponible>200\.00/);
     assert.match(abroad!, /<ClaveRegimenIvaOpTrascendencia>02<\/ClaveRegimenIvaOpTrascendencia>/);
-    await answered('gipuzkoa', before + 3);
+    // A simplified invoice's credit note is an R5.
+    const refund = await call('POST', '/api/3/crearFacturaRectificativaCliente', { idfactura: ticket.idfactura, fecha: '2027-03-10' });
+    assert.equal(refund.status, 200, JSON.stringify(refund.body));
+    const r5 = (await filesOf('gipuzkoa')).find((file) => file.idfactura === refund.body.doc.idfactura)!;
+    assert.match(await assertSound(r5, files[2], 'gipuzkoa'), /<FacturaRectificativa><Codigo>R5<\/Codigo><Tipo>I<\/Tipo><\/FacturaRectificativa>/);
+    await answered('gipuzkoa', before + 4);
+    clean();
+  });
+
+  it('keeps a natural person\'s book in Bizkaia as model 140, with its activity heading', async () => {
+    const person = await call('POST', '/api/3/empresa', { nombre: 'Ane Arriola Lejardi', cifnif: '11111111H' });
+    assert.equal(person.status, 201, JSON.stringify(person.body));
+    assert.equal((await call('POST', '/api/3/almacen', { codalmacen: 'BI2', nombre: 'Ane', idempresa: person.body.idempresa })).status, 201);
+    const on = await call('POST', '/api/3/ticketbaiempresa', {
+      idempresa: person.body.idempresa, territorio: 'bizkaia', modelolroe: '140', epigrafe: '8431', activo: true, certificado: certificates.clientP12.toString('base64'), certificadoclave: certificates.password,
+    });
+    assert.equal(on.status, 201, JSON.stringify(on.body));
+    const doc = await call('POST', '/api/3/crearFacturaCliente', { codalmacen: 'BI2', codcliente: 'ANA', lineas: [{ descripcion: 'Fisioterapia', pvpunitario: 45 }] });
+    assert.equal(doc.status, 200, JSON.stringify(doc.body));
+    await t().app.runJob('ticketbai-send');
+    const got = standIns.bizkaia.received.filter((received) => received.nif === '11111111H');
+    assert.deepEqual(got.map((received) => [received.operation, received.lroe?.mode, received.outcome]), [['alta', '140', 'Correcto']]);
+    const file = (await call('GET', `/api/3/registroticketbai?filter[idfactura]=${doc.body.doc.idfactura}`)).body[0];
+    assert.equal(file.estado, 'aceptado');
     clean();
   });
 
@@ -294,13 +318,21 @@ function suite(t: () => TestApp, standIns: Record<Territory, TicketbaiStandIn>, 
     clean();
   });
 
-  it('prints the identifier and the QR on the invoice\'s PDF', async () => {
+  it('prints the identifier and the QR at the end of the invoice\'s PDF, the QR read back from its pixels', async () => {
     const doc = await invoice('araba', { codcliente: 'ANA', lineas: [{ descripcion: 'Con QR', pvpunitario: 42 }] });
-    const answer = await t().request({ method: 'GET', url: `/api/3/exportarFacturaCliente/${doc.idfactura}?type=PDF` });
-    assert.equal(answer.statusCode, 200);
-    assert.match(String(answer.headers['content-type']), /application\/pdf/);
     const file = (await filesOf('araba')).find((row) => row.idfactura === doc.idfactura)!;
     assert.match(file.qr, /^https:\/\/pruebas-ticketbai\.araba\.eus\/tbai\/qrtbai\/\?id=TBAI-/);
+    const pdf = await exported(t(), doc.idfactura, 'PDF');
+    const [qr, ...others] = await qrCodesOf(pdf);
+    assert.equal(others.length, 0);
+    assert.deepEqual([qr!.text, qr!.ecLevel], [file.qr, 'M']);
+    assert.ok(qr!.sideMm >= 30 && qr!.sideMm <= 40, `${qr!.sideMm} mm`);
+    // At the bottom of the invoice, after its text (a portrait layout), not at the top as VERI*FACTU's.
+    assert.ok(qr!.topMm > 120, `${qr!.topMm} mm from the top`);
+    // The identifier above it, on one line.
+    const text = await pdfText(pdf);
+    assert.ok(text.includes(file.identificador), text);
+    assert.doesNotMatch(text, /QR tributario/);
   });
 
   // Two instances of the service share a database on a server engine (SQLite's is one process's file).

@@ -10,6 +10,11 @@ export interface FiscalQr {
   url: string;
   caption: string;
   legend: string | null;
+  /**
+   * Where the PDF prints it: `top` of page 1 (the AEAT's rule, the default), or at the `end` of
+   * the invoice, after its last text (TicketBAI specification 1.2 §4.3.1, portrait layout).
+   */
+  placement?: 'top' | 'end';
 }
 
 /**

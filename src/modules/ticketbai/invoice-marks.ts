@@ -9,8 +9,8 @@ import { ticketbaiEmpresaModel } from './switch-model.ts';
 const ISSUED: DocumentSeal = { change: 'invoice-issued', remove: 'fiscal-record-exists' };
 
 /**
- * What a TicketBAI file marks on its invoice: the seal, the TBAI identifier above the QR on its
- * exports (specification §4.3.1), and `ticketbai` in its answers (identifier, QR, state, cancelled).
+ * What a TicketBAI file marks on its invoice: the seal, the TBAI identifier above the QR at the end
+ * of its PDF (specification 1.2 §4.3.1: at the bottom of a portrait invoice), and `ticketbai` in its answers (identifier, QR, state, cancelled).
  * An installation with no TicketBAI switch (cached, kept in step across instances) pays no query
  * for it on invoice lists; the seal and the exports always look.
  */
@@ -24,7 +24,7 @@ export function markIssuedInvoices(ctx: AppContext): void {
   ctx.hooks.on(fiscalQr, async ({ db, type: exported, doc }) => {
     if (exported.name !== RECORDED_TYPE) return undefined;
     const alta = await altaOf(db, Number(doc[exported.key]));
-    return alta?.qr ? { url: String(alta.qr), caption: String(alta.identificador), legend: null } : undefined;
+    return alta?.qr ? { url: String(alta.qr), caption: String(alta.identificador), legend: null, placement: 'end' as const } : undefined;
   });
   addPresenter(ctx, type.header, {
     properties: {

@@ -52,7 +52,7 @@ export const registroTicketbaiModel = defineModel({
     /** The treasury's codes (comma-separated) and texts, its whole answer, and its CSV. */
     codigo: f.string(100),
     descripcion: f.string(1500),
-    respuesta: f.text({ hidden: true }),
+    respuesta: f.text(),
     csv: f.string(64),
     intentos: f.integer({ notNull: true, default: 0 }),
     fechaenvio: f.timestamp(),

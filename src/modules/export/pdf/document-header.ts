@@ -57,7 +57,7 @@ export function drawDocumentHeader(ctx: PdfContext): void {
   const companyBottom = y;
 
   // Top right: the fiscal QR first when the invoice has one (the AEAT wants it at the top), then title and code.
-  const titleTop = view.fiscalQr ? drawFiscalQr(pen, view.fiscalQr, pen.right, pen.top) + 4 : pen.top - 2;
+  const titleTop = view.fiscalQr && view.fiscalQr.placement !== 'end' ? drawFiscalQr(pen, view.fiscalQr, pen.right, pen.top) + 4 : pen.top - 2;
   const titleStyle: TextStyle = { size: 20, bold: true, color: COLORS.accent };
   y = pen.lines(pen.wrap(ctx.title, rightWidth, titleStyle), rightX, titleTop, titleStyle, { align: 'right', width: rightWidth });
   const codeStyle: TextStyle = { size: 11, bold: true };

@@ -25,18 +25,48 @@ export function qrModules(url: string): { size: number; dark(row: number, column
 }
 
 /**
- * Draws the fiscal QR with its right edge at `right` and its caption's top at `top` (the caption
- * «QR tributario:» above the symbol, the legend «VERI*FACTU» below it), as vector squares: sharp
- * at any print resolution. Returns the y below the block.
+ * The caption as lines no wider than the block: whole where it fits, else broken after its hyphens,
+ * each line but the last ending with one (how TicketBAI prints an identifier that does not fit,
+ * specification 1.2 §4.3.2), a part still too wide wrapped as text.
  */
-export function drawFiscalQr(pen: PdfPen, qr: FiscalQr, right: number, top: number): number {
+/**
+ * The QR printed after the invoice's last text (`placement: 'end'`), at the right, on a new page
+ * when what is left of this one cannot hold it whole; the caption may use the whole width beside it.
+ */
+export function drawFiscalQrAtEnd(pen: PdfPen, qr: FiscalQr): void {
+  const height = 3 * pen.lineHeight(CAPTION) + QR_SIDE + 12 * MM + (qr.legend ? pen.lineHeight(LEGEND) : 0);
+  pen.ensure(height);
+  pen.y = drawFiscalQr(pen, qr, pen.right, pen.y, pen.width / 2) + 12;
+}
+
+function captionLines(pen: PdfPen, caption: string, width: number): string[] {
+  if (pen.measure(caption, CAPTION) <= width) return [caption];
+  const lines: string[] = [];
+  let line = '';
+  for (const part of caption.split(/(?<=-)/)) {
+    if (line && pen.measure(line + part, CAPTION) > width) {
+      lines.push(line);
+      line = '';
+    }
+    line += part;
+  }
+  if (line) lines.push(line);
+  return lines.flatMap((text) => (pen.measure(text, CAPTION) > width ? pen.wrap(text, width, CAPTION) : [text]));
+}
+
+/**
+ * Draws the fiscal QR with its right edge at `right` and its caption's top at `top` (the caption
+ * above the symbol: «QR tributario:», or TicketBAI's identifier; the legend «VERI*FACTU» below
+ * it), as vector squares: sharp at any print resolution. Returns the y below the block.
+ */
+export function drawFiscalQr(pen: PdfPen, qr: FiscalQr, right: number, top: number, captionWidth?: number): number {
   const { size, dark } = qrModules(qr.url);
   const module = QR_SIDE / size;
   const quiet = module * QUIET_MODULES;
   const left = right - QR_SIDE - quiet;
   const width = QR_SIDE + 2 * quiet;
-  pen.text(qr.caption, right - width, top, CAPTION, { align: 'center', width });
-  const symbolTop = top + pen.lineHeight(CAPTION) + quiet;
+  const wide = Math.max(width, captionWidth ?? width);
+  const symbolTop = pen.lines(captionLines(pen, qr.caption, wide), right - wide, top, CAPTION, { align: captionWidth === undefined ? 'center' : 'right', width: wide }) + quiet;
   const doc = pen.doc.save();
   doc.rect(left - quiet, symbolTop - quiet, width, width).fill('#ffffff');
   // One rectangle per run of dark modules in a row: a few hundred path operations, one fill.

@@ -6,6 +6,7 @@ import { labelsFor } from '../labels/labels.ts';
 import { localeFormat } from '../locale-format.ts';
 import { drawContinuationHeader, drawDocumentHeader } from './document-header.ts';
 import { documentTitle } from './document-title.ts';
+import { drawFiscalQrAtEnd } from './fiscal-qr-block.ts';
 import { drawLineTable } from './line-table.ts';
 import { drawNote } from './notes-block.ts';
 import { drawDraftMark, drawPageFooters } from './page-marks.ts';
@@ -63,6 +64,7 @@ export async function renderPdf(view: ExportView): Promise<Buffer> {
   if (view.format?.text) drawNote(ctx, null, view.format.text);
   drawPayment(ctx);
   drawNote(ctx, labels.observations, view.observations);
+  if (view.fiscalQr?.placement === 'end') drawFiscalQrAtEnd(pen, view.fiscalQr);
   drawPageFooters(ctx);
   // pdfkit's end (fonts subset, pages compressed and written) is one synchronous slice of its own.
   if (pen.pages > 1) await nextTurn();
