@@ -8,6 +8,7 @@ import { createInterface } from 'node:readline';
 import { after, before, describe, it } from 'node:test';
 import { AxeBuilder } from '@axe-core/playwright';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { makeCertificates } from './helpers/aeat-stand-in.ts';
 import { eventually } from './helpers/eventually.ts';
 import { startSmtp } from './helpers/smtp.ts';
 import { norma43File } from './helpers/statement-files.ts';
@@ -497,6 +498,81 @@ describe('admin console in Chromium', { skip: present ? false : `no Chromium at 
     const records = await call('GET', 'registroverifactu?sort[id]=ASC');
     assert.deepEqual(records.body.map((record: any) => record.tipo), ['alta', 'anulacion']);
     await check('document-verifactu');
+  });
+
+  it('switches TicketBAI on for a company (refused beside the switch where VERI*FACTU is on), lists its files with their XML, and cancels an invoice', async () => {
+    const certificates = makeCertificates();
+    try {
+      // Company 1 keeps VERI*FACTU until the year ends: TicketBAI is refused, the reason beside the switch.
+      await open('ticketbai', 'TicketBAI');
+      const first = page.locator('form[data-company="1"]');
+      await first.getByLabel('Switched on').check();
+      await first.getByLabel('Treasury').selectOption('gipuzkoa');
+      await first.getByRole('button', { name: 'Save' }).click();
+      await first.locator('#tb-activo-1-error').filter({ hasText: 'VERI*FACTU is on for this company' }).waitFor();
+      assert.equal(await first.getByLabel('Switched on').getAttribute('aria-describedby'), 'tb-activo-1-error');
+      assert.equal((await call('GET', 'ticketbaiempresa/1')).status, 404, 'nothing stored');
+
+      // A company of its own under Gipuzkoa (its test software needs no configuration in `pruebas`).
+      const created = await call('POST', 'empresa', { nombre: 'Ejemplo Gipuzkoa SL', cifnif: 'B76365782' });
+      assert.equal(created.status, 201, JSON.stringify(created.body));
+      const idempresa = created.body.idempresa;
+      assert.equal((await call('POST', 'almacen', { codalmacen: 'GIP', nombre: 'Gipuzkoa', idempresa })).status, 201);
+      await open('ticketbai', 'TicketBAI');
+      const company = page.locator(`form[data-company="${idempresa}"]`);
+      await company.getByLabel('Switched on').check();
+      await company.getByLabel('Treasury').selectOption('gipuzkoa');
+      // Bizkaia's LROE book is asked for Bizkaia only.
+      assert.equal(await company.getByLabel('LROE book').count(), 0);
+      await company.getByRole('button', { name: 'Save' }).click();
+      await company.locator(`#tb-certificado-${idempresa}-error`).filter({ hasText: 'Required' }).waitFor();
+      await company.getByLabel('Signing certificate (PKCS#12)').setInputFiles(certificates.clientP12File);
+      await company.getByLabel('Certificate password').fill(certificates.password);
+      await company.getByRole('button', { name: 'Save' }).click();
+      await company.getByRole('status').filter({ hasText: 'TicketBAI switch of Ejemplo Gipuzkoa SL saved.' }).waitFor();
+      const stored = (await call('GET', `ticketbaiempresa/${idempresa}`)).body;
+      assert.deepEqual([stored.activo, stored.territorio, stored.entorno], [true, 'gipuzkoa', 'pruebas']);
+      assert.match(stored.certificadotitular, /EJEMPLO SOLUCIONES SL/);
+      await company.locator('[data-fact="holder"]').filter({ hasText: 'EJEMPLO SOLUCIONES SL' }).waitFor();
+      assert.equal(await company.getByLabel('Certificate password').inputValue(), '', 'the password is not kept in the form');
+
+      // An invoice of the company gets its file (no treasury here: pending or sent, never answered).
+      assert.equal((await call('POST', 'cliente', { codcliente: 'ADMT', nombre: 'Cliente TicketBAI', cifnif: '12345678Z' })).status, 201);
+      const invoice = await call('POST', 'crearFacturaCliente', { codalmacen: 'GIP', codcliente: 'ADMT', lineas: [{ referencia: 'ADMP', cantidad: 2 }] });
+      assert.equal(invoice.status, 200, JSON.stringify(invoice.body));
+      const { idfactura, codigo } = invoice.body.doc;
+      const [alta] = (await call('GET', `registroticketbai?filter[idempresa]=${idempresa}`)).body;
+      assert.equal(alta.tipo, 'alta');
+      assert.match(alta.identificador, /^TBAI-/);
+      await open('ticketbai', 'TicketBAI');
+      await page.getByLabel('Company', { exact: true }).selectOption(String(idempresa));
+      const row = page.locator(`tr[data-file="${alta.id}"]`);
+      await row.filter({ hasText: alta.identificador }).waitFor();
+      assert.equal(await row.getByRole('link').getAttribute('href'), `#/documents/facturacliente/${idfactura}`);
+      await check('ticketbai');
+      const download = page.waitForEvent('download');
+      await row.getByRole('button', { name: `XML of file ${alta.id}` }).click();
+      const xml = fs.readFileSync(await (await download).path(), 'utf8');
+      assert.match(xml, /TicketBai/);
+      assert.match(xml, /<ds:SignatureValue|<SignatureValue/);
+
+      // The invoice's page shows its file; cancelling it there makes the cancellation file.
+      await open(`documents/facturacliente/${idfactura}`, new RegExp(codigo));
+      await page.locator('[data-fact="ticketbai"]').filter({ hasText: /^TBAI-/ }).filter({ hasText: alta.identificador }).waitFor();
+      await page.getByRole('button', { name: 'Cancel (TicketBAI)' }).click();
+      const dialog = page.getByRole('dialog', { name: `Cancel invoice ${codigo}?` });
+      await dialog.getByRole('button', { name: 'Cancel (TicketBAI)' }).click();
+      await page.getByRole('status').filter({ hasText: 'TicketBAI cancellation file' }).waitFor();
+      await page.locator('[data-fact="ticketbai"]').filter({ hasText: 'Cancelled' }).waitFor();
+      assert.equal(await page.getByRole('button', { name: 'Cancel (TicketBAI)' }).count(), 0);
+      await check('document-ticketbai');
+      const files = (await call('GET', `registroticketbai?filter[idempresa]=${idempresa}&sort[id]=ASC`)).body;
+      assert.deepEqual(files.map((file: any) => file.tipo), ['alta', 'anulacion']);
+      await open('ticketbai', 'TicketBAI');
+      await page.locator(`tr[data-file="${files[1].id}"]`).filter({ hasText: 'Cancellation' }).waitFor();
+    } finally {
+      fs.rmSync(certificates.dir, { recursive: true, force: true });
+    }
   });
 
   it('enables and disables plugins, showing the API\'s requirement errors', async () => {

@@ -215,6 +215,19 @@ function suite(t: () => TestApp, standIns: Record<Territory, TicketbaiStandIn>, 
     clean();
   });
 
+  it('makes the file of an invoice generated from a delivery note, with the keys of what it sells (rent of business premises)', async () => {
+    assert.equal((await call('POST', '/api/3/producto', { referencia: 'LOCAL', descripcion: 'Alquiler de local', tipo: 'Arrendamiento local negocio' })).status, 201);
+    const note = await call('POST', '/api/3/crearAlbaranCliente', { codalmacen: COMPANIES.gipuzkoa.almacen, codcliente: 'ANA', lineas: [{ referencia: 'LOCAL', cantidad: 1, pvpunitario: 800 }] });
+    assert.equal(note.status, 200, JSON.stringify(note.body));
+    assert.equal((await call('PATCH', `/api/3/albarancliente/${note.body.doc.idalbaran}`, { idestado: 8 })).status, 200);
+    const [link] = (await call('GET', `/api/3/doctransformation?filter[model1]=AlbaranCliente&filter[iddoc1]=${note.body.doc.idalbaran}`)).body;
+    const file = (await filesOf('gipuzkoa')).find((row) => row.idfactura === link.iddoc2)!;
+    const xml = await assertSound(file, (await filesOf('gipuzkoa')).find((row) => row.id === file.idanterior), 'gipuzkoa');
+    assert.match(xml, /<IDClave><ClaveRegimenIvaOpTrascendencia>12<\/ClaveRegimenIvaOpTrascendencia><\/IDClave><IDClave><ClaveRegimenIvaOpTrascendencia>01<\/ClaveRegimenIvaOpTrascendencia><\/IDClave>/);
+    await eventually(async () => assert.equal((await filesOf('gipuzkoa')).find((row) => row.id === file.id)!.estado, 'aceptado'));
+    clean();
+  });
+
   it('keeps a natural person\'s book in Bizkaia as model 140, with its activity heading', async () => {
     const person = await call('POST', '/api/3/empresa', { nombre: 'Ane Arriola Lejardi', cifnif: '11111111H' });
     assert.equal(person.status, 201, JSON.stringify(person.body));

@@ -20,6 +20,7 @@ import { Statements } from './pages/statements.js';
 import { Taxes } from './pages/taxes.js';
 import { Events } from './pages/events.js';
 import { Verifactu } from './pages/verifactu.js';
+import { Ticketbai } from './pages/ticketbai.js';
 
 /** The menu, each entry shown when the key may read one of the resources it needs (none: always). */
 const MENU = [
@@ -28,6 +29,7 @@ const MENU = [
   { id: 'settings', needs: ['settings'] },
   { id: 'documents', needs: DOCUMENT_TYPES.map((type) => type.resource) },
   { id: 'verifactu', needs: ['verifactuempresa', 'registroverifactu'] },
+  { id: 'ticketbai', needs: ['ticketbaiempresa', 'registroticketbai'] },
   { id: 'plugins', needs: ['plugins'] },
   { id: 'recurring', needs: ['facturarecurrente'] },
   { id: 'remittances', needs: ['remesasepa'] },
@@ -115,6 +117,8 @@ function Page({ route, access, refreshAccess }) {
       return rest[1] ? html`<${DocumentPage} type=${rest[0]} id=${rest[1]} ...${props} />` : html`<${Documents} type=${rest[0]} ...${props} />`;
     case 'verifactu':
       return html`<${Verifactu} ...${props} />`;
+    case 'ticketbai':
+      return html`<${Ticketbai} ...${props} />`;
     case 'plugins':
       return html`<${Plugins} ...${props} />`;
     case 'recurring':

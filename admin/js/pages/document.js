@@ -1,6 +1,6 @@
 // One document: header, lines, tax totals, receipts; pay/unpay (invoices); PDF and e-invoice downloads;
-// sending it by e-mail; a customer invoice's VERI*FACTU record, its QR address, and its cancellation; an invoice's
-// accounting entry with its lines.
+// sending it by e-mail; a customer invoice's VERI*FACTU record or TicketBAI file, its QR address, and its
+// cancellation; an invoice's accounting entry with its lines.
 import { html, useEffect, useState } from '../lib.js';
 import { api, apiPath, download, fileNameOf, listAll, recordOf } from '../api.js';
 import { t } from '../i18n.js';
@@ -9,6 +9,12 @@ import { cell, Confirm, ErrorBox, money, Notice } from '../ui.js';
 import { SendDocument } from './email.js';
 
 const EINVOICES = ['UBL', 'CII', 'FACTURAE'];
+
+/** An invoice's cancellation under each fiscal system: its endpoint and its messages. */
+const CANCELLATIONS = {
+  verifactu: { resource: 'anularFacturaCliente', label: 'document.cancel', help: 'document.cancel-help', done: 'document.cancelled' },
+  ticketbai: { resource: 'anularTicketBAI', label: 'document.tbai-cancel', help: 'document.tbai-cancel-help', done: 'document.tbai-cancelled' },
+};
 
 export function DocumentPage({ type: resource, id, access }) {
   const type = documentTypeOf(resource);
@@ -21,7 +27,9 @@ export function DocumentPage({ type: resource, id, access }) {
   const [error, setError] = useState(null);
   const [notice, setNotice] = useState('');
   const [version, setVersion] = useState(0);
-  const [cancelling, setCancelling] = useState(false);
+  // The cancellation asked for (a key of CANCELLATIONS), and the last one asked, shown while its dialog closes.
+  const [cancelling, setCancelling] = useState(null);
+  const [asked, setAsked] = useState('verifactu');
   // Another document's answers, arriving late, must not show under this one (nor be paid from it).
   useEffect(() => setDoc(null), [resource, id]);
   useEffect(() => {
@@ -74,18 +82,25 @@ export function DocumentPage({ type: resource, id, access }) {
       setError(failure);
     }
   };
+  const askCancel = (kind) => {
+    setAsked(kind);
+    setCancelling(kind);
+  };
   const cancel = async () => {
-    setCancelling(false);
+    const cancellation = CANCELLATIONS[cancelling];
+    setCancelling(null);
     setError(null);
     try {
-      await api('POST', apiPath(['anularFacturaCliente', id]));
-      setNotice(t('document.cancelled'));
+      await api('POST', apiPath([cancellation.resource, id]));
+      setNotice(t(cancellation.done));
       setVersion((value) => value + 1);
     } catch (failure) {
       setError(failure);
     }
   };
   const record = doc.verifactu;
+  const file = doc.ticketbai;
+  const qr = record?.qr || file?.qr;
   const party = doc[type.party];
   const canExport = access.listed.has(type.export);
   return html`<h1>${t(`doctype.${resource}`)} ${doc.codigo}</h1>
@@ -99,8 +114,10 @@ export function DocumentPage({ type: resource, id, access }) {
       <div class="fact"><dt>${t('document.serie')}</dt><dd>${cell(doc.codserie)}</dd></div>
       ${type.invoice && html`<div class="fact"><dt>${t('documents.pagada')}</dt><dd data-fact="pagada">${cell(doc.pagada)}</dd></div>`}
       ${record && html`<div class="fact"><dt>VERI*FACTU</dt><dd data-fact="verifactu">${t(record.anulada ? 'document.vf-cancelled' : 'document.vf-recorded')}</dd></div>`}
+      ${file && html`<div class="fact"><dt>TicketBAI</dt><dd data-fact="ticketbai"><code class="identifier">${file.identificador}</code>
+        <span class="state">${t(`ticketbai.state.${file.estado}`, {}, file.estado)}${file.anulada ? ` · ${t('document.vf-cancelled')}` : ''}</span></dd></div>`}
     </dl>
-    ${record?.qr && html`<p>${t('document.vf-qr')}: <a href=${record.qr} rel="noopener noreferrer" target="_blank">${record.qr}</a></p>`}
+    ${qr && html`<p>${t('document.vf-qr')}: <a href=${qr} rel="noopener noreferrer" target="_blank">${qr}</a></p>`}
     <div class="actions">
       ${type.invoice && (doc.pagada
         ? html`<button type="button" onClick=${() => pay(false)}>${t('document.mark-unpaid')}</button>`
@@ -108,10 +125,11 @@ export function DocumentPage({ type: resource, id, access }) {
       ${canExport && html`<button type="button" onClick=${() => exportAs('PDF')}>${t('document.pdf')}</button>`}
       ${access.listed.has(type.send) && html`<${SendDocument} type=${type} doc=${doc} id=${id} onError=${setError} onNotice=${setNotice} />`}
       ${canExport && type.invoice && EINVOICES.map((kind) => html`<button type="button" onClick=${() => exportAs(kind)}>${t('document.einvoice', { kind })}</button>`)}
-      ${record && !record.anulada && access.listed.has('anularFacturaCliente') && html`<button type="button" class="danger" onClick=${() => setCancelling(true)}>${t('document.cancel')}</button>`}
+      ${record && !record.anulada && access.listed.has('anularFacturaCliente') && html`<button type="button" class="danger" onClick=${() => askCancel('verifactu')}>${t('document.cancel')}</button>`}
+      ${file && !file.anulada && access.listed.has('anularTicketBAI') && html`<button type="button" class="danger" onClick=${() => askCancel('ticketbai')}>${t('document.tbai-cancel')}</button>`}
     </div>
-    <${Confirm} open=${cancelling} title=${t('document.cancel-title', { code: doc.codigo })} confirmLabel=${t('document.cancel')} onConfirm=${cancel} onCancel=${() => setCancelling(false)}>
-      <p>${t('document.cancel-help')}</p>
+    <${Confirm} open=${Boolean(cancelling)} title=${t('document.cancel-title', { code: doc.codigo })} confirmLabel=${t(CANCELLATIONS[asked].label)} onConfirm=${cancel} onCancel=${() => setCancelling(null)}>
+      <p>${t(CANCELLATIONS[asked].help)}</p>
     <//>
     <section aria-labelledby="lines-title">
       <h2 id="lines-title">${t('document.lines')}</h2>

@@ -1,16 +1,19 @@
 // VERI*FACTU: each company's switch (mode and environment) with its chain check, the records
 // (newest first, with their XML), and the producer's declaration. Everything through the public API.
-import { html, useEffect, useRef, useState } from '../lib.js';
-import { api, apiPath, download, fileNameOf, listAll } from '../api.js';
+import { html, useEffect, useState } from '../lib.js';
+import { api, apiPath } from '../api.js';
+import { CompanyFilter, downloadXml, SelectField, useCompanySwitches, useSwitchForm } from '../company-switches.js';
 import { useListPage } from '../list-page.js';
 import { t } from '../i18n.js';
-import { cell, ErrorBox, FieldError, money, Notice, Pager } from '../ui.js';
+import { cell, ErrorBox, money, Notice, Pager } from '../ui.js';
 
 const MODES = ['off', 'verifactu', 'noverifactu'];
 const ENVIRONMENTS = ['pruebas', 'produccion'];
 const LIMIT = 50;
 
 const STATES = ['pendiente', 'correcto', 'aceptadoconerrores', 'incorrecto'];
+
+const formOf = (stored) => ({ modo: stored?.modo ?? 'off', entorno: stored?.entorno ?? 'pruebas' });
 
 /**
  * What the company's sending to the AEAT stands at (`verifactuEstado`): its records by state, the
@@ -47,25 +50,10 @@ function Sending({ id, version }) {
 /** One company's switch: its form, the API's reasons beside the fields, and the chain check. */
 function CompanySwitch({ company, stored, onSaved }) {
   const id = company.idempresa;
-  const [form, setFormState] = useState({ modo: stored?.modo ?? 'off', entorno: stored?.entorno ?? 'pruebas' });
-  // The latest choices, for a save clicked before the next render.
-  const latest = useRef(form);
-  const setForm = (next) => {
-    latest.current = next;
-    setFormState(next);
-  };
+  const { form, latest, storedKey, change } = useSwitchForm(stored, formOf);
   const [error, setError] = useState(null);
   const [notice, setNotice] = useState('');
   const [chain, setChain] = useState(null);
-  // The stored switch changed (saved, or loaded): the form follows it. Not on mount, where the
-  // form already holds it: an effect runs after paint and would undo a choice made meanwhile.
-  const storedKey = `${stored?.modo ?? 'off'}|${stored?.entorno ?? 'pruebas'}`;
-  const shown = useRef(storedKey);
-  useEffect(() => {
-    if (shown.current === storedKey) return;
-    shown.current = storedKey;
-    setForm({ modo: stored?.modo ?? 'off', entorno: stored?.entorno ?? 'pruebas' });
-  }, [storedKey]);
   const save = async (event) => {
     event.preventDefault();
     setError(null);
@@ -89,14 +77,8 @@ function CompanySwitch({ company, stored, onSaved }) {
     }
   };
   const reason = (name) => error?.fields?.[name];
-  const field = (name, values) => html`<div class="field">
-    <label for=${`vf-${name}-${id}`}>${t(`verifactu.${name}`)}</label>
-    <select id=${`vf-${name}-${id}`} value=${form[name]} aria-describedby=${reason(name) ? `vf-${name}-${id}-error` : undefined}
-      onChange=${(event) => setForm({ ...latest.current, [name]: event.target.value })}>
-      ${values.map((value) => html`<option value=${value}>${t(`verifactu.${name}.${value}`)}</option>`)}
-    </select>
-    <${FieldError} id=${`vf-${name}-${id}-error`} reason=${reason(name)} />
-  </div>`;
+  const field = (name, values) => html`<${SelectField} id=${`vf-${name}-${id}`} label=${t(`verifactu.${name}`)} value=${form[name]} values=${values}
+    labelOf=${(value) => t(`verifactu.${name}.${value}`)} reason=${reason(name)} onChange=${(value) => change(name, value)} />`;
   return html`<form class="inline-form" data-company=${id} onSubmit=${save}>
     <h2>${company.nombre} <span class="muted">(${cell(company.cifnif)})</span></h2>
     ${field('modo', MODES)}
@@ -129,23 +111,15 @@ function Records({ companies, version }) {
   const xml = async (record) => {
     setError(null);
     try {
-      const { data, response } = await api('GET', apiPath(['registroverifactu', record.id, 'xml']));
-      download(data, fileNameOf(response, `registro-${record.id}.xml`));
+      await downloadXml('registroverifactu', record.id, `registro-${record.id}.xml`);
     } catch (failure) {
       setError(failure);
     }
   };
   return html`<section aria-labelledby="vf-records-title">
     <h2 id="vf-records-title">${t('verifactu.records')}</h2>
-    <div class="filters">
-      <div class="field">
-        <label for="vf-company">${t('verifactu.company')}</label>
-        <select id="vf-company" value=${company} onChange=${(event) => { setCompany(event.target.value); setOffset(0); }}>
-          <option value="">${t('verifactu.all')}</option>
-          ${companies.map((row) => html`<option value=${row.idempresa}>${row.nombre}</option>`)}
-        </select>
-      </div>
-    </div>
+    <${CompanyFilter} id="vf-company" label=${t('verifactu.company')} allLabel=${t('verifactu.all')} companies=${companies} value=${company}
+      onChange=${(value) => { setCompany(value); setOffset(0); }} />
     <${ErrorBox} error=${page.error || error} />
     <table>
       <caption>${t('verifactu.records-caption')}</caption>
@@ -191,28 +165,11 @@ function Declaration() {
 }
 
 export function Verifactu() {
-  const [companies, setCompanies] = useState(null);
-  const [switches, setSwitches] = useState(new Map());
-  const [error, setError] = useState(null);
-  const [version, setVersion] = useState(0);
-  useEffect(() => {
-    let live = true;
-    Promise.all([listAll('empresa', { 'sort[idempresa]': 'ASC' }), listAll('verifactuempresa')]).then(
-      ([rows, stored]) => {
-        if (!live) return;
-        setCompanies(rows);
-        setSwitches(new Map(stored.map((row) => [row.idempresa, row])));
-      },
-      (failure) => live && setError(failure),
-    );
-    return () => {
-      live = false;
-    };
-  }, [version]);
+  const { companies, switches, error, version, reload } = useCompanySwitches('verifactuempresa');
   return html`<h1>${t('menu.verifactu')}</h1>
     <p class="muted">${t('verifactu.intro')}</p>
     <${ErrorBox} error=${error} />
-    ${(companies || []).map((company) => html`<${CompanySwitch} key=${company.idempresa} company=${company} stored=${switches.get(company.idempresa)} onSaved=${() => setVersion((value) => value + 1)} />`)}
+    ${(companies || []).map((company) => html`<${CompanySwitch} key=${company.idempresa} company=${company} stored=${switches.get(company.idempresa)} onSaved=${reload} />`)}
     ${companies && html`<${Records} companies=${companies} version=${version} />`}
     <${Declaration} />`;
 }

@@ -24,6 +24,8 @@ export interface CreatedDocument {
   header: Row;
   /** The lines as stored, with their computed amounts. */
   lines: Row[];
+  /** The type (`tipo`) of every product a line names, as the calculation read it. */
+  productTypes?: ReadonlyMap<number, string | null>;
 }
 
 /**

@@ -48,7 +48,8 @@ export async function insertDocument(ctx: AppContext, db: DbExecutor, ref: Docum
   // The lines as they will be stored (defaults and the model's own rules), then their amounts.
   const lines = await Promise.all(doc.lines.map((line) => ctx.store.prepareNew(type.line, { ...line, [type.key]: 0 }, db)));
   const context = await calcContextFor(db, ref, header as Row, doc.subject);
-  const result = calculate(type, header as Row, lines, context, doc.productTypes ?? (await productTypesOf(db, lines)));
+  const productTypes = doc.productTypes ?? (await productTypesOf(db, lines));
+  const result = calculate(type, header as Row, lines, context, productTypes);
   Object.assign(header, totalsOf(type, result, header.tasaconv), type.invoice ? { pagada: false, vencida: false } : {});
   const { record } = await ctx.store.create(type.header, header, db);
   const id = Number(record[type.key]);
@@ -61,7 +62,7 @@ export async function insertDocument(ctx: AppContext, db: DbExecutor, ref: Docum
   await followSupplierPrices(db, dialect, ref.settings, type, record, stored);
   // Announced before its receipts: what a receipt born paid causes (its payment, its entry) follows
   // what the document itself causes (its entry, its fiscal record), as in the reference.
-  await ctx.hooks.run(documentCreated, { ctx, db, ref, type, id, header: record, lines: stored });
+  await ctx.hooks.run(documentCreated, { ctx, db, ref, type, id, header: record, lines: stored, productTypes });
   const payments = type.invoice
     ? await syncInvoiceReceipts({
       db, dialect, type, invoice: record, decimals: ref.settings.decimals, today: ref.today, hooks: ctx.hooks, fresh: true,

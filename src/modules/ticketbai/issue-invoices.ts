@@ -34,13 +34,13 @@ export function issueInvoiceFiles(ctx: AppContext): void {
       },
     });
   });
-  ctx.hooks.on(documentCreated, async ({ db, ref, type, id, header, lines }) => {
+  ctx.hooks.on(documentCreated, async ({ db, ref, type, id, header, lines, productTypes }) => {
     if (type.name !== RECORDED_TYPE) return;
     const company = await switchOf(db, Number(header.idempresa));
     if (!company?.activo) return;
     // Last in the transaction, as the chain's lock is last of the fixed order (docs/performance.md).
     const issue = async () => {
-      await issueInvoiceFile(ctx, db, company, ref, type, id, header, lines, {});
+      await issueInvoiceFile(ctx, db, company, ref, type, id, header, lines, productTypes ? { productTypes } : {});
       sendAfterCommit(ctx, db, company.idempresa, company.territorio);
     };
     if (!beforeCommit(db, issue)) await issue();
