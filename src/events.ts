@@ -84,7 +84,6 @@ export interface MailEvent {
   possibleDuplicate?: boolean;
 }
 
-/** A recurring invoice's period could not be billed (docs/recurring.md); later periods wait for it. */
 /** A TicketBAI file's treasury answered (or its state changed by a correction): what it says now. */
 export interface TicketbaiStateEvent {
   idempresa: number;
@@ -97,6 +96,7 @@ export interface TicketbaiStateEvent {
   descripcion: string | null;
 }
 
+/** A recurring invoice's period could not be billed (docs/recurring.md); later periods wait for it. */
 export interface RecurringFailedEvent {
   idrecurrente: number;
   periodo: number;

@@ -193,7 +193,11 @@ function suite(t: () => TestApp, standIns: Record<Territory, TicketbaiStandIn>, 
     const before = (await filesOf('gipuzkoa')).length;
     const ticket = await invoice('gipuzkoa', { codcliente: 'SINNIF', codserie: 'S', lineas: [{ descripcion: 'Ticket', pvpunitario: 10 }] });
     const withIrpf = await invoice('gipuzkoa', { codcliente: 'ANA', irpf: 15, lineas: [{ descripcion: 'Asesoría', pvpunitario: 100 }, { descripcion: 'Curso', pvpunitario: 50, codimpuesto: 'IVA0', excepcioniva: 'ES_20' }] });
-    await invoice('gipuzkoa', { codcliente: 'PARIS', codpais: 'FRA', lineas: [{ descripcion: 'Envío', pvpunitario: 200, codimpuesto: 'IVA0', excepcioniva: 'ES_21' }] });
+    assert.equal((await call('POST', '/api/3/producto', { referencia: 'CAJA', descripcion: 'Caja de herramientas' })).status, 201);
+    await invoice('gipuzkoa', { codcliente: 'PARIS', codpais: 'FRA', lineas: [
+      { referencia: 'CAJA', pvpunitario: 200, codimpuesto: 'IVA0', excepcioniva: 'ES_21' },
+      { descripcion: 'Consultoría', pvpunitario: 300, codimpuesto: 'IVA0', excepcioniva: 'ES_68_70' },
+    ] });
     const files = (await filesOf('gipuzkoa')).slice(before);
     assert.equal(files.length, 3);
     const [simplified, withholding, abroad] = await Promise.all(files.map((file) => xmlOf(file.id)));
@@ -204,7 +208,9 @@ function suite(t: () => TestApp, standIns: Record<Territory, TicketbaiStandIn>, 
     assert.match(withholding!, new RegExp(`<RetencionSoportada>${Number(withIrpf.totalirpf).toFixed(2)}</RetencionSoportada>`));
     assert.match(withholding!, /<Exenta><DetalleExenta><CausaExencion>E1<\/CausaExencion><BaseImponible>50\.00<\/BaseImponible><\/DetalleExenta><\/Exenta><NoExenta>/);
     assert.match(abroad!, /<IDOtro><CodigoPais>FR<\/CodigoPais><IDType>02<\/IDType><ID>FR40303265045<\/ID><\/IDOtro>/);
-    assert.match(abroad!, /<DesgloseTipoOperacion><Entrega><Sujeta><Exenta><DetalleExenta><CausaExencion>E2<\/CausaExencion><BaseImponible>200\.00/);
+    // Abroad, by kind of operation: the consulting (free text) a service not subject here, the goods an exempt export.
+    assert.match(abroad!, /<DesgloseTipoOperacion><PrestacionServicios><NoSujeta><DetalleNoSujeta><Causa>RL<\/Causa><Importe>300\.00<\/Importe><\/DetalleNoSujeta><\/NoSujeta><\/PrestacionServicios><Entrega><Sujeta><Exenta><DetalleExenta><CausaExencion>E2<\/CausaExencion><BaseImponible>200\.00<\/BaseImponible><\/DetalleExenta><\/Exenta><\/Sujeta><\/Entrega><\/DesgloseTipoOperacion>/);
+    assert.match(abroad!, /<ImporteTotalFactura>500\.00<\/ImporteTotalFactura>/);
     assert.match(abroad!, /<ClaveRegimenIvaOpTrascendencia>02<\/ClaveRegimenIvaOpTrascendencia>/);
     // A simplified invoice's credit note is an R5.
     const refund = await call('POST', '/api/3/crearFacturaRectificativaCliente', { idfactura: ticket.idfactura, fecha: '2027-03-10' });
@@ -294,7 +300,8 @@ function suite(t: () => TestApp, standIns: Record<Territory, TicketbaiStandIn>, 
     assert.deepEqual([inBizkaia.estado, inBizkaia.codigo], ['rechazado', 'B4_2000020']);
     const resent = await call('POST', `/api/3/reenviarTicketBAI/${inBizkaia.id}`);
     assert.equal(resent.status, 200, JSON.stringify(resent.body));
-    assert.equal(resent.body.estado, 'aceptado');
+    assert.equal(resent.body.estado, 'pendiente', 'queued again; sent by the company\'s sender');
+    await eventually(async () => assert.equal((await filesOf('bizkaia')).find((row) => row.id === inBizkaia.id)!.estado, 'aceptado'));
     clean();
   });
 

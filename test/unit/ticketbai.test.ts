@@ -58,6 +58,9 @@ it('reads the official answers: received with warnings, a duplicate taken, refus
   assert.equal((parseRestAnswer(200, answer('response_with_error_code_005.xml'), 'anulacion') as any).outcomes[0].estado, 'rechazado');
   const refused = answer('valid_response.xml').replace('<Estado>01</Estado>', '<Estado>01</Estado><ResultadosValidacion><Codigo>011</Codigo><Descripcion>Error</Descripcion><Azalpena>Akatsa</Azalpena></ResultadosValidacion>');
   assert.equal((parseRestAnswer(200, refused, 'alta') as any).outcomes[0].estado, 'rechazado');
+  // Codes as many as the treasury lists, cut to what the column holds.
+  const many = answer('valid_response.xml').replace('<Estado>01</Estado>', `<Estado>00</Estado>${'<ResultadosValidacion><Codigo>008</Codigo><Descripcion>Aviso</Descripcion><Azalpena>Abisua</Azalpena></ResultadosValidacion>'.repeat(40)}`);
+  assert.equal((parseRestAnswer(200, many, 'alta') as any).outcomes[0].codigo.length, 100);
   assert.deepEqual(parseRestAnswer(200, refused.replace('<Codigo>011</Codigo>', '<Codigo>006</Codigo>'), 'alta'), { unavailable: '006 Error' });
   assert.deepEqual(parseRestAnswer(503, '', 'alta'), { unavailable: 'HTTP 503' });
   assert.deepEqual(parseRestAnswer(200, '<html>proxy error</html>', 'alta'), { unavailable: 'unexpected answer <html>' });
@@ -80,6 +83,10 @@ it('reads Batuz\'s official LROE answers record by record', () => {
   const schema = parseLroeAnswer(200, { 'eus-bizkaia-n3-tipo-respuesta': 'Incorrecto', 'eus-bizkaia-n3-codigo-respuesta': 'B4_1000001', 'eus-bizkaia-n3-mensaje-respuesta': 'Esquema' }, Buffer.alloc(0), keys.slice(0, 1), 'alta');
   assert.deepEqual(schema, { outcomes: [{ estado: 'rechazado', codigo: 'B4_1000001', descripcion: 'Esquema', csv: null }] });
   assert.deepEqual(parseLroeAnswer(502, {}, Buffer.alloc(0), keys, 'alta'), { unavailable: 'HTTP 502, no eus-bizkaia-n3-tipo-respuesta' });
+  // The entry platform refusing the taxpayer (a power of attorney missing): the files wait, none is refused.
+  assert.deepEqual(parseLroeAnswer(200, { 'eus-bizkaia-n3-tipo-respuesta': 'Incorrecto', 'eus-bizkaia-n3-codigo-respuesta': 'N3_0000011', 'eus-bizkaia-n3-mensaje-respuesta': 'Sin apoderamiento' }, Buffer.alloc(0), keys, 'alta'), { unavailable: 'N3_0000011 Sin apoderamiento' });
+  // An answer that names no record leaves every file to go again.
+  assert.deepEqual((parseLroeAnswer(200, { 'eus-bizkaia-n3-tipo-respuesta': 'Correcto' }, Buffer.alloc(0), keys.slice(0, 1), 'alta') as any).outcomes.map((outcome: any) => outcome.estado), ['pendiente']);
 });
 
 it('sends to each treasury\'s services, or to TICKETBAI_ENDPOINT_<TERRITORIO> given as an origin, the alta service or a prefix', () => {

@@ -15,4 +15,4 @@ export function companyModule(): Module {
 }
 export { companyReference, loadCompanyReference, type CompanyReference, type DocumentStatus } from './company-reference.ts';
 export { automaticFormat } from './document-format-reads.ts';
-export { allCompanies, companyOf } from './company-reads.ts';
+export { allCompanies, companyOf, lockCompany } from './company-reads.ts';

@@ -19,6 +19,7 @@ export {
   documentChanged, documentCreated, documentRemoving, documentSeal, type ChangedDocument, type CreatedDocument, type DocumentSeal, type RemovedDocument,
 } from './document-hooks.ts';
 export { storedBreakdown, storedBreakdowns } from './stored-breakdown.ts';
+export { productTypesOf } from './recalculate.ts';
 export { rebuildCustomerRisks } from './customer-risk.ts';
 export { recordExistingGaps } from './numbering.ts';
 export { documentPreparing, WriteInRounds, type DocumentInWriting, type PartMaker, type PreparingDocument } from './document-parts.ts';

@@ -2,7 +2,7 @@ import type { AppContext } from '../../app-context.ts';
 import type { DbExecutor } from '../../db/database.ts';
 import { validationError } from '../../errors.ts';
 import { dec, Dec, round } from '../../models/round.ts';
-import { headerOf, type DocumentReference, type DocumentType, type Row } from '../documents/index.ts';
+import { headerOf, productTypesOf, type DocumentReference, type DocumentType, type Row } from '../documents/index.ts';
 import { paisModel } from '../geography/index.ts';
 import { customerOf } from '../customers/index.ts';
 import { breakdownOf, descriptionOf, recipientOf, xmlAmount, xmlDate, xmlText, type KnownFacts, type XmlTree } from '../verifactu/index.ts';
@@ -41,6 +41,7 @@ const isService = (type: string | null | undefined) => /^servicio/i.test(type ??
  */
 export async function altaContentOf(ctx: AppContext, db: DbExecutor, ref: DocumentReference, type: DocumentType, header: Row, lines: Row[], company: Row, nif: string, given: Partial<KnownFacts>): Promise<AltaContent> {
   const known: KnownFacts = { countryOf: (codpais) => ctx.store.get(paisModel, codpais, db, 'all'), ...given };
+  known.productTypes ??= await productTypesOf(db, lines);
   const invoice = fileInvoiceOf(header);
   if (!SERIE.test(invoice.serie)) throw validationError({ codserie: 'invalid-for-ticketbai' });
   const taxed = lines.filter((line) => !line.suplido);
@@ -50,13 +51,16 @@ export async function altaContentOf(ctx: AppContext, db: DbExecutor, ref: Docume
   const simplified = (serie: unknown) => ref.series.get(String(serie))?.tipo === 'S';
   const original = header.idfacturarect === null || header.idfacturarect === undefined ? undefined : await headerOf(db, type, header.idfacturarect);
   const customer = known.customer ?? (await customerOf(db, String(header.codcliente))) ?? {};
-  const full = !simplified(header.codserie);
-  const details = await breakdownOf(db, ref, type, header, lines, customer, { travelAgency: company.regimeniva === 'Agencias de viaje' }, known);
-  const { desglose, importe, claves } = desgloseOf(details);
-
+  // A credit note of a simplified invoice is simplified too (R5), whatever its own series.
+  const full = !simplified(header.codserie) && !(original && simplified(original.codserie));
   const recipient = full ? await recipientOf(known, header, customer, nif) : undefined;
   const foreign = recipient !== undefined && ('IDOtro' in recipient || String(recipient.NIF ?? '').startsWith('N'));
   const types = taxed.map((line) => (line.idproducto ? known.productTypes?.get(Number(line.idproducto)) : undefined));
+  // A recipient abroad: the breakdown by kind of operation. A line is a service unless it sells a
+  // product of another type (goods); free-text lines are services.
+  const kindOf = (line: Row) => (line.idproducto && !isService(known.productTypes?.get(Number(line.idproducto)) ?? null) ? 'Entrega' : 'PrestacionServicios');
+  const details = await breakdownOf(db, ref, type, header, lines, customer, { travelAgency: company.regimeniva === 'Agencias de viaje' }, known, foreign ? kindOf : undefined);
+  const { desglose, importe, claves } = desgloseOf(details);
   // Rent of business premises: its own keys, by whether the rent bears a withholding (11) or not (12).
   if (types.some((kind) => /^arrendamiento/i.test(kind ?? ''))) claves.unshift(Number(header.totalirpf ?? 0) ? '11' : '12');
   if (types.some((kind) => /^segunda mano/i.test(kind ?? ''))) claves.push('03');
@@ -98,14 +102,21 @@ export async function altaContentOf(ctx: AppContext, db: DbExecutor, ref: Docume
     ...(Number(header.totalirpf ?? 0) ? { RetencionSoportada: xmlAmount(round(toEuros(dec(Number(header.totalirpf))), 2)) } : {}),
     Claves: { IDClave: [...new Set(claves)].slice(0, 3).map((clave) => ({ ClaveRegimenIvaOpTrascendencia: clave })) },
   };
-  // A recipient abroad: the breakdown by kind of operation, services or deliveries of goods.
-  const tipoDesglose: XmlTree = foreign
-    ? { DesgloseTipoOperacion: { [types.every(isService) ? 'PrestacionServicios' : 'Entrega']: desglose } }
-    : { DesgloseFactura: desglose };
+  const tipoDesglose: XmlTree = foreign ? { DesgloseTipoOperacion: byKind(details) } : { DesgloseFactura: desglose };
 
   const sujetos: XmlTree = { Emisor: { NIF: nif, ApellidosNombreRazonSocial: xmlText(company.nombre, 120) } };
   if (recipient) sujetos.Destinatarios = { IDDestinatario: [destinatario(recipient, header)] };
   return { invoice, Sujetos: sujetos, Factura: { CabeceraFactura: cabecera, DatosFactura: datos, TipoDesglose: tipoDesglose }, importe };
+}
+
+/** `DesgloseTipoOperacion`: services first, then deliveries of goods (schema order), each its own breakdown. */
+function byKind(details: XmlTree[]): XmlTree {
+  const out: XmlTree = {};
+  for (const kind of ['PrestacionServicios', 'Entrega']) {
+    const part = details.filter((detail) => detail.Parte === kind);
+    if (part.length) out[kind] = desgloseOf(part).desglose;
+  }
+  return out;
 }
 
 /** A VERI*FACTU recipient as TicketBAI names one, with the postal code and address Gipuzkoa asks for. */

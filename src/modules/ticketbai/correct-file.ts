@@ -63,7 +63,7 @@ export async function correctFile(ctx: AppContext, idregistro: number): Promise<
 /**
  * `reenviarTicketBAI/{idregistro}`: a file refused (Bizkaia: sent again as it is, once what its
  * treasury said was put right, e.g. the taxpayer's enrolment) goes back to the sender's queue, and
- * the company's back-off is lifted.
+ * the company's back-off is lifted; the sender starts at once. Answers the file, `pendiente`.
  */
 export async function resendFile(ctx: AppContext, idregistro: number): Promise<Row> {
   const row = await inTransaction(ctx.database, async (db) => {
@@ -75,6 +75,7 @@ export async function resendFile(ctx: AppContext, idregistro: number): Promise<R
     await db.updateTable(sendQueueModel.table).set({ siguiente: null, fallos: 0 }).where('idempresa', '=', Number(file.idempresa)).execute();
     return file;
   });
-  await sendCompany(ctx, Number(row.idempresa)).catch((error: unknown) => ctx.log.warn({ err: error }, 'TicketBAI resend failed'));
+  // Sent by the company's sender, not within this request (which would wait on the treasury for every file waiting).
+  void sendCompany(ctx, Number(row.idempresa)).catch((error: unknown) => ctx.log.warn({ err: error, idempresa: row.idempresa }, 'TicketBAI: resending failed; the sending job tries again'));
   return (await ctx.store.get(registroTicketbaiModel, idregistro))!;
 }

@@ -25,6 +25,11 @@ export interface Classification {
   ClaveRegimen?: string;
   CalificacionOperacion?: 'S1' | 'S2' | 'N1' | 'N2';
   OperacionExenta?: 'E1' | 'E2' | 'E3' | 'E4' | 'E5' | 'E6';
+  /**
+   * A further split another regime asks for (TicketBAI: services or deliveries of goods), carried
+   * on each detail as `Parte`; never set for a VERI*FACTU record, whose XML has no such element.
+   */
+  Parte?: string;
 }
 
 /** Exemption causes of the installation (`excepcioniva`, Core/Lib/TaxExceptions.php) as exempt operations (L10). */
@@ -70,7 +75,7 @@ export function classify(line: LineTax, company: { travelAgency: boolean }): Cla
   };
 }
 
-export const classificationKey = (c: Classification): string => [c.Impuesto, c.ClaveRegimen, c.CalificacionOperacion, c.OperacionExenta].join('|');
+export const classificationKey = (c: Classification): string => [c.Impuesto, c.ClaveRegimen, c.CalificacionOperacion, c.OperacionExenta, c.Parte].join('|');
 
 /** One tax group of a calculation: its rates and rounded sums, in the document's currency. */
 export interface GroupSums {
@@ -124,7 +129,7 @@ function rate(value: number): string {
 
 function detail(part: Part, toEuros: (amount: Decimal) => Decimal): XmlTree {
   const c = part.classification;
-  const out: XmlTree = { Impuesto: c.Impuesto };
+  const out: XmlTree = c.Parte ? { Parte: c.Parte, Impuesto: c.Impuesto } : { Impuesto: c.Impuesto };
   if (c.ClaveRegimen) out.ClaveRegimen = c.ClaveRegimen;
   if (c.OperacionExenta) out.OperacionExenta = c.OperacionExenta;
   else out.CalificacionOperacion = c.CalificacionOperacion!;

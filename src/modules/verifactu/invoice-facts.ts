@@ -149,9 +149,10 @@ export async function altaFactsOf(ctx: AppContext, db: DbExecutor, ref: Document
  * The details: the lines split by how the record qualifies them, each part summed by the document
  * engine as it summed the document (its stored taxes), then reconciled with the document's own
  * groups (desglose.ts); amounts in euros. A record that would not add up to its invoice is refused
- * rather than written.
+ * rather than written. `partOf` splits the lines further (another regime's parts: each detail then
+ * names its `Parte`), still reconciled with the same groups.
  */
-export async function breakdownOf(db: DbExecutor, ref: DocumentReference, type: DocumentType, header: Row, lines: Row[], subject: Row, company: { travelAgency: boolean }, known: Pick<KnownFacts, 'productTypes' | 'breakdown'>): Promise<XmlTree[]> {
+export async function breakdownOf(db: DbExecutor, ref: DocumentReference, type: DocumentType, header: Row, lines: Row[], subject: Row, company: { travelAgency: boolean }, known: Pick<KnownFacts, 'productTypes' | 'breakdown'>, partOf?: (line: Row) => string): Promise<XmlTree[]> {
   const { productTypes } = known;
   const classified = new Map<string, { classification: Classification; lines: Row[] }>();
   for (const line of lines) {
@@ -161,6 +162,7 @@ export async function breakdownOf(db: DbExecutor, ref: DocumentReference, type: 
       excepcioniva: (line.excepcioniva as string | null) ?? null,
       taxKind: line.codimpuesto ? (ref.taxes.taxes.get(String(line.codimpuesto))?.operacion ?? null) : null,
     }, company);
+    if (partOf) classification.Parte = partOf(line);
     const key = classificationKey(classification);
     if (!classified.has(key)) classified.set(key, { classification, lines: [] });
     classified.get(key)!.lines.push(line);

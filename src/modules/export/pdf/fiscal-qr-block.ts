@@ -25,11 +25,6 @@ export function qrModules(url: string): { size: number; dark(row: number, column
 }
 
 /**
- * The caption as lines no wider than the block: whole where it fits, else broken after its hyphens,
- * each line but the last ending with one (how TicketBAI prints an identifier that does not fit,
- * specification 1.2 §4.3.2), a part still too wide wrapped as text.
- */
-/**
  * The QR printed after the invoice's last text (`placement: 'end'`), at the right, on a new page
  * when what is left of this one cannot hold it whole; the caption may use the whole width beside it.
  */
@@ -39,6 +34,11 @@ export function drawFiscalQrAtEnd(pen: PdfPen, qr: FiscalQr): void {
   pen.y = drawFiscalQr(pen, qr, pen.right, pen.y, pen.width / 2) + 12;
 }
 
+/**
+ * The caption as lines no wider than the block: whole where it fits, else broken after its hyphens,
+ * each line but the last ending with one (how TicketBAI prints an identifier that does not fit,
+ * specification 1.2 §4.3.2), a part still too wide wrapped as text.
+ */
 function captionLines(pen: PdfPen, caption: string, width: number): string[] {
   if (pen.measure(caption, CAPTION) <= width) return [caption];
   const lines: string[] = [];

@@ -34,7 +34,10 @@ function parse(xml: string): Element {
   return root as unknown as Element;
 }
 
-const joined = (values: Array<string | undefined>) => values.filter(Boolean).join(', ').slice(0, 1500) || null;
+const joined = (values: Array<string | undefined>, max: number) => values.filter(Boolean).join(', ').slice(0, max) || null;
+/** A treasury's code and text as the file's columns hold them (`codigo` 100, `descripcion` 1,500 characters). */
+const code = (value: string | null | undefined) => (value ? value.slice(0, 100) : null);
+const text = (value: string | null | undefined) => (value ? value.slice(0, 1500) : null);
 
 /**
  * Araba's and Gipuzkoa's `TicketBaiResponse` (read by local names: the namespace has varied):
@@ -56,7 +59,7 @@ export function parseRestAnswer(status: number, body: string, operation: 'alta' 
   const codes = results.map((result) => result.codigo);
   const estado = textOf(salida, 'Estado');
   const outcome = (state: FileState): Answer => ({
-    outcomes: [{ estado: state, codigo: joined(codes), descripcion: joined(results.map((result) => result.descripcion)) ?? textOf(salida, 'Descripcion') ?? null, csv: textOf(salida, 'CSV') ?? null }],
+    outcomes: [{ estado: state, codigo: joined(codes, 100), descripcion: joined(results.map((result) => result.descripcion), 1500) ?? text(textOf(salida, 'Descripcion')), csv: textOf(salida, 'CSV')?.slice(0, 64) ?? null }],
   });
   if (estado === '00') return outcome('aceptado');
   if (codes.includes('006')) return { unavailable: `006 ${results.find((result) => result.codigo === '006')?.descripcion ?? ''}`.trim() };
@@ -78,7 +81,8 @@ export const lroeKey = (serie: string | null | undefined, numero: string, fecha:
 
 /**
  * Batuz's answer (LROE, `eus-bizkaia-n3-*` headers and a gzip XML body): a technical error
- * (B4_1000004) or an HTTP error is the service unavailable; an `Incorrecto` without records refuses
+ * (B4_1000004), the entry platform's refusal of the taxpayer (N3_*) or an HTTP error leaves the
+ * files waiting; an `Incorrecto` without records refuses
  * every file with its code; otherwise each record's `EstadoRegistro`: `Correcto` and `AceptadoConErrores` are registered,
  * `Incorrecto` is not, but for a duplicate (B4_2000003) or a cancellation of one cancelled already
  * (B4_2000006), which mean the treasury holds it.
@@ -86,9 +90,11 @@ export const lroeKey = (serie: string | null | undefined, numero: string, fecha:
 export function parseLroeAnswer(status: number, headers: Record<string, string>, body: Buffer, keys: string[], operation: 'alta' | 'anulacion'): Answer {
   const kind = headers['eus-bizkaia-n3-tipo-respuesta'];
   if (status !== 200 || !kind) return { unavailable: `HTTP ${status}${kind ? '' : ', no eus-bizkaia-n3-tipo-respuesta'}` };
-  const code = headers['eus-bizkaia-n3-codigo-respuesta'];
+  const refusal = headers['eus-bizkaia-n3-codigo-respuesta'];
   const message = headers['eus-bizkaia-n3-mensaje-respuesta'];
-  if (kind === 'Incorrecto' && (!code || code === 'B4_1000004')) return { unavailable: `${code ?? ''} ${message ?? ''}`.trim() || 'Incorrecto' };
+  // A technical error, or the entry platform refusing the taxpayer (N3_*: certificate, power of
+  // attorney, device census ...): nothing of the files was judged, they wait until it is put right.
+  if (kind === 'Incorrecto' && (!refusal || refusal === 'B4_1000004' || refusal.startsWith('N3_'))) return { unavailable: `${refusal ?? ''} ${message ?? ''}`.trim() || 'Incorrecto' };
   let root: Element | undefined;
   try {
     const bytes = body.length >= 2 && body[0] === 0x1f && body[1] === 0x8b ? gunzipSync(body) : body;
@@ -107,7 +113,7 @@ export function parseLroeAnswer(status: number, headers: Record<string, string>,
     };
   });
   // The whole request refused, each record unnamed (a schema error, say): every file is refused with its code.
-  if (kind === 'Incorrecto' && !records.length) return { outcomes: keys.map(() => ({ estado: 'rechazado' as const, codigo: code ?? null, descripcion: message ?? null, csv: null })) };
+  if (kind === 'Incorrecto' && !records.length) return { outcomes: keys.map(() => ({ estado: 'rechazado' as const, codigo: code(refusal), descripcion: text(message), csv: null })) };
   const registro = headers['eus-bizkaia-n3-numero-registro'] ?? headers['eus-bizkaia-n3-identificativo'] ?? null;
   const held = operation === 'alta' ? 'B4_2000003' : 'B4_2000006';
   return {
@@ -116,7 +122,7 @@ export function parseLroeAnswer(status: number, headers: Record<string, string>,
       // A record the answer does not name was not taken: it goes again.
       if (!record) return { estado: 'pendiente' as const, codigo: null, descripcion: 'not in the answer', csv: null };
       const taken = record.estado === 'Correcto' || record.estado === 'AceptadoConErrores' || record.codigo === held;
-      return { estado: taken ? 'aceptado' as const : 'rechazado' as const, codigo: record.codigo ?? null, descripcion: record.descripcion ?? null, csv: registro };
+      return { estado: taken ? 'aceptado' as const : 'rechazado' as const, codigo: code(record.codigo), descripcion: text(record.descripcion), csv: registro?.slice(0, 64) ?? null };
     }),
   };
 }

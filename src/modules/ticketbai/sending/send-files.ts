@@ -74,7 +74,7 @@ export async function sendCompany(ctx: AppContext, idempresa: number): Promise<v
     for (;;) {
       const batch = await nextBatch(db, idempresa);
       if (!batch.length) break;
-      const failure = await sendBatch(ctx, idempresa, batch);
+      const failure = await sendBatch(ctx, idempresa, batch).catch((error: unknown) => `the answer could not be stored: ${(error as Error).message}`);
       if (failure) {
         failures += 1;
         await db.updateTable(sendQueueModel.table).set({ fallos: failures, siguiente: ctx.clock.now() + backoffSeconds(failures) * 1000, ultimoerror: failure.slice(0, 1500) })
@@ -86,7 +86,8 @@ export async function sendCompany(ctx: AppContext, idempresa: number): Promise<v
         failures = 0;
         await db.updateTable(sendQueueModel.table).set({ fallos: 0, siguiente: null, ultimoerror: null }).where('idempresa', '=', idempresa).where('titular', '=', token).execute();
       }
-      await claim();
+      // Another instance took the company over (this one stalled past its claim): it sends the rest.
+      if (Number((await claim()).numUpdatedRows) !== 1) return;
     }
   } finally {
     await db.updateTable(sendQueueModel.table).set({ titular: null, reservahasta: null }).where('idempresa', '=', idempresa).where('titular', '=', token).execute();
@@ -95,12 +96,12 @@ export async function sendCompany(ctx: AppContext, idempresa: number): Promise<v
 
 /** The next request's files: the oldest waiting one, and in Bizkaia those of its operation and year that follow it. */
 async function nextBatch(db: DbExecutor, idempresa: number): Promise<FileRow[]> {
-  const rows = await db.selectFrom(registroTicketbaiModel.table).selectAll().where('idempresa', '=', idempresa).where('estado', 'in', WAITING)
-    .orderBy('id').limit(MAX_FILES).execute() as FileRow[];
-  const [first] = rows;
-  if (!first || first.territorio !== 'bizkaia') return rows.slice(0, 1);
+  const waiting = () => db.selectFrom(registroTicketbaiModel.table).selectAll().where('idempresa', '=', idempresa).where('estado', 'in', WAITING).orderBy('id');
+  const first = await waiting().limit(1).executeTakeFirst() as FileRow | undefined;
+  if (!first || first.territorio !== 'bizkaia') return first ? [first] : [];
+  const rows = await waiting().where('tipo', '=', first.tipo).where('id', '>=', first.id).limit(MAX_FILES).execute() as FileRow[];
   const year = (row: FileRow) => String(row.fecha).slice(6, 10);
-  const end = rows.findIndex((row) => row.tipo !== first.tipo || year(row) !== year(first));
+  const end = rows.findIndex((row) => year(row) !== year(first));
   return end === -1 ? rows : rows.slice(0, end);
 }
 
@@ -115,24 +116,30 @@ function extraAuthority(ctx: AppContext): Promise<string> | undefined {
   return kept.pem;
 }
 
-/** Sends one request and stores what came of it; answers why nothing was taken (the service unavailable), or undefined. */
+/** Sends one request and stores what came of it; answers why nothing (or not everything) was taken, to back off, or undefined. */
 async function sendBatch(ctx: AppContext, idempresa: number, batch: FileRow[]): Promise<string | undefined> {
   const db = ctx.database.kysely;
   const [first] = batch as [FileRow];
+  const ids = batch.map((row) => row.id);
+  // Why the files wait, on the files themselves: the API and the console show it.
+  const waitAgain = (reason: string, estado: 'pendiente' | 'enviado') => db.updateTable(registroTicketbaiModel.table).set({ estado, descripcion: reason.slice(0, 1500) }).where('id', 'in', ids).execute();
   const url = endpointOf(ctx.config.ticketbai, first.territorio, first.entorno, first.tipo);
   if (!url) {
     await storeOutcomes(ctx, idempresa, batch, batch.map(() => ({ estado: 'rechazado', codigo: null, descripcion: `${first.territorio} has no service for ${first.tipo}`, csv: null })), null);
     return undefined;
   }
-  const certificate = await certificateOf(ctx, db, idempresa);
-  if (!certificate) return 'no certificate: set the company\'s (ticketbaiempresa.certificado)';
-  await db.updateTable(registroTicketbaiModel.table).set((eb) => ({ estado: 'enviado', intentos: eb('intentos', '+', 1), fechaenvio: ctx.clock.timestamp() }))
-    .where('id', 'in', batch.map((row) => row.id)).execute();
-  const extraCa = await extraAuthority(ctx);
-  const timeoutMs = ctx.config.ticketbai.timeoutMs;
   let answer: Answer;
   let text: string | null = null;
   try {
+    const certificate = await certificateOf(ctx, db, idempresa);
+    if (!certificate) {
+      const reason = 'no certificate: set the company\'s (ticketbaiempresa.certificado)';
+      await waitAgain(reason, 'pendiente');
+      return reason;
+    }
+    await db.updateTable(registroTicketbaiModel.table).set((eb) => ({ estado: 'enviado', intentos: eb('intentos', '+', 1), fechaenvio: ctx.clock.timestamp() })).where('id', 'in', ids).execute();
+    const extraCa = await extraAuthority(ctx);
+    const timeoutMs = ctx.config.ticketbai.timeoutMs;
     if (first.territorio === 'bizkaia') {
       const company = await companyOf(db, idempresa);
       const settings = await switchOf(db, idempresa);
@@ -150,17 +157,19 @@ async function sendBatch(ctx: AppContext, idempresa: number, batch: FileRow[]): 
       answer = parseRestAnswer(reply.status, text, first.tipo);
     }
   } catch (error) {
-    // Never connected (no such host, refused, TLS refused): the files did not leave.
-    if (error instanceof TransportError && !error.sent) await db.updateTable(registroTicketbaiModel.table).set({ estado: 'pendiente' }).where('id', 'in', batch.map((row) => row.id)).execute();
-    return (error as Error).message;
+    const reason = (error as Error).message;
+    // Never connected (no such host, refused, TLS refused) or failed before sending: the files did not leave.
+    await waitAgain(reason, error instanceof TransportError && error.sent ? 'enviado' : 'pendiente');
+    return reason;
   }
   if ('unavailable' in answer) {
     // The treasury said so, or answered no document: nothing registered, the files go again.
-    await db.updateTable(registroTicketbaiModel.table).set({ estado: 'pendiente' }).where('id', 'in', batch.map((row) => row.id)).execute();
+    await waitAgain(answer.unavailable, 'pendiente');
     return answer.unavailable;
   }
   await storeOutcomes(ctx, idempresa, batch, answer.outcomes, text);
-  return undefined;
+  // Files the answer did not name go again, after the back-off (never at once in a loop).
+  return answer.outcomes.some((outcome) => outcome.estado === 'pendiente') ? 'the answer did not name every file sent' : undefined;
 }
 
 /** Each file's outcome stored, with an event for each answered one; an accepted correction marks the file it corrects accepted too. */
