@@ -75,8 +75,26 @@ export interface Config {
   verifactu: VerifactuConfig;
   /** TicketBAI sending and the software's registration data (docs/ticketbai.md). */
   ticketbai: TicketbaiConfig;
+  /** FACe, the public sector's invoice hub (docs/facturae-face.md). */
+  face: FaceConfig;
   /** Sending e-mail (docs/email.md). */
   mail: MailConfig;
+}
+
+/** FACe's supplier service (SOAP `facturasspp2`): its staging and production addresses. */
+export const FACE_ENDPOINTS = {
+  staging: 'https://se-face-webservice.redsara.es/facturasspp2',
+  production: 'https://webservice.face.gob.es/facturasspp2',
+} as const;
+
+export interface FaceConfig {
+  /** FACE_ENDPOINT: `staging` (the default), `production`, or the service's full https URL (a stand-in, a proxy). */
+  endpoint: string;
+  /** A PEM authority trusted besides the system's (FACE_CA_FILE). */
+  caFile: string | undefined;
+  /** How often (ms) the states of invoices sent are asked for (FACE_POLL_MS). */
+  pollMs: number;
+  timeoutMs: number;
 }
 
 export interface TicketbaiConfig {
@@ -229,6 +247,25 @@ function ticketbaiConfig(env: NodeJS.ProcessEnv): TicketbaiConfig {
   };
 }
 
+function faceConfig(env: NodeJS.ProcessEnv): FaceConfig {
+  const given = env.FACE_ENDPOINT?.trim() || 'staging';
+  let endpoint: string;
+  if (given === 'staging' || given === 'production') endpoint = FACE_ENDPOINTS[given];
+  else {
+    const url = URL.canParse(given) ? new URL(given) : undefined;
+    if (!url || url.protocol !== 'https:' || url.username || url.password || /[?#]/.test(given)) {
+      throw new ConfigError(`FACE_ENDPOINT must be staging, production or an https URL without credentials, query or fragment, got "${given}"`);
+    }
+    endpoint = `${url.origin}${url.pathname}`;
+  }
+  return {
+    endpoint,
+    caFile: env.FACE_CA_FILE ? path.resolve(env.FACE_CA_FILE) : undefined,
+    pollMs: intVar(env, 'FACE_POLL_MS', 3_600_000, 10, 86_400_000),
+    timeoutMs: intVar(env, 'FACE_TIMEOUT_MS', 60_000, 100, 600_000),
+  };
+}
+
 function smtpUrl(value: string | undefined): string | undefined {
   if (value === undefined || value.trim() === '') return undefined;
   const url = URL.canParse(value) ? new URL(value) : undefined;
@@ -307,6 +344,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     readYourWritesMs: intVar(env, 'READ_YOUR_WRITES_MS', 5000, 0, 3_600_000),
     verifactu: verifactuConfig(env),
     ticketbai: ticketbaiConfig(env),
+    face: faceConfig(env),
     mail: mailConfig(env),
   };
 }

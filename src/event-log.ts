@@ -66,6 +66,7 @@ const LOGGED: Record<LoggedEventType, true> = {
   'email.failed': true,
   'recurring.failed': true,
   'ticketbai.state': true,
+  'face.state': true,
 };
 
 /** The types the log holds (what the feed's `type` filter accepts). */

@@ -96,6 +96,16 @@ export interface TicketbaiStateEvent {
   descripcion: string | null;
 }
 
+/** An invoice sent to FACe changed state (registered, accounted, paid, rejected, cancelled, a cancellation asked or answered). */
+export interface FaceStateEvent {
+  idfactura: number;
+  idregistro: number;
+  numeroregistro: string | null;
+  tramitacion: string | null;
+  anulacion: string | null;
+  motivo: string | null;
+}
+
 /** A recurring invoice's period could not be billed (docs/recurring.md); later periods wait for it. */
 export interface RecurringFailedEvent {
   idrecurrente: number;
@@ -133,6 +143,7 @@ export interface AppEvents {
   'email.failed': MailEvent;
   'recurring.failed': RecurringFailedEvent;
   'ticketbai.state': TicketbaiStateEvent;
+  'face.state': FaceStateEvent;
 }
 
 type Listener<T> = (payload: T) => void | Promise<void>;

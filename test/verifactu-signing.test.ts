@@ -36,7 +36,7 @@ if (!xmlsec && process.env.CI) throw new Error('xmlsec1 is needed for the signat
 function xmlsecVerifies(signed: string): { ok: boolean; output: string } {
   const file = path.join(certificates.dir, `signed-${process.hrtime.bigint()}.xml`);
   fs.writeFileSync(file, signed);
-  const run = spawnSync('xmlsec1', ['--verify', '--trusted-pem', certificates.caFile, '--id-attr:Id', `${XADES_NAMESPACE}:SignedProperties`, file], { encoding: 'utf8' });
+  const run = spawnSync('xmlsec1', ['--verify', '--enabled-key-data', 'x509', '--trusted-pem', certificates.caFile, '--id-attr:Id', `${XADES_NAMESPACE}:SignedProperties`, file], { encoding: 'utf8' });
   fs.rmSync(file);
   return { ok: run.status === 0, output: `${run.stdout}${run.stderr}` };
 }

@@ -30,6 +30,7 @@ import { taxesModule } from './taxes/index.ts';
 import { usersModule } from './users/index.ts';
 import { verifactuModule } from './verifactu/index.ts';
 import { ticketbaiModule } from './ticketbai/index.ts';
+import { faceModule } from './face/index.ts';
 
 /**
  * The modules of the core installation, in dependency order: a module comes after the modules it
@@ -39,7 +40,7 @@ export function coreModules(): Module[] {
   return [
     settingsModule(), usersModule(), authModule(), geographyModule(), companyModule(), fiscalModule(), taxesModule(),
     financeModule(), accountingModule(), contactsModule(), customersModule(), catalogueModule(), paymentsModule(), documentsModule(),
-    postingModule(), filesModule(), exportModule(), verifactuModule(), ticketbaiModule(), recurringModule(), mailModule(), bankingModule(), taxFormsModule(), mcpModule(), batchModule(), migrationModule(), logsModule(), eventsModule(), systemModule(), installationModule(), openapiModule(),
+    postingModule(), filesModule(), exportModule(), verifactuModule(), ticketbaiModule(), faceModule(), recurringModule(), mailModule(), bankingModule(), taxFormsModule(), mcpModule(), batchModule(), migrationModule(), logsModule(), eventsModule(), systemModule(), installationModule(), openapiModule(),
   ];
 }
 

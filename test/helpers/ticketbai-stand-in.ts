@@ -192,7 +192,7 @@ export function xmlsecVerifies(xml: string, caFile: string): { ok: boolean; outp
   const file = path.join(scratchDir(), `signed-${process.pid}-${randomUUID()}.xml`);
   fs.writeFileSync(file, xml);
   try {
-    const run = spawnSync('xmlsec1', ['--verify', '--trusted-pem', caFile, '--id-attr:Id', `${XADES}:SignedProperties`, file], { encoding: 'utf8' });
+    const run = spawnSync('xmlsec1', ['--verify', '--enabled-key-data', 'x509', '--trusted-pem', caFile, '--id-attr:Id', `${XADES}:SignedProperties`, file], { encoding: 'utf8' });
     if (run.error) throw run.error;
     return { ok: run.status === 0, output: `${run.stdout}${run.stderr}` };
   } finally {

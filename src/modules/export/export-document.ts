@@ -2,6 +2,7 @@ import type { AppContext } from '../../app-context.ts';
 import { AppError } from '../../errors.ts';
 import { documentIdOf, type DocumentType } from '../documents/index.ts';
 import { renderDocumentFile } from './document-file.ts';
+import { finishedFile } from './einvoice-finishing.ts';
 import { EXPORT_TYPES, EXPORTERS } from './exporters.ts';
 import type { ExportRequest } from './export-request.ts';
 import { loadExportView } from './load-export-view.ts';
@@ -24,6 +25,6 @@ export async function exportDocument(ctx: AppContext, type: DocumentType, idOrCo
   const id = await documentIdOf(ctx.database.kysely, type, idOrCode);
   const view = id === undefined ? undefined : await loadExportView(ctx, type, id, { format: request.format, lang: request.lang });
   if (!view) throw new AppError('record-not-found');
-  const file = await renderDocumentFile(view, request.type);
+  const file = await finishedFile(ctx, type, view, request.type, await renderDocumentFile(view, request.type), request.signed ?? false);
   return { body: file.content, contentType: file.contentType, disposition: `${request.exporter.disposition}; filename="${file.filename}"` };
 }

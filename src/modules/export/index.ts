@@ -5,6 +5,7 @@ import { registerTrialBalanceExport } from './trial-balance-export.ts';
 
 export type { ExportView } from './export-view.ts';
 export { fiscalQr, type FiscalQr } from './fiscal-qr.ts';
+export { einvoiceFinishing, finishedFile, type EinvoiceFinishing } from './einvoice-finishing.ts';
 export { documentTitleOf, documentView, exportTypeOf, renderDocumentFile, type DocumentFile } from './document-file.ts';
 export { chooseLanguage, languageOf } from './labels/labels.ts';
 export { reportCsv, reportXlsx, type ReportTable } from './table-export.ts';

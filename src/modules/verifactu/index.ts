@@ -63,8 +63,8 @@ export function verifactuModule(): Module {
 }
 // What another fiscal system (TicketBAI) builds on: certificates, XAdES signing, sending over mutual
 // TLS with back-off, the invoice's tax classification and breakdown, the records' XML values.
-export { acceptCertificate, openCertificate, type Certificate } from './certificate.ts';
-export { signXml, signingKey, XADES_NAMESPACE, type SignaturePolicy, type SigningKey } from './signing/sign-record.ts';
+export { acceptCertificate, certificateOf, openCertificate, type Certificate } from './certificate.ts';
+export { signXml, signingKey, XADES_NAMESPACE, type SignaturePolicy, type SigningKey, type SignOptions } from './signing/sign-record.ts';
 export { postOverTls, TransportError, type TlsAnswer } from './sending/soap-client.ts';
 export { backoffSeconds } from './sending/send-records.ts';
 export { breakdownOf, descriptionOf, issuerNif, recipientOf, type KnownFacts } from './invoice-facts.ts';

@@ -17,7 +17,9 @@ export interface SignaturePolicy {
   identifier: string;
   hash: 'SHA-1' | 'SHA-256';
   digest: string;
-  url: string;
+  /** Where it is published (a `SPURI` qualifier); none where the policy's users write no qualifier (Facturae). */
+  url?: string;
+  description?: string;
 }
 
 /**
@@ -49,6 +51,8 @@ function library(): Xades {
 export interface SigningKey {
   key: CryptoKey;
   certificate: string;
+  /** The rest of the PKCS#12's chain, each base64 DER (validators of some regimes need the intermediates). */
+  chain: string[];
 }
 
 /** Keys by certificate: certificate.ts answers the same object for the same file and password. */
@@ -88,7 +92,11 @@ export async function trySign(ctx: AppContext, db: DbExecutor, idempresa: number
 async function importKey(certificate: Certificate): Promise<SigningKey> {
   const der = createPrivateKey(certificate.keyPem).export({ type: 'pkcs8', format: 'der' });
   const key = await webcrypto.subtle.importKey('pkcs8', der, { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' }, false, ['sign']);
-  return { key, certificate: new X509Certificate(certificate.certPem).raw.toString('base64') };
+  return {
+    key,
+    certificate: new X509Certificate(certificate.certPem).raw.toString('base64'),
+    chain: certificate.chainPem.map((pem) => new X509Certificate(pem).raw.toString('base64')),
+  };
 }
 
 /**
@@ -98,17 +106,34 @@ async function importKey(certificate: Certificate): Promise<SigningKey> {
  * (reference `""`, enveloped-signature and C14N transforms), placed as the last child of the root
  * or of `placeIn` (an event's `Evento`). Answers the signed document, to be kept byte for byte.
  */
-export async function signXml(xml: string, signer: SigningKey, signingTime: Date, options: { placeIn?: string; policy?: SignaturePolicy } = {}): Promise<string> {
+export interface SignOptions {
+  /** The element the signature closes, by local name (default: the root). */
+  placeIn?: string;
+  policy?: SignaturePolicy;
+  /** `SignerRole/ClaimedRoles/ClaimedRole` (Facturae: `emisor`). */
+  signerRole?: string;
+  /** The whole document's reference transforms (default: enveloped-signature, then C14N). */
+  transforms?: Array<'enveloped' | 'c14n'>;
+  /** The certificate's chain in `KeyInfo` too. */
+  withChain?: boolean;
+}
+
+export async function signXml(xml: string, signer: SigningKey, signingTime: Date, options: SignOptions = {}): Promise<string> {
   const { placeIn, policy = AGE_POLICY } = options;
   const { Parse, SignedXml } = library();
   const doc = Parse(xml);
   const signature = new SignedXml();
   await signature.Sign({ name: 'RSASSA-PKCS1-v1_5' } as never, signer.key, doc, {
-    references: [{ hash: 'SHA-256', transforms: ['enveloped', 'c14n'], uri: '' }],
-    x509: [signer.certificate],
+    references: [{ hash: 'SHA-256', transforms: options.transforms ?? ['enveloped', 'c14n'], uri: '' }],
+    x509: options.withChain ? [signer.certificate, ...signer.chain] : [signer.certificate],
     signingCertificate: signer.certificate,
     signingTime: { value: signingTime },
-    policy: { hash: policy.hash, digestValue: policy.digest, identifier: { value: policy.identifier }, qualifiers: [policy.url] },
+    policy: {
+      hash: policy.hash, digestValue: policy.digest,
+      identifier: { value: policy.identifier, ...(policy.description ? { description: policy.description } : {}) },
+      ...(policy.url ? { qualifiers: [policy.url] } : {}),
+    },
+    ...(options.signerRole ? { signerRole: { claimed: [options.signerRole] } } : {}),
   } as never);
   // An event's signature closes its `Evento` (EventosSIF.xsd); a record's closes the record.
   const parent = placeIn ? doc.getElementsByTagNameNS(doc.documentElement.namespaceURI, placeIn)[0] ?? doc.documentElement : doc.documentElement;

@@ -1,0 +1,100 @@
+import { readFile } from 'node:fs/promises';
+import type { create } from 'xmlbuilder2';
+import type { AppContext } from '../../app-context.ts';
+import type { DbExecutor } from '../../db/database.ts';
+import { AppError, validationError } from '../../errors.ts';
+import { lazyLibrary } from '../../lazy-library.ts';
+import { certificateOf, postOverTls } from '../verifactu/index.ts';
+import { signedEnvelope } from './ws-security.ts';
+
+const xmlbuilder2 = lazyLibrary<{ create: typeof create }>('xmlbuilder2');
+const xmldom = lazyLibrary<typeof import('@xmldom/xmldom')>('@xmldom/xmldom');
+export type Element = import('@xmldom/xmldom').Element;
+/** An operation's parts as a tree: text, a child tree, or a repeated child. */
+export type Parts = { [name: string]: string | Parts | Array<Parts | string> };
+
+const FACE = 'https://webservice.face.gob.es';
+
+export const childrenOf = (parent: Element | undefined, name: string): Element[] => {
+  const found: Element[] = [];
+  for (let node = parent?.firstChild; node; node = node.nextSibling) if (node.nodeType === 1 && (node as Element).localName === name) found.push(node as Element);
+  return found;
+};
+export const textAt = (parent: Element | undefined, ...path: string[]): string | null => {
+  let node = parent;
+  for (const name of path) node = childrenOf(node, name)[0];
+  return node ? (node.textContent ?? '').trim() : null;
+};
+
+/** FACe's answer: its `resultado` and the rest of `return`. */
+export interface FaceAnswer {
+  codigo: string;
+  descripcion: string;
+  codigoSeguimiento: string | null;
+  result: Element;
+}
+
+function body(operation: string, parts: Parts): string {
+  const doc = xmlbuilder2().create();
+  const append = (parent: ReturnType<typeof doc.ele>, tree: Parts) => {
+    for (const [name, value] of Object.entries(tree)) {
+      if (typeof value === 'string') parent.ele(name).txt(value);
+      else if (Array.isArray(value)) for (const item of value) typeof item === 'string' ? parent.ele(name).txt(item) : append(parent.ele(name), item);
+      else append(parent.ele(name), value);
+    }
+  };
+  const root = doc.ele(FACE, `web:${operation}`);
+  append(root, parts);
+  return root.toString();
+}
+
+const authorities = new WeakMap<AppContext, { file: string; pem: Promise<string> }>();
+function extraAuthority(ctx: AppContext): Promise<string> | undefined {
+  const { caFile } = ctx.config.face;
+  if (!caFile) return undefined;
+  let kept = authorities.get(ctx);
+  if (kept?.file !== caFile) authorities.set(ctx, (kept = { file: caFile, pem: readFile(caFile, 'utf8') }));
+  return kept.pem;
+}
+
+/**
+ * One call of FACe's supplier service (`facturasspp2`, SOAP 1.1 RPC/literal), signed with
+ * WS-Security with the company's certificate (the one registered in FACe's portal). Answers FACe's
+ * `resultado` and `return`. No answer, an HTTP error or a fault is 502 `face-unavailable`; the
+ * caller judges `codigo`. Never called inside a transaction (it waits on the network).
+ */
+export async function callFace(ctx: AppContext, db: DbExecutor, idempresa: number, operation: string, parts: Parts): Promise<FaceAnswer> {
+  const certificate = await certificateOf(ctx, db, idempresa);
+  if (!certificate) throw validationError({ certificado: 'required' });
+  // The request's timestamp is the machine's time (FACe checks it against its own), not the business clock.
+  const envelope = signedEnvelope(body(operation, parts), certificate, Date.now());
+  let reply;
+  try {
+    reply = await postOverTls({
+      url: ctx.config.face.endpoint, body: Buffer.from(envelope, 'utf8'), certificate, extraCa: await extraAuthority(ctx), timeoutMs: ctx.config.face.timeoutMs,
+      headers: { 'content-type': 'text/xml;charset=UTF-8', soapaction: `"${FACE}#${operation}"` },
+    });
+  } catch (error) {
+    throw new AppError('face-unavailable', { reason: (error as Error).message });
+  }
+  const text = reply.body.toString('utf8');
+  const root = new (xmldom().DOMParser)({ onError: () => undefined }).parseFromString(text, 'text/xml').documentElement as unknown as Element | null;
+  const soapBody = root ? childrenOf(root, 'Body')[0] : undefined;
+  const fault = soapBody && childrenOf(soapBody, 'Fault')[0];
+  if (fault) throw new AppError('face-unavailable', { reason: `${textAt(fault, 'faultcode') ?? ''}: ${textAt(fault, 'faultstring') ?? ''}`.slice(0, 1000) });
+  const response = soapBody && childrenOf(soapBody, `${operation}Response`)[0];
+  const result = response && childrenOf(response, 'return')[0];
+  if (!result || reply.status !== 200) throw new AppError('face-unavailable', { reason: `HTTP ${reply.status}: no ${operation}Response` });
+  return { codigo: textAt(result, 'resultado', 'codigo') ?? '', descripcion: textAt(result, 'resultado', 'descripcion') ?? '', codigoSeguimiento: textAt(result, 'resultado', 'codigoSeguimiento'), result };
+}
+
+/**
+ * FACe's refusal as our error: the request's signature, its certificate or FACe itself (1xx, 2xx,
+ * 300, 317, 403) are 502 `face-unavailable`; the rest (the invoice, its centres, its state) 422
+ * `face-refused`; both with FACe's code, text and trace id.
+ */
+export function faceRefusal(answer: FaceAnswer): AppError {
+  const details = { codigo: answer.codigo, descripcion: answer.descripcion, codigoSeguimiento: answer.codigoSeguimiento };
+  const code = Number(answer.codigo);
+  return code < 300 || code === 300 || code === 317 || code === 403 ? new AppError('face-unavailable', details) : new AppError('face-refused', details);
+}
