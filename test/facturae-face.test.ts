@@ -6,6 +6,7 @@ import { after, before, it } from 'node:test';
 import { enabledEngines } from './helpers/engines.ts';
 import { makeCertificates } from './helpers/aeat-stand-in.ts';
 import { startFaceStandIn, type FaceStandIn } from './helpers/face-stand-in.ts';
+import { attachmentsOf } from '../src/modules/mail/message-attachments.ts';
 import { eventually } from './helpers/eventually.ts';
 import { forEachEngine, multipart, type TestApp } from './helpers/test-app.ts';
 
@@ -151,6 +152,17 @@ function suite(t: () => TestApp, standIn: FaceStandIn): void {
     assert.doesNotMatch(unsigned.body, /ds:Signature/);
     assert.match(unsigned.body, /<AdministrativeCentres>/);
     assert.match(String(unsigned.headers['content-disposition']), /\.xml"$/);
+    // E-mailed signed: the attachment as the download is (an SMTP server configured; nothing is sent here, the attachment is made as the sender makes it).
+    const mail = { mailer: 'smtp', host: '127.0.0.1', port: 2525, enc: 'tls', user: 'u', password: 'p', email: 'facturas@ejemplo.es' };
+    const configured = await call('PUT', '/api/3/settings/email', { properties: mail });
+    if (configured.status === 404) assert.equal((await call('POST', '/api/3/settings', { name: 'email', properties: mail })).status, 201);
+    const queued = await call('POST', `/api/3/enviarFacturaCliente/${first.idfactura}`, { to: 'intervencion@ayto.example', attach: ['FACTURAE'], firmada: true });
+    assert.equal(queued.status, 202, JSON.stringify(queued.body));
+    fields(await call('POST', `/api/3/enviarFacturaCliente/${first.idfactura}`, { to: 'intervencion@ayto.example', attach: ['PDF'], firmada: true }), 422, { firmada: 'facturae-not-attached' });
+    const row = await t().app.ctx.database.kysely.selectFrom('emails_sent').selectAll().where('id', '=', queued.body.id).executeTakeFirstOrThrow();
+    const [attachment] = await attachmentsOf(t().app.ctx, row);
+    assert.match(attachment!.filename, /\.xsig$/);
+    assertSignedFacturae(attachment!.content.toString('utf8'));
   });
 
   const registrations = async (idfactura: number) => (await call('GET', `/api/3/registroface?filter[idfactura]=${idfactura}&sort[id]=ASC`)).body as Array<Record<string, any>>;

@@ -17,9 +17,11 @@ export interface SendRequest {
   exports: string[];
   /** `true`: every file linked to the document; ids: those; `false`: none. */
   files: boolean | number[];
+  /** `firmada`: the Facturae attached signed (`.xsig`, as FACe takes it). */
+  signed: boolean;
 }
 
-const KNOWN = ['to', 'cc', 'bcc', 'subject', 'body', 'lang', 'attach', 'attachfiles'];
+const KNOWN = ['to', 'cc', 'bcc', 'subject', 'body', 'lang', 'attach', 'attachfiles', 'firmada'];
 
 const listOf = (value: unknown): unknown[] => (Array.isArray(value) ? value : typeof value === 'string' ? value.split(',').map((item) => item.trim()).filter(Boolean) : [value]);
 
@@ -70,6 +72,10 @@ export function readSendRequest(body: unknown, invoice: boolean): SendRequest {
     if (ids.some((id) => !Number.isInteger(id) || id < 1) || ids.length > 50) errors.attachfiles = 'invalid-value';
     else files = [...new Set(ids)];
   }
+  const firmada = fields.firmada;
+  const signed = firmada === true || firmada === 'true' || firmada === '1' || firmada === 1;
+  if (!signed && firmada !== undefined && firmada !== null && firmada !== false && firmada !== 'false' && firmada !== '0' && firmada !== 0) errors.firmada = 'invalid-value';
+  else if (signed && !exports.includes('FACTURAE')) errors.firmada = 'facturae-not-attached';
   if (Object.keys(errors).length) throw validationError(errors);
-  return { to, cc, bcc, subject, body: message, lang, exports, files };
+  return { to, cc, bcc, subject, body: message, lang, exports, files, signed };
 }

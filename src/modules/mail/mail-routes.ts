@@ -24,6 +24,7 @@ const SEND_BODY = {
     lang: { type: 'string', description: 'es, en, ca, fr, de, it, pt (default: the customer\'s, else the installation\'s).' },
     attach: { oneOf: [{ type: 'string' }, { type: 'array', items: { enum: ['PDF', 'CSV', 'XLSX', 'UBL', 'CII', 'FACTURAE'] } }], description: 'Export types to attach; default ["PDF"]; [] for none. E-invoices for invoices only.' },
     attachfiles: { oneOf: [{ type: 'boolean' }, { type: 'array', items: { type: 'integer' } }], description: 'true: every file linked to the document; or the ids of some.' },
+    firmada: { oneOf: [{ type: 'boolean' }, { type: 'string' }, { type: 'integer' }], description: 'true: the attached Facturae signed (XAdES, .xsig) with the company\'s certificate.' },
   },
 };
 

@@ -18,7 +18,8 @@ export interface NewMessage {
   lang: string;
   document: { modelo: string; modeloid: number; codigo: string } | undefined;
   idrecibo?: number;
-  attach: { exports: string[]; files: number[] };
+  /** Export types rendered when sent (`signed`: e-invoices signed), and linked files by id. */
+  attach: { exports: string[]; files: number[]; signed?: boolean };
   nick?: string | null;
 }
 

@@ -72,7 +72,7 @@ export async function sendDocument(ctx: AppContext, type: DocumentType, idOrCode
     if (claim && !(await claim(trx))) return undefined;
     const queued = await queueMessage(ctx, trx, {
       tipo: 'documento', idempresa, from: settings.from!, to, cc: request.cc, bcc, replyTo: settings.replyTo, text, lang,
-      document: { modelo: type.name, modeloid: id, codigo: String(header.codigo ?? '') }, attach: { exports: request.exports, files }, nick,
+      document: { modelo: type.name, modeloid: id, codigo: String(header.codigo ?? '') }, attach: { exports: request.exports, files, ...(request.signed ? { signed: true } : {}) }, nick,
     });
     return (await ctx.store.get(emailSentModel, queued, trx))!;
   });

@@ -33,10 +33,11 @@ export function documentTools(ctx: AppContext, tool: DefineTool): ToolDefinition
     inputSchema: {
       type: z.enum(DOCUMENTS), id: z.union([z.number().int(), z.string().regex(/^(?!\.{1,2}$)[^/\\]+$/)]).describe('The document\'s id or code'),
       format: z.string().optional().describe('Export type: PDF (default), XLSX, CSV, UBL, CII, FACTURAE'),
+      signed: z.boolean().optional().describe('FACTURAE only: signed XAdES with the company\'s certificate (.xsig, as FACe takes it)'),
       lang: z.string().optional(), printFormat: z.number().int().optional().describe('A print format\'s id (formatodocumento)'),
     },
-  }, async ({ type, id, format, lang, printFormat }, { inject, request }) => {
-    const query = { type: format ?? 'PDF', ...(lang ? { lang } : {}), ...(printFormat ? { format: String(printFormat) } : {}) };
+  }, async ({ type, id, format, lang, printFormat, signed }, { inject, request }) => {
+    const query = { type: format ?? 'PDF', ...(lang ? { lang } : {}), ...(printFormat ? { format: String(printFormat) } : {}), ...(signed ? { firmada: '1' } : {}) };
     const code = String(id);
     const answer = await inject({ method: 'GET', url: `/api/3/exportar${type}/${encodeURIComponent(code)}?${new URLSearchParams(query)}` });
     if (answer.status >= 400) return result(answer);
@@ -62,6 +63,7 @@ export function documentTools(ctx: AppContext, tool: DefineTool): ToolDefinition
         to: z.array(z.string()).optional().describe('Addresses; empty: the customer\'s or supplier\'s'), cc: z.array(z.string()).optional(), bcc: z.array(z.string()).optional(),
         subject: z.string().optional(), body: z.string().optional(), lang: z.string().optional(),
         attach: z.array(z.string()).optional().describe('Export types to attach (default PDF)'), attachfiles: z.union([z.boolean(), z.array(z.number().int())]).optional(),
+        firmada: z.boolean().optional().describe('The attached FACTURAE signed (.xsig)'),
         ...writeHint,
       },
     }, async ({ type, id, idempotencyKey, ...body }, { inject }) =>
