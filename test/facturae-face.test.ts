@@ -213,6 +213,9 @@ function suite(t: () => TestApp, standIn: FaceStandIn): void {
     await t().app.runJob('face-poll');
     const paid = (await registrations(doc.idfactura)).at(-1)!;
     assert.deepEqual([paid.tramitacion, paid.historial.map((step: any) => step.tramitacion)], ['2500', ['1200', '1300', '2500']]);
+    // On the invoice itself: its registry number and the paid state.
+    const shown = (await call('GET', `/api/3/facturacliente/${doc.idfactura}`)).body.face;
+    assert.deepEqual([shown.numeroregistro, shown.tramitacion, shown.estado], [numero, '2500', 'registrada']);
     const events = (await call('GET', '/api/3/events?type=face.state&latest=20')).body.events as any[];
     assert.deepEqual(events.filter((event) => event.payload.idfactura === doc.idfactura).map((event) => event.payload.tramitacion), ['1200', '1300', '2500']);
     // Paid: no longer polled, never cancelled.

@@ -4,6 +4,7 @@ import { registroFaceModel } from './face-models.ts';
 import { registerFaceRoutes } from './face-routes.ts';
 import { pollFaceStates } from './face-states.ts';
 import { finishFacturae } from './finish-facturae.ts';
+import { presentFaceState } from './invoice-presenter.ts';
 
 export { dir3ClienteModel, registroFaceModel };
 export { FACTURAE_POLICY } from './facturae-signing.ts';
@@ -18,7 +19,10 @@ export function faceModule(): Module {
   return {
     name: 'face',
     models: [dir3ClienteModel, registroFaceModel],
-    setup: finishFacturae,
+    setup(ctx) {
+      finishFacturae(ctx);
+      presentFaceState(ctx);
+    },
     register: registerFaceRoutes,
     jobs: [{ name: 'face-poll', intervalMs: (ctx) => ctx.config.face.pollMs, run: pollFaceStates }],
   };
