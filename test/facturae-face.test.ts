@@ -63,6 +63,11 @@ function assertSignedFacturae(xml: string): void {
   assert.match(xml, /<xades:SigningTime>/);
   assert.match(xml, /<xades:SigningCertificate>/);
   assert.match(xml, /<xades:ClaimedRole>emisor<\/xades:ClaimedRole>/);
+  // Three references (the invoice, the signed properties, the KeyInfo) and the invoice's data object format (reference §1.3, §1.5).
+  assert.equal([...xml.matchAll(/<ds:Reference /g)].length, 3);
+  assert.match(xml, /<ds:Reference Id="Reference-\w+" URI="" Type="http:\/\/www\.w3\.org\/2000\/09\/xmldsig#Object">/);
+  assert.match(xml, /<ds:Reference URI="#KeyInfo-\w+">/);
+  assert.match(xml, /<xades:DataObjectFormat ObjectReference="#Reference-\w+"><xades:Description>Factura electrónica<\/xades:Description><xades:ObjectIdentifier><xades:Identifier Qualifier="OIDAsURN">urn:oid:1\.2\.840\.10003\.5\.109\.10<\/xades:Identifier><\/xades:ObjectIdentifier><xades:MimeType>text\/xml<\/xades:MimeType>/);
   assert.match(xml, /<ds:SignatureMethod Algorithm="http:\/\/www\.w3\.org\/2001\/04\/xmldsig-more#rsa-sha256"\/>/);
 }
 
@@ -239,9 +244,17 @@ function suite(t: () => TestApp, standIn: FaceStandIn): void {
     standIn.failures.push('drop');
     const down = await call('POST', `/api/3/enviarFACe/${doc.idfactura}`);
     assert.deepEqual([down.status, down.body.message], [502, 'face-unavailable']);
-    assert.equal((await registrations(doc.idfactura))[0]!.estado, 'fallida');
-    assert.equal((await call('POST', `/api/3/enviarFACe/${doc.idfactura}`)).status, 201, 'a failed send does not hold the invoice back');
+    // The request went and its answer never came: it may be at FACe (a new send would meet its duplicate refusal).
+    assert.equal((await registrations(doc.idfactura))[0]!.estado, 'sinrespuesta');
+    assert.equal((await call('POST', `/api/3/enviarFACe/${doc.idfactura}`)).status, 201, 'a send without an answer does not hold the invoice back');
     assert.equal((await call('POST', `/api/3/enviarFACe/${unknown.idfactura}`)).status, 201);
+    // FACe holds the number already (its answer to an earlier send was lost): 409 with FACe's code.
+    const held = await invoice({ codcliente: 'AYTO', lineas: [{ descripcion: 'Reparación', pvpunitario: 120 }] });
+    const facturae = (await t().request({ method: 'GET', url: `/api/3/exportarFacturaCliente/${held.idfactura}?type=FACTURAE` })).body;
+    const value = (name: string) => new RegExp(`<${name}>([^<]*)</${name}>`).exec(facturae)?.[1];
+    standIn.register({ identificadorEmisor: 'B12345674', numeroFactura: value('InvoiceNumber'), serieFactura: value('InvoiceSeriesCode'), fechaExpedicion: value('IssueDate') });
+    const duplicate = await call('POST', `/api/3/enviarFACe/${held.idfactura}`);
+    assert.deepEqual([duplicate.status, duplicate.body.message, duplicate.body.codigo], [409, 'face-already-sent', '415'], JSON.stringify(duplicate.body));
     // More than FACe takes, or what it takes not: refused before anything leaves.
     const many = await invoice({ codcliente: 'AYTO', lineas: [{ descripcion: 'Obras', pvpunitario: 100 }] });
     await attach(many.idfactura, 'plano.dwg', 'application/octet-stream', Buffer.from('not a pdf'));

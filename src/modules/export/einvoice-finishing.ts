@@ -30,8 +30,8 @@ const SIGNABLE = new Set(['FACTURAE']);
 
 /**
  * A rendered e-invoice finished by the modules that take part (unchanged for other types, and when
- * none does). Signed (`.xsig`, the name FACe asks for) when `sign`; 400 `export-type-unavailable`
- * for a type that is not signed, 422 when nothing could sign it (no module, or no certificate).
+ * none does). Signed (`.xsig`, the name FACe asks for) when `sign`: 400 `export-type-unavailable`
+ * for a type or a document nothing signs; a signer's own refusal (422, no certificate) as it is.
  */
 export async function finishedFile(ctx: AppContext, type: DocumentType, view: ExportView, exportType: string, file: DocumentFile, sign: boolean): Promise<DocumentFile> {
   if (sign && !SIGNABLE.has(exportType)) throw new AppError('export-type-unavailable', { type: exportType, signed: [...SIGNABLE] });

@@ -4,7 +4,7 @@ import type { AppContext } from '../../app-context.ts';
 import type { DbExecutor } from '../../db/database.ts';
 import { AppError, validationError } from '../../errors.ts';
 import { lazyLibrary } from '../../lazy-library.ts';
-import { certificateOf, postOverTls } from '../verifactu/index.ts';
+import { certificateOf, postOverTls, TransportError } from '../verifactu/index.ts';
 import { signedEnvelope } from './ws-security.ts';
 
 const xmlbuilder2 = lazyLibrary<{ create: typeof create }>('xmlbuilder2');
@@ -75,7 +75,8 @@ export async function callFace(ctx: AppContext, db: DbExecutor, idempresa: numbe
       headers: { 'content-type': 'text/xml;charset=UTF-8', soapaction: `"${FACE}#${operation}"` },
     });
   } catch (error) {
-    throw new AppError('face-unavailable', { reason: (error as Error).message });
+    // `sent`: the request may have arrived (the connection was made): its outcome is unknown.
+    throw new AppError('face-unavailable', { reason: (error as Error).message, sent: !(error instanceof TransportError) || error.sent });
   }
   const text = reply.body.toString('utf8');
   const root = new (xmldom().DOMParser)({ onError: () => undefined }).parseFromString(text, 'text/xml').documentElement as unknown as Element | null;
@@ -88,13 +89,21 @@ export async function callFace(ctx: AppContext, db: DbExecutor, idempresa: numbe
   return { codigo: textAt(result, 'resultado', 'codigo') ?? '', descripcion: textAt(result, 'resultado', 'descripcion') ?? '', codigoSeguimiento: textAt(result, 'resultado', 'codigoSeguimiento'), result };
 }
 
+/** FACe's codes about FACe itself or the request's transport (its validation or storage failing, retry later): nothing of the invoice is judged. */
+const FACE_SIDE = new Set(['001', '101', '102', '103', '104', '200', '201', '317', '401', '402', '403']);
+/** FACe holds the invoice already (the number, or series + number + date, sent before). */
+const DUPLICATE = new Set(['414', '415']);
+
 /**
- * FACe's refusal as our error: the request's signature, its certificate or FACe itself (1xx, 2xx,
- * 300, 317, 403) are 502 `face-unavailable`; the rest (the invoice, its centres, its state) 422
- * `face-refused`; both with FACe's code, text and trace id.
+ * FACe's refusal as our error, with its code, text and trace id: FACe's own failures and a request
+ * it could not read or verify (1xx, 2xx, 317, 401-403) are 502 `face-unavailable`; a duplicate
+ * (414, 415) is 409 `face-already-sent`; the rest (the invoice, its centres, its signature, its
+ * state, the certificate not registered in FACe: 300, 106) 422 `face-refused`.
  */
 export function faceRefusal(answer: FaceAnswer): AppError {
   const details = { codigo: answer.codigo, descripcion: answer.descripcion, codigoSeguimiento: answer.codigoSeguimiento };
-  const code = Number(answer.codigo);
-  return code < 300 || code === 300 || code === 317 || code === 403 ? new AppError('face-unavailable', details) : new AppError('face-refused', details);
+  const code = answer.codigo.padStart(3, '0');
+  if (DUPLICATE.has(code)) return new AppError('face-already-sent', details);
+  if (!/^\d+$/.test(code) || FACE_SIDE.has(code) || (code.startsWith('1') && code !== '106')) return new AppError('face-unavailable', details);
+  return new AppError('face-refused', details);
 }

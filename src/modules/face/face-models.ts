@@ -10,7 +10,9 @@ export const FINAL_STATES = ['2500', '2600', '3100'] as const;
  * accounting register, 2400 obligation recognised, 2500 paid, 2600 rejected, 3100 cancelled) and
  * cancellation (`anulacion`: 4100 none, 4200 requested, 4300 accepted, 4400 rejected), each with
  * FACe's name and reason, and every change in `historial`. `estado` is `enviando` while the request
- * is out, `registrada` once FACe gave its number, `fallida` when it gave none.
+ * is out, `registrada` once FACe gave its number, `fallida` when it refused or was never reached,
+ * `sinrespuesta` when the request went and no answer came back (it may be at FACe: a new send then
+ * meets FACe's duplicate refusal, 409; see FACe's portal for its number).
  */
 export const registroFaceModel = defineModel({
   name: 'RegistroFace',
@@ -21,7 +23,7 @@ export const registroFaceModel = defineModel({
     id: f.serial(),
     idfactura: f.integer({ notNull: true, references: f.ref('facturascli', 'idfactura', 'RESTRICT') }),
     idempresa: f.integer({ notNull: true }),
-    estado: f.string(10, { notNull: true, default: 'enviando', values: ['enviando', 'registrada', 'fallida'] }),
+    estado: f.string(10, { notNull: true, default: 'enviando', values: ['enviando', 'registrada', 'fallida', 'sinrespuesta'] }),
     numeroregistro: f.string(60),
     codigoseguimiento: f.string(100),
     oficinacontable: f.string(10),

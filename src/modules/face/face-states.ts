@@ -28,8 +28,12 @@ function stateOf(factura: Element | undefined): State {
 }
 
 /** A registration's new state stored, added to its history, and announced (`face.state`), when it changed. */
-async function storeState(ctx: AppContext, trx: DbExecutor, row: Row, state: State): Promise<void> {
+async function storeState(ctx: AppContext, trx: DbExecutor, read: Row, state: State): Promise<void> {
   const at = ctx.clock.timestamp();
+  // The row as it is now, locked: another instance's poll, or a cancellation asked meanwhile, may have moved it.
+  const row = (await ctx.database.dialect.locking(trx.selectFrom(registroFaceModel.table).selectAll().where('id', '=', Number(read.id))).executeTakeFirst()) ?? read;
+  // A cancellation only moves on (4100, 4200, then 4300 or 4400): an answer read before a request was made never undoes it.
+  if (row.anulacion === '4200' && (state.anulacion === '4100' || state.anulacion === null)) Object.assign(state, { anulacion: row.anulacion, nombreanulacion: row.nombreanulacion, motivoanulacion: row.motivoanulacion });
   if (state.tramitacion === row.tramitacion && state.anulacion === row.anulacion) {
     await trx.updateTable(registroFaceModel.table).set({ ultimaconsulta: at }).where('id', '=', Number(row.id)).execute();
     return;
@@ -53,7 +57,7 @@ async function storeState(ctx: AppContext, trx: DbExecutor, row: Row, state: Sta
  */
 export async function pollFaceStates(ctx: AppContext): Promise<void> {
   const db = ctx.database.kysely;
-  const open = await db.selectFrom(registroFaceModel.table).selectAll().where('estado', '=', 'registrada')
+  const open = await db.selectFrom(registroFaceModel.table).selectAll().where('estado', '=', 'registrada').where('numeroregistro', 'is not', null)
     .where((eb) => eb.or([eb('tramitacion', 'is', null), eb('tramitacion', 'not in', [...FINAL_STATES])])).orderBy('id').execute();
   const byCompany = new Map<number, Row[]>();
   for (const row of open) byCompany.set(Number(row.idempresa), [...(byCompany.get(Number(row.idempresa)) ?? []), row]);

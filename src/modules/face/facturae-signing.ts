@@ -18,12 +18,16 @@ export const FACTURAE_POLICY: SignaturePolicy = {
 /**
  * A Facturae signed by its issuer, as FACe takes it (§1.2-1.6): XAdES-EPES enveloped, the last child
  * of `fe:Facturae`; RSA-SHA256 with SHA-256 digests; the whole document referenced with the
- * enveloped-signature transform only; `SigningTime`, `SigningCertificate`, the policy, and the
- * signer's role `emisor`; the certificate and its chain in `KeyInfo`. The company's certificate is
+ * enveloped-signature transform only; `SigningTime`, `SigningCertificate`, the policy, the
+ * signer's role `emisor`, and the `DataObjectFormat` of the invoice (text/xml, the XML record syntax
+ * OID); the certificate and its chain in `KeyInfo`, which is signed too (§1.3-1.5). The company's certificate is
  * VERI*FACTU's (its own, else VERIFACTU_CERT_FILE): without one, 422 `certificado: required`.
  */
 export async function signFacturae(ctx: AppContext, db: DbExecutor, idempresa: number, xml: string): Promise<string> {
   const certificate = await certificateOf(ctx, db, idempresa);
   if (!certificate) throw validationError({ certificado: 'required' });
-  return signXml(xml, await signingKey(certificate), new Date(ctx.clock.now()), { policy: FACTURAE_POLICY, signerRole: 'emisor', transforms: ['enveloped'], withChain: true });
+  return signXml(xml, await signingKey(certificate), new Date(ctx.clock.now()), {
+    policy: FACTURAE_POLICY, signerRole: 'emisor', transforms: ['enveloped'], withChain: true,
+    dataObject: { description: 'Factura electrónica', mimeType: 'text/xml', oid: 'urn:oid:1.2.840.10003.5.109.10', signKeyInfo: true },
+  });
 }

@@ -3,7 +3,7 @@ import type { DbExecutor } from '../../db/database.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { AppError, validationError } from '../../errors.ts';
 import { documentIdOf, headerOf, type DocumentType, type Row } from '../documents/index.ts';
-import { documentTitleOf, documentView } from '../export/index.ts';
+import { documentTitleOf, documentView, finishedFile, renderDocumentFile } from '../export/index.ts';
 import { linkedFiles } from '../files/index.ts';
 import { addressesOf, MAX_RECIPIENTS, type Address } from './addresses.ts';
 import { DEFAULT_TEXTS, documentTemplateName } from './default-templates.ts';
@@ -63,6 +63,8 @@ export async function sendDocument(ctx: AppContext, type: DocumentType, idOrCode
   const bcc = withCopy(request.bcc, settings.bcc);
   if (to.length + request.cc.length + bcc.length > MAX_RECIPIENTS) throw validationError({ to: 'too-many-recipients' });
   const files = await filesToAttach(ctx, type, id, request.files);
+  // A signed e-invoice is made once now, so that what cannot be signed (no certificate, no signer for this document) is refused here, not retried by the sender.
+  if (request.signed) await finishedFile(ctx, type, view, 'FACTURAE', await renderDocumentFile(view, 'FACTURAE'), true);
   const lang = view.lang;
   const template = await templateFor(db, documentTemplateName(type.name, lang), { subject: DEFAULT_TEXTS[lang]!.documentSubject, body: DEFAULT_TEXTS[lang]!.documentBody });
   const values = { ...placeholderValues(header, lang), documento: documentTitleOf(view), destinatario: view.subject.name, empresa: view.company.name };

@@ -1,4 +1,4 @@
-import { createPrivateKey, webcrypto, X509Certificate } from 'node:crypto';
+import { createPrivateKey, randomBytes, webcrypto, X509Certificate } from 'node:crypto';
 import type { AppContext } from '../../../app-context.ts';
 import type { DbExecutor } from '../../../db/database.ts';
 import { lazyLibrary } from '../../../lazy-library.ts';
@@ -116,15 +116,41 @@ export interface SignOptions {
   transforms?: Array<'enveloped' | 'c14n'>;
   /** The certificate's chain in `KeyInfo` too. */
   withChain?: boolean;
+  /**
+   * `SignedDataObjectProperties/DataObjectFormat` naming the signed document (Facturae: its
+   * description, MIME type `text/xml` and the XML record syntax OID), with an `Id` on its reference;
+   * and `KeyInfo` signed too (a third reference), as FACe's signers do.
+   */
+  dataObject?: { description: string; mimeType: string; oid?: string; signKeyInfo?: boolean };
 }
 
 export async function signXml(xml: string, signer: SigningKey, signingTime: Date, options: SignOptions = {}): Promise<string> {
   const { placeIn, policy = AGE_POLICY } = options;
-  const { Parse, SignedXml } = library();
+  const { Parse, SignedXml, xml: parts } = library();
   const doc = Parse(xml);
   const signature = new SignedXml();
+  const references: Array<Record<string, unknown>> = [{ hash: 'SHA-256', transforms: options.transforms ?? ['enveloped', 'c14n'], uri: '' }];
+  if (options.dataObject) {
+    const suffix = randomBytes(6).toString('hex');
+    references[0]!.id = `Reference-${suffix}`;
+    references[0]!.type = 'http://www.w3.org/2000/09/xmldsig#Object';
+    const format = new parts.DataObjectFormat();
+    format.ObjectReference = `#Reference-${suffix}`;
+    format.Description = options.dataObject.description;
+    if (options.dataObject.oid) {
+      format.ObjectIdentifier.Identifier.Qualifier = 'OIDAsURN';
+      format.ObjectIdentifier.Identifier.Value = options.dataObject.oid;
+    }
+    format.MimeType = options.dataObject.mimeType;
+    format.Encoding = 'UTF-8';
+    signature.SignedProperties.SignedDataObjectProperties.DataObjectFormats.Add(format);
+    if (options.dataObject.signKeyInfo) {
+      signature.XmlSignature.KeyInfo.Id = `KeyInfo-${suffix}`;
+      references.push({ hash: 'SHA-256', uri: `#KeyInfo-${suffix}` });
+    }
+  }
   await signature.Sign({ name: 'RSASSA-PKCS1-v1_5' } as never, signer.key, doc, {
-    references: [{ hash: 'SHA-256', transforms: options.transforms ?? ['enveloped', 'c14n'], uri: '' }],
+    references,
     x509: options.withChain ? [signer.certificate, ...signer.chain] : [signer.certificate],
     signingCertificate: signer.certificate,
     signingTime: { value: signingTime },
