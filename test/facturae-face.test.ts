@@ -243,7 +243,7 @@ function suite(t: () => TestApp, standIn: FaceStandIn): void {
     const doc = await invoice({ codcliente: 'AYTO', lineas: [{ descripcion: 'Limpieza', pvpunitario: 900 }] });
     standIn.failures.push('drop');
     const down = await call('POST', `/api/3/enviarFACe/${doc.idfactura}`);
-    assert.deepEqual([down.status, down.body.message], [502, 'face-unavailable']);
+    assert.deepEqual([down.status, down.body.message], [502, 'face-unavailable'], JSON.stringify(down.body));
     // The request went and its answer never came: it may be at FACe (a new send would meet its duplicate refusal).
     assert.equal((await registrations(doc.idfactura))[0]!.estado, 'sinrespuesta');
     assert.equal((await call('POST', `/api/3/enviarFACe/${doc.idfactura}`)).status, 201, 'a send without an answer does not hold the invoice back');

@@ -23,7 +23,7 @@ export const registroFaceModel = defineModel({
     id: f.serial(),
     idfactura: f.integer({ notNull: true, references: f.ref('facturascli', 'idfactura', 'RESTRICT') }),
     idempresa: f.integer({ notNull: true }),
-    estado: f.string(10, { notNull: true, default: 'enviando', values: ['enviando', 'registrada', 'fallida', 'sinrespuesta'] }),
+    estado: f.string(12, { notNull: true, default: 'enviando', values: ['enviando', 'registrada', 'fallida', 'sinrespuesta'] }),
     numeroregistro: f.string(60),
     codigoseguimiento: f.string(100),
     oficinacontable: f.string(10),
