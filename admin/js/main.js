@@ -10,6 +10,7 @@ import { Keys } from './pages/keys.js';
 import { Settings } from './pages/settings.js';
 import { Documents } from './pages/documents.js';
 import { DocumentPage } from './pages/document.js';
+import { CustomerPage } from './pages/customer.js';
 import { Plugins } from './pages/plugins.js';
 import { Webhooks } from './pages/webhooks.js';
 import { Email } from './pages/email.js';
@@ -115,6 +116,8 @@ function Page({ route, access, refreshAccess }) {
       return html`<${Settings} ...${props} />`;
     case 'documents':
       return rest[1] ? html`<${DocumentPage} type=${rest[0]} id=${rest[1]} ...${props} />` : html`<${Documents} type=${rest[0]} ...${props} />`;
+    case 'customer':
+      return rest[0] ? html`<${CustomerPage} code=${rest[0]} ...${props} />` : html`<${Overview} ...${props} />`;
     case 'verifactu':
       return html`<${Verifactu} ...${props} />`;
     case 'ticketbai':

@@ -1,5 +1,6 @@
-// Shared pieces of the console's pages: field errors beside their fields, the error banner, the
-// pager, and a confirmation dialog built on <dialog> (keyboard and focus handled by the browser).
+// Shared pieces of the console's pages: field errors beside their fields, a text field with its
+// reason, the error banner, the pager, and a confirmation dialog built on <dialog> (keyboard and
+// focus handled by the browser).
 import { html, useEffect, useRef } from './lib.js';
 import { t } from './i18n.js';
 
@@ -11,10 +12,10 @@ export function errorText(error) {
   return known || (error.status ? `${code} (HTTP ${error.status})` : code);
 }
 
-/** An error banner read out by screen readers when it appears. */
-export function ErrorBox({ error }) {
+/** An error banner read out by screen readers when it appears; `explain` words the error (errorText unless given). */
+export function ErrorBox({ error, explain = errorText }) {
   if (!error) return null;
-  return html`<p class="error" role="alert">${errorText(error)}</p>`;
+  return html`<p class="error" role="alert">${explain(error)}</p>`;
 }
 
 /** A status line read out politely (saved, copied ...). */
@@ -26,6 +27,17 @@ export function Notice({ text }) {
 export function FieldError({ id, reason }) {
   if (!reason) return null;
   return html`<span class="field-error" id=${id}>${t(`reason.${reason}`, {}, reason)}</span>`;
+}
+
+/** A text field with the API's reason beside it, tied by aria-describedby; `attributes` go on the input (maxlength, autocomplete ...). */
+export function TextField({ id, label, value, reason, onChange, attributes = {} }) {
+  const errorId = `${id}-error`;
+  return html`<div class="field">
+    <label for=${id}>${label}</label>
+    <input id=${id} value=${value} aria-describedby=${reason ? errorId : undefined} aria-invalid=${reason ? 'true' : undefined}
+      onInput=${(event) => onChange(event.target.value)} ...${attributes} />
+    <${FieldError} id=${errorId} reason=${reason} />
+  </div>`;
 }
 
 /** Previous/next paging over X-Total-Count. */

@@ -1,19 +1,23 @@
 // One document: header, lines, tax totals, receipts; pay/unpay (invoices); PDF and e-invoice downloads;
 // sending it by e-mail; a customer invoice's VERI*FACTU record or TicketBAI file, its QR address, and its
-// cancellation; an invoice's accounting entry with its lines.
+// cancellation; a customer invoice's FACe send, its history and cancellation request, and its signed
+// Facturae; an invoice's accounting entry with its lines.
 import { html, useEffect, useState } from '../lib.js';
 import { api, apiPath, download, fileNameOf, listAll, recordOf } from '../api.js';
 import { t } from '../i18n.js';
 import { documentTypeOf } from '../documents.js';
 import { cell, Confirm, ErrorBox, money, Notice } from '../ui.js';
 import { SendDocument } from './email.js';
+import { canSend, FaceFact, faceErrorText, FaceSection, useLastFaceSend } from './face.js';
 
 const EINVOICES = ['UBL', 'CII', 'FACTURAE'];
 
-/** An invoice's cancellation under each fiscal system: its endpoint and its messages. */
-const CANCELLATIONS = {
-  verifactu: { resource: 'anularFacturaCliente', label: 'document.cancel', help: 'document.cancel-help', done: 'document.cancelled' },
-  ticketbai: { resource: 'anularTicketBAI', label: 'document.tbai-cancel', help: 'document.tbai-cancel-help', done: 'document.tbai-cancelled' },
+/** What an invoice's page asks to confirm first: each fiscal system's cancellation, and FACe's send and cancellation request; its endpoint and its messages. */
+const CONFIRMED = {
+  verifactu: { resource: 'anularFacturaCliente', title: 'document.cancel-title', label: 'document.cancel', help: 'document.cancel-help', done: 'document.cancelled' },
+  ticketbai: { resource: 'anularTicketBAI', title: 'document.cancel-title', label: 'document.tbai-cancel', help: 'document.tbai-cancel-help', done: 'document.tbai-cancelled' },
+  'face-send': { resource: 'enviarFACe', title: 'face.send-title', label: 'face.send', help: 'face.send-help', done: 'face.sent' },
+  'face-cancel': { resource: 'anularFACe', title: 'face.cancel-title', label: 'face.cancel', help: 'face.cancel-help', done: 'face.cancel-asked' },
 };
 
 export function DocumentPage({ type: resource, id, access }) {
@@ -27,9 +31,10 @@ export function DocumentPage({ type: resource, id, access }) {
   const [error, setError] = useState(null);
   const [notice, setNotice] = useState('');
   const [version, setVersion] = useState(0);
-  // The cancellation asked for (a key of CANCELLATIONS), and the last one asked, shown while its dialog closes.
-  const [cancelling, setCancelling] = useState(null);
-  const [asked, setAsked] = useState('verifactu');
+  // The action to confirm (a key of CONFIRMED), and the last one asked with its body, shown while its dialog closes.
+  const [confirming, setConfirming] = useState(null);
+  const [asked, setAsked] = useState({ kind: 'verifactu' });
+  const face = useLastFaceSend(id, resource === 'facturacliente' && access.listed.has('registroface'), version);
   // Another document's answers, arriving late, must not show under this one (nor be paid from it).
   useEffect(() => setDoc(null), [resource, id]);
   useEffect(() => {
@@ -72,30 +77,35 @@ export function DocumentPage({ type: resource, id, access }) {
       setError(failure);
     }
   };
-  const exportAs = async (kind) => {
+  // `signed`: the Facturae signed with the company's certificate, as FACe takes it (.xsig).
+  const exportAs = async (kind, signed = false) => {
     setError(null);
     try {
-      const { data, response } = await api('GET', apiPath([type.export, id], { type: kind }));
-      download(data, fileNameOf(response, `${doc.codigo}.${kind === 'PDF' ? 'pdf' : 'xml'}`));
-      setNotice(t('document.downloaded', { kind }));
+      const { data, response } = await api('GET', apiPath([type.export, id], { type: kind, firmada: signed ? 1 : undefined }));
+      download(data, fileNameOf(response, `${doc.codigo}.${signed ? 'xsig' : kind === 'PDF' ? 'pdf' : 'xml'}`));
+      setNotice(t(signed ? 'document.signed-downloaded' : 'document.downloaded', { kind }));
     } catch (failure) {
       setError(failure);
     }
   };
-  const askCancel = (kind) => {
-    setAsked(kind);
-    setCancelling(kind);
+  const ask = (kind, body) => {
+    setAsked({ kind, body });
+    setConfirming(kind);
   };
-  const cancel = async () => {
-    const cancellation = CANCELLATIONS[cancelling];
-    setCancelling(null);
+  const confirmed = async () => {
+    const action = CONFIRMED[confirming];
+    setConfirming(null);
     setError(null);
+    setNotice('');
     try {
-      await api('POST', apiPath([cancellation.resource, id]));
-      setNotice(t(cancellation.done));
-      setVersion((value) => value + 1);
+      const { data } = await api('POST', apiPath([action.resource, id]), asked.body);
+      const record = recordOf(data);
+      setNotice(t(action.done, record && typeof record === 'object' ? record : {}));
     } catch (failure) {
       setError(failure);
+    } finally {
+      // A refused send may still have left its record (failed): shown either way.
+      setVersion((value) => value + 1);
     }
   };
   const record = doc.verifactu;
@@ -105,17 +115,18 @@ export function DocumentPage({ type: resource, id, access }) {
   const canExport = access.listed.has(type.export);
   return html`<h1>${t(`doctype.${resource}`)} ${doc.codigo}</h1>
     <p><a href=${`#/documents/${resource}`}>${t('document.back')}</a></p>
-    <${ErrorBox} error=${error} />
+    <${ErrorBox} error=${error} explain=${faceErrorText} />
     <${Notice} text=${notice} />
     <dl class="facts">
       <div class="fact"><dt>${t('documents.fecha')}</dt><dd>${cell(doc.fecha)} ${cell(doc.hora)}</dd></div>
-      <div class="fact"><dt>${t(`documents.${type.party}`)}</dt><dd>${cell(party)} ${cell(doc[type.partyName])}</dd></div>
+      <div class="fact"><dt>${t(`documents.${type.party}`)}</dt><dd>${type.party === 'codcliente' && party ? html`<a href=${`#/customer/${encodeURIComponent(party)}`}>${party}</a>` : cell(party)} ${cell(doc[type.partyName])}</dd></div>
       <div class="fact"><dt>${t('document.cifnif')}</dt><dd>${cell(doc.cifnif)}</dd></div>
       <div class="fact"><dt>${t('document.serie')}</dt><dd>${cell(doc.codserie)}</dd></div>
       ${type.invoice && html`<div class="fact"><dt>${t('documents.pagada')}</dt><dd data-fact="pagada">${cell(doc.pagada)}</dd></div>`}
       ${record && html`<div class="fact"><dt>VERI*FACTU</dt><dd data-fact="verifactu">${t(record.anulada ? 'document.vf-cancelled' : 'document.vf-recorded')}</dd></div>`}
       ${file && html`<div class="fact"><dt>TicketBAI</dt><dd data-fact="ticketbai"><code class="identifier">${file.identificador}</code>
         <span class="state">${t(`ticketbai.state.${file.estado}`, {}, file.estado)}${file.anulada ? ` · ${t('document.vf-cancelled')}` : ''}</span></dd></div>`}
+      <${FaceFact} last=${face} />
     </dl>
     ${qr && html`<p>${t('document.vf-qr')}: <a href=${qr} rel="noopener noreferrer" target="_blank">${qr}</a></p>`}
     <div class="actions">
@@ -125,12 +136,15 @@ export function DocumentPage({ type: resource, id, access }) {
       ${canExport && html`<button type="button" onClick=${() => exportAs('PDF')}>${t('document.pdf')}</button>`}
       ${access.listed.has(type.send) && html`<${SendDocument} type=${type} doc=${doc} id=${id} onError=${setError} onNotice=${setNotice} />`}
       ${canExport && type.invoice && EINVOICES.map((kind) => html`<button type="button" onClick=${() => exportAs(kind)}>${t('document.einvoice', { kind })}</button>`)}
-      ${record && !record.anulada && access.listed.has('anularFacturaCliente') && html`<button type="button" class="danger" onClick=${() => askCancel('verifactu')}>${t('document.cancel')}</button>`}
-      ${file && !file.anulada && access.listed.has('anularTicketBAI') && html`<button type="button" class="danger" onClick=${() => askCancel('ticketbai')}>${t('document.tbai-cancel')}</button>`}
+      ${canExport && resource === 'facturacliente' && access.listed.has('enviarFACe') && html`<button type="button" onClick=${() => exportAs('FACTURAE', true)}>${t('document.signed-facturae')}</button>`}
+      ${record && !record.anulada && access.listed.has('anularFacturaCliente') && html`<button type="button" class="danger" onClick=${() => ask('verifactu')}>${t('document.cancel')}</button>`}
+      ${file && !file.anulada && access.listed.has('anularTicketBAI') && html`<button type="button" class="danger" onClick=${() => ask('ticketbai')}>${t('document.tbai-cancel')}</button>`}
+      ${face !== undefined && face !== null && canSend(face) && access.listed.has('enviarFACe') && html`<button type="button" onClick=${() => ask('face-send')}>${t('face.send')}</button>`}
     </div>
-    <${Confirm} open=${Boolean(cancelling)} title=${t('document.cancel-title', { code: doc.codigo })} confirmLabel=${t(CANCELLATIONS[asked].label)} onConfirm=${cancel} onCancel=${() => setCancelling(null)}>
-      <p>${t(CANCELLATIONS[asked].help)}</p>
+    <${Confirm} open=${Boolean(confirming)} title=${t(CONFIRMED[asked.kind].title, { code: doc.codigo })} confirmLabel=${t(CONFIRMED[asked.kind].label)} onConfirm=${confirmed} onCancel=${() => setConfirming(null)}>
+      <p>${t(CONFIRMED[asked.kind].help)}</p>
     <//>
+    <${FaceSection} last=${face} mayCancel=${access.listed.has('anularFACe')} error=${error} onAsk=${ask} />
     <section aria-labelledby="lines-title">
       <h2 id="lines-title">${t('document.lines')}</h2>
       ${lines === null ? html`<p>${t('common.not-allowed')}</p>` : html`<table>
