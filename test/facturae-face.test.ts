@@ -123,6 +123,9 @@ function suite(t: () => TestApp, standIn: FaceStandIn): void {
     assert.equal(created.status, 201, JSON.stringify(created.body));
     assert.equal(created.body.oficinacontable, 'P00000010', 'stored upper-case');
     assert.equal((await call('POST', '/api/3/dir3cliente', { codcliente: 'AYTO', oficinacontable: 'P00000010' })).status, 409, 'one record a customer (or address)');
+    // An address's units: only one of that customer's addresses.
+    const anaAddress = (await call('GET', '/api/3/cliente/ANA')).body.idcontactofact;
+    fields(await call('POST', '/api/3/dir3cliente', { codcliente: 'AYTO', idcontacto: anaAddress, oficinacontable: 'P00000010' }), 422, { idcontacto: 'not-of-customer' });
   });
 
   it('signs the Facturae of every invoice shape XAdES-EPES with the Facturae v3.1 policy, valid and verified', async () => {

@@ -1,4 +1,5 @@
 import { AppError, validationError } from '../../errors.ts';
+import { contactOf } from '../contacts/index.ts';
 import { defineModel } from '../../models/define-model.ts';
 import { f, now } from '../../models/fields.ts';
 
@@ -50,6 +51,11 @@ export const dir3ClienteModel = defineModel({
       same = idcontacto === null || idcontacto === undefined ? same.where('idcontacto', 'is', null) : same.where('idcontacto', '=', Number(idcontacto));
       const found = await same.executeTakeFirst();
       if (found && Number(found.id) !== Number(existing?.id)) throw new AppError('duplicate-record');
+      // An address's units belong to that customer's address.
+      if (idcontacto !== null && idcontacto !== undefined) {
+        const contact = await contactOf(db, Number(idcontacto));
+        if (!contact || String(contact.codcliente ?? '') !== String(codcliente)) throw validationError({ idcontacto: 'not-of-customer' });
+      }
       const errors: Record<string, string> = {};
       for (const { field } of CENTRES) {
         const value = values[field];
