@@ -108,10 +108,11 @@ export interface TicketbaiConfig {
   caFile: string | undefined;
   /**
    * The software as the TicketBAI registry lists it (TICKETBAI_LICENCIA, TICKETBAI_DESARROLLADOR_NIF,
-   * TICKETBAI_SOFTWARE_NOMBRE, TICKETBAI_SOFTWARE_VERSION); unset: the treasuries' test data, accepted
-   * by their test services only.
+   * TICKETBAI_SOFTWARE_NOMBRE, TICKETBAI_SOFTWARE_VERSION; and TICKETBAI_DESARROLLADOR_NOMBRE, shown on
+   * the inspection screen, not in the files); unset: the treasuries' test data, accepted by their test
+   * services only.
    */
-  software: { licence?: string; developerNif?: string; name?: string; version?: string };
+  software: { licence?: string; developerNif?: string; developerName?: string; name?: string; version?: string };
   pollMs: number;
   timeoutMs: number;
 }
@@ -241,7 +242,7 @@ function ticketbaiConfig(env: NodeJS.ProcessEnv): TicketbaiConfig {
   return {
     endpoints,
     caFile: env.TICKETBAI_CA_FILE ? path.resolve(env.TICKETBAI_CA_FILE) : undefined,
-    software: { licence: text('TICKETBAI_LICENCIA', 20), developerNif, name: text('TICKETBAI_SOFTWARE_NOMBRE', 120), version: text('TICKETBAI_SOFTWARE_VERSION', 20) },
+    software: { licence: text('TICKETBAI_LICENCIA', 20), developerNif, developerName: text('TICKETBAI_DESARROLLADOR_NOMBRE', 120), name: text('TICKETBAI_SOFTWARE_NOMBRE', 120), version: text('TICKETBAI_SOFTWARE_VERSION', 20) },
     pollMs: intVar(env, 'TICKETBAI_POLL_MS', 5000, 10, 3_600_000),
     timeoutMs: intVar(env, 'TICKETBAI_TIMEOUT_MS', 30_000, 100, 600_000),
   };

@@ -508,6 +508,9 @@ describe('admin console in Chromium', { skip: present ? false : `no Chromium at 
     try {
       // Company 1 keeps VERI*FACTU until the year ends: TicketBAI is refused, the reason beside the switch.
       await open('ticketbai', 'TicketBAI');
+      // The inspection screen: what every file names as its software (Bizkaia's published test data in its test environment, nothing registered for production).
+      await page.locator('[data-software-row="bizkaia-pruebas"]').filter({ hasText: 'TBAIBI00000000PRUEBA' }).waitFor();
+      await page.locator('[data-software-row="bizkaia-produccion"]').filter({ hasText: 'Not registered' }).waitFor();
       const first = page.locator('form[data-company="1"]');
       await first.getByLabel('Switched on').check();
       await first.getByLabel('Treasury').selectOption('gipuzkoa');

@@ -145,6 +145,13 @@ function suite(t: () => TestApp, standIns: Record<Territory, TicketbaiStandIn>, 
       assert.match(on.body.certificadotitular, /EJEMPLO SOLUCIONES SL/);
     }
     fields(await call('PATCH', `/api/3/verifactuempresa/${ids.gipuzkoa}`, { modo: 'verifactu' }), 422, { modo: 'ticketbai-active' });
+    // The inspection data: what every file names as its software, as configured.
+    const software = await call('GET', '/api/3/ticketbaiSoftware');
+    assert.equal(software.status, 200, JSON.stringify(software.body));
+    assert.deepEqual([software.body.desarrollador.nif, software.body.programa.nombre], [SOFTWARE.developerNif, SOFTWARE.name]);
+    assert.deepEqual(software.body.ficheros.find((row: any) => row.territorio === 'araba' && row.entorno === 'produccion'), {
+      territorio: 'araba', entorno: 'produccion', licencia: SOFTWARE.licence, desarrolladornif: SOFTWARE.developerNif, nombre: SOFTWARE.name, version: SOFTWARE.version,
+    });
     fields(await call('POST', '/api/3/verifactuempresa', { idempresa: ids.araba, modo: 'verifactu' }), 422, { modo: 'ticketbai-active' });
   });
 

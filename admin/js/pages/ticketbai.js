@@ -1,7 +1,7 @@
 // TicketBAI: each company's switch (its treasury, environment, Bizkaia's LROE model and its own
 // signing certificate), and the files (newest first) with their XML, each sent again or corrected
 // through Zuzendu where its treasury allows. Everything through the public API (docs/ticketbai.md).
-import { html, useRef, useState } from '../lib.js';
+import { html, useEffect, useRef, useState } from '../lib.js';
 import { api, apiPath } from '../api.js';
 import { CompanyFilter, downloadXml, SelectField, useCompanySwitches, useSwitchForm } from '../company-switches.js';
 import { useListPage } from '../list-page.js';
@@ -173,11 +173,39 @@ function Files({ companies, version }) {
   </section>`;
 }
 
+/** The inspection screen (TicketBAI specification 1.2 §5): the developer, the software and its version, as every file names them. */
+function Software() {
+  const [data, setData] = useState(null);
+  const [error, setError] = useState(null);
+  useEffect(() => {
+    api('GET', apiPath('ticketbaiSoftware')).then(({ data: answer }) => setData(answer), setError);
+  }, []);
+  if (error) return html`<${ErrorBox} error=${error} />`;
+  if (!data) return null;
+  return html`<section class="software" aria-labelledby="tbai-software-title" data-software>
+    <h2 id="tbai-software-title">${t('ticketbai.software')}</h2>
+    <dl class="facts">
+      <div class="fact"><dt>${t('ticketbai.developer')}</dt><dd>${cell(data.desarrollador.nombre)} (${cell(data.desarrollador.nif)})</dd></div>
+      <div class="fact"><dt>${t('ticketbai.program')}</dt><dd>${cell(data.programa.nombre)}, ${data.programa.version}</dd></div>
+    </dl>
+    <table>
+      <caption>${t('ticketbai.software-caption')}</caption>
+      <thead><tr><th scope="col">${t('ticketbai.territorio')}</th><th scope="col">${t('ticketbai.entorno')}</th><th scope="col">${t('ticketbai.licence')}</th>
+        <th scope="col">${t('ticketbai.developer')}</th><th scope="col">${t('ticketbai.program')}</th></tr></thead>
+      <tbody>${data.ficheros.map((row) => html`<tr data-software-row=${`${row.territorio}-${row.entorno}`}>
+        <td>${t(`ticketbai.territorio.${row.territorio}`)}</td><td>${t(`ticketbai.entorno.${row.entorno}`)}</td>
+        <td>${row.licencia ?? t('ticketbai.not-registered')}</td><td>${cell(row.desarrolladornif)}</td><td>${row.nombre ? `${row.nombre} ${row.version}` : '—'}</td>
+      </tr>`)}</tbody>
+    </table>
+  </section>`;
+}
+
 export function Ticketbai() {
   const { companies, switches, error, version, reload } = useCompanySwitches('ticketbaiempresa');
   return html`<h1>${t('menu.ticketbai')}</h1>
     <p class="muted">${t('ticketbai.intro')}</p>
     <${ErrorBox} error=${error} />
     ${(companies || []).map((company) => html`<${CompanySwitch} key=${company.idempresa} company=${company} stored=${switches.get(company.idempresa)} onSaved=${reload} />`)}
-    ${companies && html`<${Files} companies=${companies} version=${version} />`}`;
+    ${companies && html`<${Files} companies=${companies} version=${version} />`}
+    <${Software} />`;
 }

@@ -7,12 +7,13 @@ import { documentType } from '../documents/index.ts';
 import { RECORDED_TYPE } from '../verifactu/index.ts';
 import { cancelInvoiceFile } from './cancel-file.ts';
 import { correctFile, resendFile } from './correct-file.ts';
+import { inspectionData } from './inspection.ts';
 import { registroTicketbaiModel } from './record-models.ts';
 
 /**
  * The module's endpoints, each a resource of its own for access rules (a file's XML is part of
  * `registroticketbai`): an invoice cancelled, a file as signed, a file corrected through Zuzendu,
- * a refused file sent again.
+ * a refused file sent again, and the software's inspection data.
  */
 export function registerTicketbaiRoutes(app: FastifyInstance, ctx: AppContext): void {
   const invoice = documentType(RECORDED_TYPE);
@@ -43,6 +44,13 @@ export function registerTicketbaiRoutes(app: FastifyInstance, ctx: AppContext): 
         },
       },
     },
+  });
+
+  ctx.customResources.add('ticketbaiSoftware');
+  addResourceRoute(app, {
+    resource: 'ticketbaiSoftware',
+    urls: ['/api/3/ticketbaiSoftware'],
+    methods: { GET: { handler: async () => inspectionData(ctx) } },
   });
 
   for (const [resource, act] of [['zuzenduTicketBAI', correctFile], ['reenviarTicketBAI', resendFile]] as const) {
