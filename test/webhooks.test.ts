@@ -116,19 +116,25 @@ forEachEngine('webhooks plugin', (t) => {
 
   it('retries a failing receiver, across a restart, until it answers', async () => {
     hook.received.length = 0;
-    hook.failNext(1);
+    // The receiver fails until the restart: this instance's background runs (every second, retries
+    // due at once here) may try again meanwhile, and must meet the failure too.
+    hook.failNext(1_000_000);
     const doc = await invoice();
     await pump();
-    let [pending] = (await deliveries()).filter((row) => row.eventtype === 'document.created' && row.status !== 'delivered');
-    assert.deepEqual([pending!.status, pending!.attempts, pending!.responsecode, pending!.lasterror], ['pending', 1, 500, 'http-500']);
-    // A restart: this instance goes, another starts on the same database and takes over.
-    other = await startTestApp(t().engine, { url: t().databaseUrl });
-    await pump(other);
-    // The new instance's own first delivery run (at its start) may be the one sending it: wait for the post.
     const posts = () => hook.received.filter((post) => JSON.parse(post.body).data.doc?.idfactura === doc.idfactura);
-    await eventually(async () => assert.equal(posts().length, 2, 'the failed try, then the good one'), 5000);
+    let [pending] = (await deliveries()).filter((row) => row.eventtype === 'document.created' && row.status !== 'delivered');
+    assert.deepEqual([pending!.status, pending!.responsecode, pending!.lasterror], ['pending', 500, 'http-500']);
+    assert.ok(pending!.attempts >= 1);
+    // A restart: this instance goes, another starts on the same database and takes over, and the receiver answers again.
+    other = await startTestApp(t().engine, { url: t().databaseUrl });
+    hook.failNext(0);
+    await pump(other);
+    // The new instance's own first delivery run (at its start) may be the one sending it: wait for the delivery.
+    await eventually(async () => assert.equal((await deliveries()).find((row) => row.id === pending!.id)!.status, 'delivered'), 5000);
     [pending] = (await deliveries()).filter((row) => row.id === pending!.id);
-    assert.deepEqual([pending!.status, pending!.attempts], ['delivered', 2]);
+    // Every try reached the receiver: the failed ones, then the good one.
+    assert.ok(pending!.attempts >= 2);
+    assert.equal(posts().length, pending!.attempts);
   });
 
   it('shares deliveries between instances without sending one twice', async () => {
