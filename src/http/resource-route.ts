@@ -99,6 +99,16 @@ function sharedRoutes(route: ResourceRoute, supported: Method[]): HTTPMethods[][
  * Registers one resource path: each supported method with its handler, and every other method
  * answered 405 with an Allow header (spec: "405 method not allowed").
  */
+/**
+ * The record a route's URL names (`/api/3/<resource>/:id`), or 400 `record-not-specified` when the
+ * URL names none (the resource's bare URL answers it too, rather than 404).
+ */
+export function specifiedRecord(request: { params: unknown }, name: 'id' | 'code' = 'id'): string {
+  const value = (request.params as Record<string, string | undefined>)[name];
+  if (value === undefined || value === '') throw new AppError('record-not-specified');
+  return value;
+}
+
 export function addResourceRoute(app: FastifyInstance, route: ResourceRoute): void {
   const supported = ALL_METHODS.filter((method) => route.methods[method]);
   const unsupported: HTTPMethods[] = ALL_METHODS.filter((method) => !route.methods[method]);

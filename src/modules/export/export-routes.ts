@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../app-context.ts';
-import { AppError } from '../../errors.ts';
-import { addResourceRoute, type Handler } from '../../http/resource-route.ts';
+import { addResourceRoute, specifiedRecord, type Handler } from '../../http/resource-route.ts';
 import { DOCUMENT_TYPES } from '../documents/index.ts';
 import { exportDocument } from './export-document.ts';
 import { readExportRequest } from './export-request.ts';
@@ -16,9 +15,7 @@ export function registerExportRoutes(app: FastifyInstance, ctx: AppContext): voi
     const resource = `exportar${type.name}`;
     ctx.customResources.add(resource);
     const handler: Handler = async (request, reply) => {
-      const { code } = request.params as { code?: string };
-      if (code === undefined || code === '') throw new AppError('record-not-specified');
-      const file = await exportDocument(ctx, type, code, readExportRequest(request.query as Record<string, unknown>));
+      const file = await exportDocument(ctx, type, specifiedRecord(request, 'code'), readExportRequest(request.query as Record<string, unknown>));
       return reply.header('Content-Type', file.contentType).header('Content-Disposition', file.disposition).send(file.body);
     };
     addResourceRoute(app, { resource, urls: [`/api/3/${resource}`, `/api/3/${resource}/:code`], methods: { GET: { handler } } });

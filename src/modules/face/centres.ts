@@ -1,10 +1,10 @@
 import type { DbExecutor } from '../../db/database.ts';
 import { validationError } from '../../errors.ts';
 import { lazyLibrary } from '../../lazy-library.ts';
+import { childElements, type Element } from '../verifactu/index.ts';
 import { CENTRES, dir3ClienteModel } from './dir3-model.ts';
 
 const xmldom = lazyLibrary<typeof import('@xmldom/xmldom')>('@xmldom/xmldom');
-type Element = import('@xmldom/xmldom').Element;
 type Row = Record<string, unknown>;
 
 /** The DIR3 centres of an invoice's customer: those of its billing address, else the customer's; undefined for a customer that is no public body. */
@@ -21,12 +21,6 @@ export function requireFaceCentres(centres: Row | undefined): Row {
   return centres;
 }
 
-const elements = (parent: Element): Element[] => {
-  const found: Element[] = [];
-  for (let node = parent.firstChild; node; node = node.nextSibling) if (node.nodeType === 1) found.push(node as Element);
-  return found;
-};
-
 /**
  * The Facturae with the buyer's `AdministrativeCentres` (one `AdministrativeCentre` a role: its
  * DIR3 code, role 01-04, the buyer's own address, which the schema asks of each centre, and the
@@ -37,11 +31,11 @@ export function withAdministrativeCentres(xml: string, centres: Row): string {
   const { DOMParser, XMLSerializer } = xmldom();
   const doc = new DOMParser().parseFromString(xml, 'text/xml');
   const root = doc.documentElement as unknown as Element;
-  const parties = elements(root).find((child) => child.localName === 'Parties');
-  const buyer = parties && elements(parties).find((child) => child.localName === 'BuyerParty');
-  if (!buyer || elements(buyer).some((child) => child.localName === 'AdministrativeCentres')) return xml;
-  const entity = elements(buyer).find((child) => child.localName === 'LegalEntity' || child.localName === 'Individual');
-  const address = entity && elements(entity).find((child) => child.localName === 'AddressInSpain' || child.localName === 'OverseasAddress');
+  const parties = childElements(root).find((child) => child.localName === 'Parties');
+  const buyer = parties && childElements(parties).find((child) => child.localName === 'BuyerParty');
+  if (!buyer || childElements(buyer).some((child) => child.localName === 'AdministrativeCentres')) return xml;
+  const entity = childElements(buyer).find((child) => child.localName === 'LegalEntity' || child.localName === 'Individual');
+  const address = entity && childElements(entity).find((child) => child.localName === 'AddressInSpain' || child.localName === 'OverseasAddress');
   const list = doc.createElement('AdministrativeCentres');
   for (const centre of CENTRES) {
     const code = centres[centre.field];

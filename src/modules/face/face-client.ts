@@ -1,30 +1,17 @@
-import { readFile } from 'node:fs/promises';
 import type { create } from 'xmlbuilder2';
 import type { AppContext } from '../../app-context.ts';
 import type { DbExecutor } from '../../db/database.ts';
 import { AppError, validationError } from '../../errors.ts';
 import { lazyLibrary } from '../../lazy-library.ts';
-import { certificateOf, postOverTls, TransportError } from '../verifactu/index.ts';
+import { certificateOf, childElements, childText, postOverTls, TransportError, trustedAuthority, type Element } from '../verifactu/index.ts';
 import { signedEnvelope } from './ws-security.ts';
 
 const xmlbuilder2 = lazyLibrary<{ create: typeof create }>('xmlbuilder2');
 const xmldom = lazyLibrary<typeof import('@xmldom/xmldom')>('@xmldom/xmldom');
-export type Element = import('@xmldom/xmldom').Element;
 /** An operation's parts as a tree: text, a child tree, or a repeated child. */
 export type Parts = { [name: string]: string | Parts | Array<Parts | string> };
 
 const FACE = 'https://webservice.face.gob.es';
-
-export const childrenOf = (parent: Element | undefined, name: string): Element[] => {
-  const found: Element[] = [];
-  for (let node = parent?.firstChild; node; node = node.nextSibling) if (node.nodeType === 1 && (node as Element).localName === name) found.push(node as Element);
-  return found;
-};
-export const textAt = (parent: Element | undefined, ...path: string[]): string | null => {
-  let node = parent;
-  for (const name of path) node = childrenOf(node, name)[0];
-  return node ? (node.textContent ?? '').trim() : null;
-};
 
 /** FACe's answer: its `resultado` and the rest of `return`. */
 export interface FaceAnswer {
@@ -48,15 +35,6 @@ function body(operation: string, parts: Parts): string {
   return root.toString();
 }
 
-const authorities = new WeakMap<AppContext, { file: string; pem: Promise<string> }>();
-function extraAuthority(ctx: AppContext): Promise<string> | undefined {
-  const { caFile } = ctx.config.face;
-  if (!caFile) return undefined;
-  let kept = authorities.get(ctx);
-  if (kept?.file !== caFile) authorities.set(ctx, (kept = { file: caFile, pem: readFile(caFile, 'utf8') }));
-  return kept.pem;
-}
-
 /**
  * One call of FACe's supplier service (`facturasspp2`, SOAP 1.1 RPC/literal), signed with
  * WS-Security with the company's certificate (the one registered in FACe's portal). Answers FACe's
@@ -71,7 +49,7 @@ export async function callFace(ctx: AppContext, db: DbExecutor, idempresa: numbe
   let reply;
   try {
     reply = await postOverTls({
-      url: ctx.config.face.endpoint, body: Buffer.from(envelope, 'utf8'), certificate, extraCa: await extraAuthority(ctx), timeoutMs: ctx.config.face.timeoutMs,
+      url: ctx.config.face.endpoint, body: Buffer.from(envelope, 'utf8'), certificate, extraCa: await trustedAuthority(ctx, ctx.config.face.caFile), timeoutMs: ctx.config.face.timeoutMs,
       headers: { 'content-type': 'text/xml;charset=UTF-8', soapaction: `"${FACE}#${operation}"` },
     });
   } catch (error) {
@@ -80,13 +58,13 @@ export async function callFace(ctx: AppContext, db: DbExecutor, idempresa: numbe
   }
   const text = reply.body.toString('utf8');
   const root = new (xmldom().DOMParser)({ onError: () => undefined }).parseFromString(text, 'text/xml').documentElement as unknown as Element | null;
-  const soapBody = root ? childrenOf(root, 'Body')[0] : undefined;
-  const fault = soapBody && childrenOf(soapBody, 'Fault')[0];
-  if (fault) throw new AppError('face-unavailable', { reason: `${textAt(fault, 'faultcode') ?? ''}: ${textAt(fault, 'faultstring') ?? ''}`.slice(0, 1000) });
-  const response = soapBody && childrenOf(soapBody, `${operation}Response`)[0];
-  const result = response && childrenOf(response, 'return')[0];
+  const soapBody = root ? childElements(root, 'Body')[0] : undefined;
+  const fault = soapBody && childElements(soapBody, 'Fault')[0];
+  if (fault) throw new AppError('face-unavailable', { reason: `${childText(fault, 'faultcode') ?? ''}: ${childText(fault, 'faultstring') ?? ''}`.slice(0, 1000) });
+  const response = soapBody && childElements(soapBody, `${operation}Response`)[0];
+  const result = response && childElements(response, 'return')[0];
   if (!result || reply.status !== 200) throw new AppError('face-unavailable', { reason: `HTTP ${reply.status}: no ${operation}Response` });
-  return { codigo: textAt(result, 'resultado', 'codigo') ?? '', descripcion: textAt(result, 'resultado', 'descripcion') ?? '', codigoSeguimiento: textAt(result, 'resultado', 'codigoSeguimiento'), result };
+  return { codigo: childText(result, 'resultado', 'codigo') ?? '', descripcion: childText(result, 'resultado', 'descripcion') ?? '', codigoSeguimiento: childText(result, 'resultado', 'codigoSeguimiento') ?? null, result };
 }
 
 /** FACe's codes about FACe itself or the request's transport (its validation or storage failing, retry later): nothing of the invoice is judged. */

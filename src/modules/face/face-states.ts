@@ -4,8 +4,8 @@ import { inTransaction } from '../../db/transaction.ts';
 import { AppError, validationError } from '../../errors.ts';
 import { publish } from '../../event-log.ts';
 import { documentIdOf, documentType, type Row } from '../documents/index.ts';
-import { RECORDED_TYPE } from '../verifactu/index.ts';
-import { callFace, childrenOf, faceRefusal, textAt, type Element } from './face-client.ts';
+import { childElements, childText, RECORDED_TYPE, type Element } from '../verifactu/index.ts';
+import { callFace, faceRefusal } from './face-client.ts';
 import { FINAL_STATES, registroFaceModel } from './face-models.ts';
 
 /** At most this many registry numbers a `consultarListadoFacturas` (§3.7). */
@@ -22,8 +22,8 @@ interface State {
 
 function stateOf(factura: Element | undefined): State {
   return {
-    tramitacion: textAt(factura, 'tramitacion', 'codigo'), nombretramitacion: textAt(factura, 'tramitacion', 'descripcion')?.slice(0, 100) ?? null, motivotramitacion: textAt(factura, 'tramitacion', 'motivo')?.slice(0, 500) || null,
-    anulacion: textAt(factura, 'anulacion', 'codigo'), nombreanulacion: textAt(factura, 'anulacion', 'descripcion')?.slice(0, 100) ?? null, motivoanulacion: textAt(factura, 'anulacion', 'motivo')?.slice(0, 500) || null,
+    tramitacion: childText(factura, 'tramitacion', 'codigo') ?? null, nombretramitacion: childText(factura, 'tramitacion', 'descripcion')?.slice(0, 100) ?? null, motivotramitacion: childText(factura, 'tramitacion', 'motivo')?.slice(0, 500) || null,
+    anulacion: childText(factura, 'anulacion', 'codigo') ?? null, nombreanulacion: childText(factura, 'anulacion', 'descripcion')?.slice(0, 100) ?? null, motivoanulacion: childText(factura, 'anulacion', 'motivo')?.slice(0, 500) || null,
   };
 }
 
@@ -67,12 +67,12 @@ export async function pollFaceStates(ctx: AppContext): Promise<void> {
       try {
         const answer = await callFace(ctx, db, idempresa, 'consultarListadoFacturas', { request: { numeroRegistro: page.map((row) => String(row.numeroregistro)) } });
         if (answer.codigo !== '0') throw faceRefusal(answer);
-        const items = childrenOf(childrenOf(answer.result, 'facturas')[0], 'consultarListadoFactura');
+        const items = childElements(childElements(answer.result, 'facturas')[0], 'consultarListadoFactura');
         await inTransaction(ctx.database, async (trx) => {
           for (const item of items) {
-            if (textAt(item, 'codigo') !== '0') continue;
-            const factura = childrenOf(item, 'factura')[0];
-            const row = page.find((candidate) => candidate.numeroregistro === textAt(factura, 'numeroRegistro'));
+            if (childText(item, 'codigo') !== '0') continue;
+            const factura = childElements(item, 'factura')[0];
+            const row = page.find((candidate) => candidate.numeroregistro === childText(factura, 'numeroRegistro'));
             if (row) await storeState(ctx, trx, row, stateOf(factura));
           }
         });

@@ -7,9 +7,9 @@ import { companyOf } from '../company/index.ts';
 import { documentIdOf, documentType, headerOf, lockDocument, type Row } from '../documents/index.ts';
 import { documentView, finishedFile, renderDocumentFile } from '../export/index.ts';
 import { attachedFileContent, linkedFiles } from '../files/index.ts';
-import { RECORDED_TYPE } from '../verifactu/index.ts';
+import { childText, RECORDED_TYPE } from '../verifactu/index.ts';
 import { centresOf, requireFaceCentres } from './centres.ts';
-import { callFace, faceRefusal, textAt } from './face-client.ts';
+import { callFace, faceRefusal } from './face-client.ts';
 import { FINAL_STATES, registroFaceModel } from './face-models.ts';
 
 /**
@@ -89,9 +89,9 @@ export async function sendToFace(ctx: AppContext, idOrCode: string): Promise<Row
   }
   const at = ctx.clock.timestamp();
   return inTransaction(ctx.database, async (trx) => {
-    const numero = textAt(answer.result, 'factura', 'numeroRegistro')?.slice(0, 60) || null;
+    const numero = childText(answer.result, 'factura', 'numeroRegistro')?.slice(0, 60) || null;
     await trx.updateTable(registroFaceModel.table).set({
-      estado: 'registrada', numeroregistro: numero, codigoseguimiento: answer.codigoSeguimiento?.slice(0, 100) ?? null, fecharegistro: textAt(answer.result, 'factura', 'fechaRecepcion')?.slice(0, 30) ?? null,
+      estado: 'registrada', numeroregistro: numero, codigoseguimiento: answer.codigoSeguimiento?.slice(0, 100) ?? null, fecharegistro: childText(answer.result, 'factura', 'fechaRecepcion')?.slice(0, 30) ?? null,
       tramitacion: '1200', nombretramitacion: 'Registrada', anulacion: '4100', nombreanulacion: 'No solicitada anulación', ultimaconsulta: at,
       historial: JSON.stringify([{ fecha: at, tramitacion: '1200', anulacion: '4100', motivo: null }]),
     }).where('id', '=', idregistro).execute();

@@ -1,8 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../app-context.ts';
-import { AppError } from '../../errors.ts';
 import { bodyOf } from '../../http/body.ts';
-import { addResourceRoute, type Handler, type OperationDoc } from '../../http/resource-route.ts';
+import { addResourceRoute, specifiedRecord, type Handler, type OperationDoc } from '../../http/resource-route.ts';
 import { DOCUMENT_TYPES } from '../documents/index.ts';
 import { emailSentModel } from './mail-models.ts';
 import { readSendRequest } from './mail-request.ts';
@@ -37,9 +36,7 @@ export function registerMailRoutes(app: FastifyInstance, ctx: AppContext): void 
     const resource = `enviar${type.name}`;
     ctx.customResources.add(resource);
     const handler: Handler = async (request, reply) => {
-      const { code } = request.params as { code?: string };
-      if (code === undefined || code === '') throw new AppError('record-not-specified');
-      const record = await sendDocument(ctx, type, code, readSendRequest(bodyOf(request).body, type.invoice), null);
+      const record = await sendDocument(ctx, type, specifiedRecord(request, 'code'), readSendRequest(bodyOf(request).body, type.invoice), null);
       return reply.code(202).send(record);
     };
     const openapi: OperationDoc = {

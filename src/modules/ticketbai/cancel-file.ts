@@ -4,7 +4,7 @@ import { AppError } from '../../errors.ts';
 import type { Values } from '../../models/define-model.ts';
 import { documentIdOf, documentType, hasRefunds, headerOf, lockDocument, type Row } from '../documents/index.ts';
 import { RECORDED_TYPE, signXml, type XmlTree } from '../verifactu/index.ts';
-import { signerOf } from './company-switch.ts';
+import { signerOf, switchOf } from './company-switch.ts';
 import { cancels, filesOfInvoice } from './file-reads.ts';
 import { elementOfFile } from './file-tree.ts';
 import { TBAI_VERSION } from './issue-file.ts';
@@ -45,7 +45,7 @@ export async function cancelInvoiceFile(ctx: AppContext, idOrCode: string): Prom
       IDFactura: { Emisor: emisor, CabeceraFactura: { ...(alta.serie ? { SerieFactura: String(alta.serie) } : {}), NumFactura: String(alta.numero), FechaExpedicionFactura: String(alta.fecha) } },
       HuellaTBAI: { Software: software },
     };
-    const signed = await signXml(fileXml('anulacion', tree), await signerOf(ctx, db, idempresa), new Date(ctx.clock.now()), { policy: TERRITORY[territorio].policy });
+    const signed = await signXml(fileXml('anulacion', tree), await signerOf(ctx, (await switchOf(db, idempresa))!), new Date(ctx.clock.now()), { policy: TERRITORY[territorio].policy });
     const [idregistro] = await ctx.store.insertMany(registroTicketbaiModel, [{
       idempresa, tipo: 'anulacion', idfactura: id, territorio, entorno, nif: alta.nif, serie: alta.serie, numero: alta.numero, fecha: alta.fecha,
       firma: signatureValueOf(signed), fichero: signed, estado: 'pendiente',

@@ -13,17 +13,20 @@ export interface CompanySwitch {
   entorno: Entorno;
   modelolroe: '240' | '140';
   epigrafe: string | null;
+  /** The kept PKCS#12 (base64) and its password, read with the rest: what its files are signed with. */
+  certificate: { file: string; password: string } | null;
 }
 
 const on = (value: unknown) => value === true || Number(value) === 1;
 
 /** The company's switch as stored, in the caller's transaction; undefined when it has none. */
 export async function switchOf(db: DbExecutor, idempresa: number): Promise<CompanySwitch | undefined> {
-  const row = await db.selectFrom(ticketbaiEmpresaModel.table).select(['activo', 'territorio', 'entorno', 'modelolroe', 'epigrafe']).where('idempresa', '=', idempresa).executeTakeFirst();
+  const row = await db.selectFrom(ticketbaiEmpresaModel.table).select(['activo', 'territorio', 'entorno', 'modelolroe', 'epigrafe', 'certificado', 'certificadoclave']).where('idempresa', '=', idempresa).executeTakeFirst();
   if (!row) return undefined;
   return {
     idempresa, activo: on(row.activo), territorio: String(row.territorio) as Territorio, entorno: String(row.entorno) as Entorno,
     modelolroe: String(row.modelolroe) === '140' ? '140' : '240', epigrafe: (row.epigrafe as string | null) ?? null,
+    certificate: row.certificado ? { file: String(row.certificado), password: String(row.certificadoclave ?? '') } : null,
   };
 }
 
@@ -32,13 +35,12 @@ export const isOn = on;
 
 /** The company's certificate (its own, set through `ticketbaiempresa`), opened once per file and password; undefined when none is kept. */
 export async function certificateOf(ctx: AppContext, db: DbExecutor, idempresa: number) {
-  const row = await db.selectFrom(ticketbaiEmpresaModel.table).select(['certificado', 'certificadoclave']).where('idempresa', '=', idempresa).executeTakeFirst();
-  return row?.certificado ? openCertificate(ctx, String(row.certificado), String(row.certificadoclave ?? '')) : undefined;
+  const kept = (await switchOf(db, idempresa))?.certificate;
+  return kept ? openCertificate(ctx, kept.file, kept.password) : undefined;
 }
 
 /** The key a company's files are signed with: without one no file can be made, so no invoice issued (422). */
-export async function signerOf(ctx: AppContext, db: DbExecutor, idempresa: number): Promise<SigningKey> {
-  const certificate = await certificateOf(ctx, db, idempresa);
-  if (!certificate) throw validationError({ certificado: 'required' });
-  return signingKey(certificate);
+export function signerOf(ctx: AppContext, company: CompanySwitch): Promise<SigningKey> {
+  if (!company.certificate) throw validationError({ certificado: 'required' });
+  return signingKey(openCertificate(ctx, company.certificate.file, company.certificate.password));
 }

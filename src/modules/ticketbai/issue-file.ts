@@ -46,7 +46,7 @@ export async function issueInvoiceFile(ctx: AppContext, db: DbExecutor, company:
   const nif = issuerNif(issuer);
   const software = softwareFor(ctx, company);
   const content = await altaContentOf(ctx, db, ref, type, header, lines, issuer!, nif, given);
-  const signer = await signerOf(ctx, db, company.idempresa);
+  const signer = await signerOf(ctx, company);
   const head = await lockedHead(ctx, db, company.idempresa);
   const chained = head.idultimo !== null && head.idultimo !== undefined;
   const huella: XmlTree = {};

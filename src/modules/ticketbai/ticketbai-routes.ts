@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../app-context.ts';
 import { AppError } from '../../errors.ts';
 import { parseId } from '../../http/model-routes.ts';
-import { addResourceRoute } from '../../http/resource-route.ts';
+import { addResourceRoute, specifiedRecord } from '../../http/resource-route.ts';
 import { documentType } from '../documents/index.ts';
 import { RECORDED_TYPE } from '../verifactu/index.ts';
 import { cancelInvoiceFile } from './cancel-file.ts';
@@ -17,18 +17,13 @@ import { registroTicketbaiModel } from './record-models.ts';
  */
 export function registerTicketbaiRoutes(app: FastifyInstance, ctx: AppContext): void {
   const invoice = documentType(RECORDED_TYPE);
-  const idOf = (request: { params: unknown }) => {
-    const id = (request.params as { id?: string }).id;
-    if (!id) throw new AppError('record-not-specified');
-    return id;
-  };
 
   ctx.customResources.add('anularTicketBAI');
   addResourceRoute(app, {
     resource: 'anularTicketBAI',
     urls: ['/api/3/anularTicketBAI', '/api/3/anularTicketBAI/:id'],
     shape: { doc: invoice.header, registro: registroTicketbaiModel },
-    methods: { POST: { handler: async (request) => cancelInvoiceFile(ctx, idOf(request)) } },
+    methods: { POST: { handler: async (request) => cancelInvoiceFile(ctx, specifiedRecord(request)) } },
   });
 
   addResourceRoute(app, {
@@ -62,7 +57,7 @@ export function registerTicketbaiRoutes(app: FastifyInstance, ctx: AppContext): 
       methods: {
         POST: {
           handler: async (request, reply) => {
-            idOf(request);
+            specifiedRecord(request);
             const record = await act(ctx, Number(parseId(registroTicketbaiModel, request)));
             if (resource === 'zuzenduTicketBAI') reply.code(201);
             return record;

@@ -65,9 +65,10 @@ export function verifactuModule(): Module {
 // TLS with back-off, the invoice's tax classification and breakdown, the records' XML values.
 export { acceptCertificate, certificateOf, openCertificate, type Certificate } from './certificate.ts';
 export { signXml, signingKey, XADES_NAMESPACE, type SignaturePolicy, type SigningKey, type SignOptions } from './signing/sign-record.ts';
-export { postOverTls, TransportError, type TlsAnswer } from './sending/soap-client.ts';
+export { postOverTls, TransportError, trustedAuthority, type TlsAnswer } from './sending/soap-client.ts';
 export { backoffSeconds } from './sending/send-records.ts';
 export { breakdownOf, descriptionOf, issuerNif, recipientOf, type KnownFacts } from './invoice-facts.ts';
 export { xmlAmount, xmlDate, xmlText, type XmlTree } from './xml-tree.ts';
+export { childElements, childText, type Element } from './xml-read.ts';
 export { storedSwitchOf } from './company-switch.ts';
 export { RECORDED_TYPE } from './recorded-invoices.ts';

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../app-context.ts';
 import { AppError, validationError } from '../../errors.ts';
 import { parseId } from '../../http/model-routes.ts';
-import { addResourceRoute } from '../../http/resource-route.ts';
+import { addResourceRoute, specifiedRecord } from '../../http/resource-route.ts';
 import { coerceValue } from '../../models/coerce.ts';
 import { companyOf } from '../company/index.ts';
 import { documentType } from '../documents/index.ts';
@@ -41,9 +41,7 @@ export function registerVerifactuRoutes(app: FastifyInstance, ctx: AppContext): 
     methods: {
       POST: {
         handler: async (request) => {
-          const id = (request.params as { id?: string }).id;
-          if (!id) throw new AppError('record-not-specified');
-          return cancelInvoice(ctx, id);
+          return cancelInvoice(ctx, specifiedRecord(request));
         },
       },
     },
@@ -160,7 +158,7 @@ export function registerVerifactuRoutes(app: FastifyInstance, ctx: AppContext): 
     methods: {
       POST: {
         handler: async (request, reply) => {
-          if (!(request.params as { id?: string }).id) throw new AppError('record-not-specified');
+          specifiedRecord(request);
           const record = await correctRecord(ctx, Number(parseId(registroVerifactuModel, request)), request.body);
           reply.code(201);
           return record;

@@ -1,9 +1,10 @@
 import { gunzipSync } from 'node:zlib';
 import { lazyLibrary } from '../../../lazy-library.ts';
+import { childElements, childText, type Element } from '../../verifactu/index.ts';
 import type { FileState } from '../record-models.ts';
 
 const xmldom = lazyLibrary<typeof import('@xmldom/xmldom')>('@xmldom/xmldom');
-type Element = import('@xmldom/xmldom').Element;
+
 
 /** What the treasury said of one file: its state here, its codes and texts, its CSV. */
 export interface FileOutcome {
@@ -16,17 +17,9 @@ export interface FileOutcome {
 /** A whole answer: one outcome per file, or the service unavailable (the files go again later). */
 export type Answer = { unavailable: string } | { outcomes: FileOutcome[] };
 
-const children = (parent: Element | undefined, name: string): Element[] => {
-  const found: Element[] = [];
-  for (let node = parent?.firstChild; node; node = node.nextSibling) if (node.nodeType === 1 && (node as Element).localName === name) found.push(node as Element);
-  return found;
-};
-const child = (parent: Element | undefined, name: string) => children(parent, name)[0];
-const textOf = (parent: Element | undefined, ...path: string[]): string | undefined => {
-  let node = parent;
-  for (const name of path) node = child(node, name);
-  return node ? (node.textContent ?? '').trim() : undefined;
-};
+const children = childElements;
+const child = (parent: Element | undefined, name: string) => childElements(parent, name)[0];
+const textOf = childText;
 
 function parse(xml: string): Element {
   const root = new (xmldom().DOMParser)({ onError: () => undefined }).parseFromString(xml, 'text/xml').documentElement;

@@ -1,12 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import pLimit from 'p-limit';
 import type { AppContext } from '../../../app-context.ts';
 import type { DbExecutor } from '../../../db/database.ts';
 import { afterCommit, inTransaction } from '../../../db/transaction.ts';
 import { publish } from '../../../event-log.ts';
 import { companyOf } from '../../company/index.ts';
-import { backoffSeconds, postOverTls, TransportError, xmlText } from '../../verifactu/index.ts';
+import { backoffSeconds, postOverTls, TransportError, trustedAuthority, xmlText } from '../../verifactu/index.ts';
 import { certificateOf, switchOf } from '../company-switch.ts';
 import { registroTicketbaiModel, sendQueueModel } from '../record-models.ts';
 import { TERRITORY, type Entorno, type Operation, type Territorio } from '../territories.ts';
@@ -105,17 +104,6 @@ async function nextBatch(db: DbExecutor, idempresa: number): Promise<FileRow[]> 
   return end === -1 ? rows : rows.slice(0, end);
 }
 
-const authorities = new WeakMap<AppContext, { file: string; pem: Promise<string> }>();
-
-/** The extra authority TICKETBAI_CA_FILE names, read once. */
-function extraAuthority(ctx: AppContext): Promise<string> | undefined {
-  const { caFile } = ctx.config.ticketbai;
-  if (!caFile) return undefined;
-  let kept = authorities.get(ctx);
-  if (kept?.file !== caFile) authorities.set(ctx, (kept = { file: caFile, pem: readFile(caFile, 'utf8') }));
-  return kept.pem;
-}
-
 /** Sends one request and stores what came of it; answers why nothing (or not everything) was taken, to back off, or undefined. */
 async function sendBatch(ctx: AppContext, idempresa: number, batch: FileRow[]): Promise<string | undefined> {
   const db = ctx.database.kysely;
@@ -138,7 +126,7 @@ async function sendBatch(ctx: AppContext, idempresa: number, batch: FileRow[]): 
       return reason;
     }
     await db.updateTable(registroTicketbaiModel.table).set((eb) => ({ estado: 'enviado', intentos: eb('intentos', '+', 1), fechaenvio: ctx.clock.timestamp() })).where('id', 'in', ids).execute();
-    const extraCa = await extraAuthority(ctx);
+    const extraCa = await trustedAuthority(ctx, ctx.config.ticketbai.caFile);
     const timeoutMs = ctx.config.ticketbai.timeoutMs;
     if (first.territorio === 'bizkaia') {
       const company = await companyOf(db, idempresa);

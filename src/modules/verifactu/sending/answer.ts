@@ -1,4 +1,5 @@
 import type { DOMParser as DomParser, Element } from '@xmldom/xmldom';
+import { childElements, childText } from '../xml-read.ts';
 import { lazyLibrary } from '../../../lazy-library.ts';
 import { TransportError } from './soap-client.ts';
 
@@ -34,16 +35,8 @@ export interface Fault {
   faultstring: string;
 }
 
-const child = (parent: Element, name: string): Element | undefined => {
-  for (let node = parent.firstChild; node; node = node.nextSibling) {
-    if (node.nodeType === 1 && (node as Element).localName === name) return node as Element;
-  }
-  return undefined;
-};
-const text = (parent: Element | undefined, name: string): string | undefined => {
-  const found = parent && child(parent, name);
-  return found ? (found.textContent ?? '').trim() : undefined;
-};
+const child = (parent: Element, name: string): Element | undefined => childElements(parent, name)[0];
+const text = (parent: Element | undefined, name: string): string | undefined => childText(parent, name);
 const code = (value: string | undefined): number | undefined => (value === undefined || !/^\d+$/.test(value) ? undefined : Number(value));
 
 /**

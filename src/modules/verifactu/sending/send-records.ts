@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import { sql } from 'kysely';
 import pLimit from 'p-limit';
 import type { AppContext } from '../../../app-context.ts';
@@ -17,7 +16,7 @@ import { suministroEnvelope, type MessageHeader } from '../xml-document.ts';
 import { parseAnswer, type Answer } from './answer.ts';
 import { endpointOf, type Service } from './endpoints.ts';
 import { verifactuEnvioModel } from './send-models.ts';
-import { postSoap } from './soap-client.ts';
+import { postSoap, trustedAuthority } from './soap-client.ts';
 import { storeAnswer, type SentRecord } from './store-answer.ts';
 
 /** Flow control (AEAT, web service v1.0.3): at most 1,000 records a message; 60 s before the first answer says how long to wait. */
@@ -210,17 +209,6 @@ interface Delivery {
   unanswered?: boolean;
 }
 
-const authorities = new WeakMap<AppContext, { file: string; pem: Promise<string> }>();
-
-/** The extra authority VERIFACTU_CA_FILE names, read once. */
-function extraAuthority(ctx: AppContext): Promise<string> | undefined {
-  const { caFile } = ctx.config.verifactu;
-  if (!caFile) return undefined;
-  let kept = authorities.get(ctx);
-  if (kept?.file !== caFile) authorities.set(ctx, (kept = { file: caFile, pem: readFile(caFile, 'utf8') }));
-  return kept.pem;
-}
-
 /**
  * Sends one message and stores what comes of it: the message row is written before it leaves (so a
  * sender that dies meanwhile leaves a trace that its records may have arrived), then completed with
@@ -241,7 +229,7 @@ async function deliver(ctx: AppContext, message: Outgoing, settle: (db: DbExecut
     const switchRow = await db.selectFrom('verifactu_empresas').select(['entorno', 'tipocertificado']).where('idempresa', '=', message.idempresa).executeTakeFirstOrThrow();
     const body = suministroEnvelope(message.header, records.map((record) => ({ tipo: record.tipo, content: record.registro, signed: record.firmado ?? undefined })));
     const url = endpointOf(ctx.config.verifactu, switchRow.entorno as Environment, switchRow.tipocertificado === 'sello' ? 'sello' : 'personal', SERVICES[message.tipo]);
-    const extraCa = await extraAuthority(ctx);
+    const extraCa = await trustedAuthority(ctx, ctx.config.verifactu.caFile);
     sent = true;
     const answer = await postSoap({ url, body, certificate, extraCa, timeoutMs: ctx.config.verifactu.timeoutMs });
     const parsed = parseAnswer(answer.status, answer.body);

@@ -1,9 +1,25 @@
+import { readFile } from 'node:fs/promises';
 import { request } from 'node:https';
 import { rootCertificates } from 'node:tls';
+import type { AppContext } from '../../../app-context.ts';
 import type { Certificate } from '../certificate.ts';
 
 /** An answer larger than this is not a tax agency's (1,000 response lines are well under a megabyte). */
 const MAX_ANSWER_BYTES = 16 * 1_048_576;
+
+const authorities = new WeakMap<AppContext, Map<string, Promise<string>>>();
+
+/**
+ * An extra authority to trust (VERIFACTU_CA_FILE, TICKETBAI_CA_FILE, FACE_CA_FILE: a stand-in's, a
+ * proxy's), its PEM read once per app and file; undefined when none is configured.
+ */
+export function trustedAuthority(ctx: AppContext, file: string | undefined): Promise<string> | undefined {
+  if (!file) return undefined;
+  const read = authorities.get(ctx) ?? new Map<string, Promise<string>>();
+  authorities.set(ctx, read);
+  if (!read.has(file)) read.set(file, readFile(file, 'utf8'));
+  return read.get(file);
+}
 
 /** The message never got an answer: no connection, TLS refused, timeout, connection dropped. */
 export class TransportError extends Error {
