@@ -97,7 +97,18 @@ export interface Publisher {
 interface Queue {
   via: Publisher;
   events: PublishedEvent[];
-  resolved: Array<{ type: LoggedEventType; payload: unknown }>;
+  resolved: Array<{ type: LoggedEventType; payload: unknown; answered?: () => unknown }>;
+}
+
+/**
+ * For a writer whose events go in the same batch as the rows they name (a document committed with
+ * its batch, write-document.ts): its texts hold stand-ins for values the database gives in that
+ * batch (ids; a late number's placeholders). `written` is a text as SQL that puts them in, and
+ * `answered` the text as answered, once the batch is (what the in-process listeners are told).
+ */
+export interface StandIns {
+  written(text: string): unknown;
+  answered(text: string): string;
 }
 
 /** The events a transaction has published and not yet written, by transaction. */
@@ -145,26 +156,28 @@ async function write(db: DbExecutor, queue: Queue): Promise<void> {
  * are then not written again before the commit; events published later still are). Returns
  * whether there were any.
  */
-export function queueEventsInto(db: DbExecutor, add: (statement: Statement<unknown>) => void): boolean {
+export function queueEventsInto(db: DbExecutor, add: (statement: Statement<unknown>) => void, standIns?: StandIns): boolean {
   const queue = queues.get(db);
   if (!queue?.events.length) return false;
-  for (const statement of insertsOf(db, queue)) add(statement);
+  for (const statement of insertsOf(db, queue, standIns)) add(statement);
   return true;
 }
 
 /** The inserts of a queue's events not written yet (taken off it; their resolved payloads kept for the announcement). */
-function insertsOf(db: DbExecutor, queue: Queue) {
+function insertsOf(db: DbExecutor, queue: Queue, standIns?: StandIns) {
   const created = queue.via.clock.now();
   const rows: Array<Record<string, unknown>> = [];
   for (const event of queue.events.splice(0)) {
     const payload = typeof event.payload === 'function' ? event.payload() : event.payload;
-    queue.resolved.push({ type: event.type, payload });
+    const text = JSON.stringify(payload);
+    queue.resolved.push(standIns ? { type: event.type, payload, answered: () => JSON.parse(standIns.answered(text)) } : { type: event.type, payload });
     if (event.log === false) continue;
+    const recordkey = event.key === undefined || event.key === null ? null : String(event.key);
     rows.push({
       type: event.type,
       resource: event.resource ?? null,
-      recordkey: event.key === undefined || event.key === null ? null : String(event.key),
-      payload: JSON.stringify(payload),
+      recordkey: standIns && recordkey !== null ? standIns.written(recordkey) : recordkey,
+      payload: standIns ? standIns.written(text) : text,
       created,
     });
   }
@@ -175,7 +188,7 @@ function insertsOf(db: DbExecutor, queue: Queue) {
 
 function announce(queue: Queue): void {
   const bus = queue.via.events;
-  for (const { type, payload } of queue.resolved) bus.emit(type, payload as never);
+  for (const { type, payload, answered } of queue.resolved) bus.emit(type, (answered ? answered() : payload) as never);
 }
 
 /** One event of the log. */

@@ -1,6 +1,6 @@
 import { CompiledQuery, type DatabaseConnection, type Dialect, type Driver } from 'kysely';
 import { currentGate } from './commit-gate.ts';
-import { batchParts, commitFollowsTail, commitTails, commitWithTail, pipelinedFollowers } from './statement-batch.ts';
+import { batchParts, commitFollowsTail, commitTails, commitWithTail, committedByBatch, pipelinedFollowers } from './statement-batch.ts';
 import type { Engine } from './engine.ts';
 import { activePin, beginSavepoint, endSavepoint, pinOfConnection, type Pin } from './pinned-transaction.ts';
 import { assertNoTransaction } from './transaction.ts';
@@ -60,6 +60,8 @@ function guardedDriver(driver: Driver, counter: StatementCounter, writes: WriteT
     counted.add(connection);
     const execute = connection.executeQuery.bind(connection);
     connection.executeQuery = async (query, options) => {
+      // A transaction its batch committed is over: a statement now would run outside it, unseen by its rollback.
+      if (committedByBatch.has(connection)) throw new Error(`a statement after its transaction's batch committed: ${query.sql.slice(0, 80)}`);
       countStatement(counter, query, pipelinedFollowers.has(query) || (commitFollowsTail.has(connection) && /^commit\b/i.test(query.sql)));
       // A multi-statement batch writes what each of its statements writes.
       const done = (batchParts.get(query) ?? [query]).map((part) => writes.statement(connection, part.query)).filter((after) => after !== undefined);
@@ -113,6 +115,13 @@ function guardedDriver(driver: Driver, counter: StatementCounter, writes: WriteT
       if (TRANSACTION_ENDS.has(property)) {
         const end = (Reflect.get(target, property, target) as (connection: DatabaseConnection) => Promise<void>).bind(target);
         return async (connection: DatabaseConnection) => {
+          if (committedByBatch.delete(connection)) {
+            // Its COMMIT went with its last batch (statement-batch.ts): nothing left to end (a rollback
+            // asked now follows a failure after that commit, which the failure itself reports).
+            commitTails.delete(connection);
+            writes.ended(connection);
+            return;
+          }
           const pin = pinOf(connection);
           if (pin && pin.depth > 1 && !pin.closing) return endSavepoint(pin, property === 'rollbackTransaction', runOn(connection));
           if (pin?.broken !== undefined && property === 'commitTransaction') {

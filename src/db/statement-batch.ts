@@ -28,6 +28,7 @@ export class StatementBatch {
   readonly #db: DbExecutor;
   readonly #engine: Engine;
   #queued: Array<{ query: CompiledQuery; resolve: (result: QueryResult<Row>) => void; reject: (error: unknown) => void }> = [];
+  #commits = false;
   /** Applied to every statement added from when it is set (a document's late number: its placeholders replaced in SQL). */
   rewrite?: (query: CompiledQuery) => CompiledQuery;
 
@@ -46,6 +47,20 @@ export class StatementBatch {
     // process as an unhandled rejection (one that is awaited still rejects).
     result.catch(() => {});
     return result;
+  }
+
+  /**
+   * Ends the next flush with the transaction's COMMIT, in its round trip (PostgreSQL and MariaDB;
+   * docs/performance.md, "Committing with the batch"). Only for a transaction of its own
+   * (transaction.ts, `commitTail`) whose every refusal fails a statement of the batch
+   * (guard-sql.ts): a failure anywhere ends the batch before the COMMIT takes effect (PostgreSQL
+   * answers it with ROLLBACK, MariaDB never runs it), and the transaction rolls back as usual. Once
+   * the flush succeeds the transaction is over: its driver's COMMIT is skipped, and a statement
+   * sent on its connection after it is refused (guarded-dialect.ts).
+   */
+  commit(): void {
+    this.#commits = true;
+    this.add(CompiledQuery.raw('COMMIT'));
   }
 
   /** How many statements wait for the next flush. */
@@ -72,8 +87,15 @@ export class StatementBatch {
       }
     });
     if (first !== undefined) throw first;
+    if (this.#commits) {
+      this.#commits = false;
+      await this.#db.getExecutor().provideConnection(async (connection) => void committedByBatch.add(connection));
+    }
   }
 }
+
+/** Connections whose transaction a batch's COMMIT ended (`StatementBatch.commit`): the driver's end of it is skipped. */
+export const committedByBatch = new WeakSet<DatabaseConnection>();
 
 type Row = Record<string, unknown>;
 

@@ -3,6 +3,7 @@ import type { DbExecutor, Engine } from '../../db/database.ts';
 import type { Statement } from '../../db/statement-batch.ts';
 import { shapedStatement } from '../../db/statement-shapes.ts';
 import type { SqlDialect } from '../../db/dialect.ts';
+import { failUnless } from '../../db/guard-sql.ts';
 import { balanceStatements, type AccountTree } from './balances.ts';
 import { companyOfYear, lockedSettlementRead } from './ledger.ts';
 import type { NewEntry, NewEntryLine } from './new-entry.ts';
@@ -17,14 +18,17 @@ import type { NewEntry, NewEntryLine } from './new-entry.ts';
  *    known, or in the same batch by `newestEntryReference`.
  * A refused entry (closed year, locked settlement) is removed by its writer (`removeEntryHeader`).
  */
-export function numberedEntryStatement(db: DbExecutor, dialect: SqlDialect, entry: NewEntry, guarded = false): Statement<Record<string, unknown>> {
+export function numberedEntryStatement(db: DbExecutor, dialect: SqlDialect, entry: NewEntry, whenRefused?: 'skip' | 'fail'): Statement<Record<string, unknown>> {
   const values = [entry.codejercicio, entry.idempresa, entry.fecha, entry.concepto, entry.documento, entry.importe, entry.canal, entry.iddiario, dialect.boolean(true)];
-  return shapedStatement(db, `entry:numbered:${guarded}`, values, (value) => {
+  return shapedStatement(db, `entry:numbered:${whenRefused ?? 'always'}`, values, (value) => {
     const [codejercicio, fecha] = [value(0), value(2)] as [string, string];
     const next = db.selectFrom('asientos').select(sql<number>`COALESCE(MAX(numero), 0) + 1`.as('numero')).where('codejercicio', '=', codejercicio).as('n');
     let select = db.selectFrom(next).select([...ENTRY_COLUMNS.map((name, index) => sql`${value(index)}`.as(name)), 'n.numero']);
-    // Guarded: inserted only while the year takes it (`entryRefusalRead` is null); else nothing is.
-    if (guarded) select = select.where(sql<boolean>`${entryRefusalRead(dialect, codejercicio, fecha)} IS NULL`);
+    // Inserted only while the year takes it (`entryRefusalRead` is null): else nothing is (`skip`), or
+    // the statement fails (`fail`: a write committed with its batch, guard-sql.ts).
+    const takes = sql<boolean>`${entryRefusalRead(dialect, codejercicio, fecha)} IS NULL`;
+    if (whenRefused === 'skip') select = select.where(takes);
+    if (whenRefused === 'fail') select = select.where(sql<boolean>`${failUnless(takes)} IS NULL`);
     const insert = db.insertInto('asientos').columns([...ENTRY_COLUMNS, 'numero']).expression(select);
     return dialect.engine === 'mysql' ? insert : insert.returning('idasiento');
   });

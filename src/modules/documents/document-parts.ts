@@ -71,8 +71,21 @@ export interface DocumentInWriting {
    * the locks that it needs them apart (its statements already sent) throws `WriteInRounds`.
    */
   together: boolean;
-  /** Adds an expression to the read that ends round 2 (after every lock); its value is `readValue(name)`, once answered (`afterLocks` on). */
-  readAfterLocks(name: string, expression: RawBuilder<unknown>): void;
+  /**
+   * Whether the COMMIT goes in the batch of rounds 1 to 3 (commit-guard in docs/performance.md):
+   * decided when the read after the locks is built, from what the parts said by then. A part that
+   * writes in round 3 what may refuse there (a conditional insert) makes it fail its statement
+   * instead (`failUnless`), so that the batch never reaches its COMMIT.
+   */
+  commitsWithBatch: boolean;
+  /**
+   * Adds an expression to the read that ends round 2 (after every lock); its value is
+   * `readValue(name)`, once answered (`afterLocks` on). `passes` is the condition in SQL, on that
+   * value, under which the part's `afterLocks` and `finish` neither refuse, nor ask for rounds
+   * apart, nor write: with it for every read (and every part `guarded`), the read fails the
+   * transaction itself when one does not hold, and the COMMIT may go with the batch.
+   */
+  readAfterLocks(name: string, expression: RawBuilder<unknown>, passes?: (value: RawBuilder<unknown>) => RawBuilder<unknown>): void;
   readValue(name: string): unknown;
 }
 
@@ -85,6 +98,12 @@ export class WriteInRounds extends Error {
 export interface DocumentPart {
   /** Where its lock goes in `LOCK_ORDER`; a part without one writes in rounds 3 and 4 only. */
   lock?: LockSlot;
+  /**
+   * True when, its reads passing (`readAfterLocks`' `passes`), its `afterLocks` and `finish` only
+   * take what was answered: no refusal, no rounds apart, no statement. A part with either and
+   * without this keeps its commit in rounds (the COMMIT after the answer).
+   */
+  guarded?: boolean;
   /** Round 2: statements that take its lock, and writes that need nothing else. */
   lockAndWrite?(doc: DocumentInWriting): void;
   /** After round 2: what its statements and reads answered; may refuse (an AppError) or set header values (`idasiento`). */

@@ -22,7 +22,7 @@ export { storedBreakdown, storedBreakdowns } from './stored-breakdown.ts';
 export { productTypesOf } from './recalculate.ts';
 export { rebuildCustomerRisks } from './customer-risk.ts';
 export { recordExistingGaps } from './numbering.ts';
-export { documentPreparing, WriteInRounds, type DocumentInWriting, type PartMaker, type PreparingDocument } from './document-parts.ts';
+export { documentPreparing, WriteInRounds, type DocumentInWriting, type DocumentPart, type PartMaker, type PreparingDocument } from './document-parts.ts';
 export { sameValue } from './same-value.ts';
 export { createDocument } from './create-document.ts';
 export { readDocumentInput, type DocumentInput } from './document-input.ts';

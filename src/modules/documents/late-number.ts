@@ -75,6 +75,21 @@ export class LateNumber {
     return sql<number>`${sql.raw(claimedInSession[this.#engine].number)}`;
   }
 
+  /**
+   * 1 when the sequence the claim of the same batch moved is the only one of its exercise and is as
+   * the placeholders assumed it (what `settle` checks of the claim's answer), 0 otherwise: read
+   * after the locks where the commit goes with the batch, so that a sequence changed since it was
+   * remembered fails the batch before its COMMIT.
+   */
+  sequenceCheck(dialect: SqlDialect, type: DocumentType, input: NumberingInput): RawBuilder<number> {
+    const known = this.sequence;
+    const same = sql`s.idsecuencia = ${known.idsecuencia} AND s.patron = ${known.patron} AND s.longnumero = ${known.longnumero}
+      AND GREATEST(1, COALESCE(s.inicio, 1)) = ${known.inicio} AND COALESCE(s.usarhuecos, ${dialect.boolean(false)}) = ${dialect.boolean(known.usarhuecos)}
+      AND s.numero - 1 >= GREATEST(1, COALESCE(s.inicio, 1))`;
+    return sql<number>`(SELECT CASE WHEN COUNT(*) = 1 AND MAX(CASE WHEN ${same} THEN 1 ELSE 0 END) = 1 THEN 1 ELSE 0 END FROM secuencias_documentos s
+      WHERE s.tipodoc = ${type.name} AND s.codserie = ${input.codserie} AND s.idempresa = ${input.idempresa} AND s.codejercicio = ${input.codejercicio})`;
+  }
+
   /** The statement with its placeholders replaced in SQL (StatementBatch's rewrite). */
   readonly bind = (query: CompiledQuery): CompiledQuery => {
     const text = claimedInSession[this.#engine].text;

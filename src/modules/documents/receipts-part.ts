@@ -1,6 +1,6 @@
 import { insertReceiptStatement, newReceipt, type InvoiceForReceipts } from '../payments/index.ts';
 import type { PaymentTerms } from '../finance/index.ts';
-import type { PartMaker } from './document-parts.ts';
+import type { DocumentInWriting, PartMaker } from './document-parts.ts';
 import { forReceipts, payInvoiceReceipts, syncInvoiceReceipts } from './invoice-receipts.ts';
 
 /**
@@ -30,14 +30,16 @@ export function receiptsPart(terms: PaymentTerms | undefined, paymentDays: strin
       afterHeader(doc) {
         if (receipt) doc.batch.add(insertReceiptStatement(doc.db, doc.type.side, { ...receipt.values, idfactura: doc.idReference }));
       },
-      async finish(doc) {
-        if (!paidAtOnce || Number(doc.header.total ?? 0) === 0) return;
-        const call = { db: doc.db, dialect: doc.ctx.database.dialect, type: doc.type, invoice: doc.header, decimals: doc.ref.settings.decimals, today: doc.ref.today, hooks: doc.ctx.hooks };
-        const recorded = await syncInvoiceReceipts({ ...call, fresh: true, terms, paymentDays });
-        const paid = pagada ? await payInvoiceReceipts(call, true, doc.ref.today.date) : [];
-        doc.changed = true;
-        doc.payments = { recorded: recorded + paid.length, paid };
-      },
+      // Only for an invoice paid at once: a part without `finish` may commit with its batch (write-document.ts).
+      ...(paidAtOnce ? { finish } : {}),
     };
+    async function finish(doc: DocumentInWriting) {
+      if (Number(doc.header.total ?? 0) === 0) return;
+      const call = { db: doc.db, dialect: doc.ctx.database.dialect, type: doc.type, invoice: doc.header, decimals: doc.ref.settings.decimals, today: doc.ref.today, hooks: doc.ctx.hooks };
+      const recorded = await syncInvoiceReceipts({ ...call, fresh: true, terms, paymentDays });
+      const paid = pagada ? await payInvoiceReceipts(call, true, doc.ref.today.date) : [];
+      doc.changed = true;
+      doc.payments = { recorded: recorded + paid.length, paid };
+    }
   };
 }

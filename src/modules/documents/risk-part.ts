@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { AppError } from '../../errors.ts';
 import { addToRiskStatement, reachedRiskRead } from '../customers/index.ts';
 import type { PartMaker } from './document-parts.ts';
@@ -15,9 +16,11 @@ export function riskPart(customer: { codcliente: string; riesgomax: number }, de
   if (!delta && !limited) return undefined;
   return () => ({
     lock: 'customer',
+    guarded: true,
     lockAndWrite(doc) {
       if (delta) doc.batch.add(addToRiskStatement(doc.db, customer.codcliente, delta, decimals));
-      if (limited) doc.readAfterLocks('risk.reached', reachedRiskRead(customer.codcliente));
+      // Refused as below: a risk reached above the maximum, unless this document lowered it.
+      if (limited) doc.readAfterLocks('risk.reached', reachedRiskRead(customer.codcliente), (value) => (delta < 0 ? sql`1 = 1` : sql`COALESCE(${value}, 0) <= ${customer.riesgomax}`));
     },
     afterLocks(doc) {
       if (!limited) return;

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { SqlDialect } from '../../db/dialect.ts';
 import { AppError } from '../../errors.ts';
 import { stockChanges, stockStatements, type LineProduct } from '../catalogue/index.ts';
@@ -19,10 +20,11 @@ export function stockPart(dialect: SqlDialect, codalmacen: string, lines: readon
   if (!changes.some((change) => flags.has(change.referencia))) return undefined;
   return () => ({
     lock: 'stock',
+    guarded: true,
     lockAndWrite(doc) {
       const planned = stockStatements(doc.db, dialect, changes, flags);
       for (const statement of planned.statements) doc.batch.add(statement);
-      if (planned.short) doc.readAfterLocks('stock.short', planned.short);
+      if (planned.short) doc.readAfterLocks('stock.short', planned.short, (value) => sql`${value} IS NULL`);
       this.afterLocks = () => {
         const short = doc.readValue('stock.short');
         if (short) throw new AppError('not-enough-stock', { line: planned.lineOf(String(short)), referencia: String(short), codalmacen });

@@ -1,12 +1,14 @@
-import { isOperationNodeSource, sql, type RawBuilder } from 'kysely';
+import { isOperationNodeSource, sql, type QueryResult, type RawBuilder } from 'kysely';
 import type { AppContext } from '../../app-context.ts';
 import type { DbExecutor } from '../../db/database.ts';
 import { rowReader } from '../../db/row-codec.ts';
+import { failUnless, GuardFailed } from '../../db/guard-sql.ts';
+import { IdStandIns } from '../../db/id-stand-ins.ts';
 import { StatementBatch } from '../../db/statement-batch.ts';
-import { inTransaction, warningsOf } from '../../db/transaction.ts';
+import { commitTail, inTransaction, warningsOf } from '../../db/transaction.ts';
 import { isRetryable } from '../../db/translate-error.ts';
 import { AppError } from '../../errors.ts';
-import { publish, type PublishedEvent } from '../../event-log.ts';
+import { publish, queueEventsInto, type PublishedEvent } from '../../event-log.ts';
 import type { Values } from '../../models/define-model.ts';
 import type { CachedExercise } from '../fiscal/index.ts';
 import { documentEvent } from './document-events.ts';
@@ -15,7 +17,7 @@ import type { DocumentReference } from './document-reference.ts';
 import { documentResult, visible, type DocumentResult, type Row } from './document-repository.ts';
 import type { DocumentType } from './document-types.ts';
 import { forgetClaim, lateNumber, rememberClaim } from './late-number.ts';
-import { checkClaim, numberChecks, queueClaim, SlowNumbering, type ClaimedNumber } from './number-claim.ts';
+import { checkClaim, numberChecks, numberPasses, queueClaim, SlowNumbering, type ClaimedNumber } from './number-claim.ts';
 import { assignNumber, checkInvoiceChronology, lockNumbering, type NumberingInput } from './numbering.ts';
 
 /** A new document as `prepareDocument` (or a refund) left it: everything read and computed, nothing locked. */
@@ -43,13 +45,14 @@ export interface PreparedDocument {
  * leaves nothing behind.
  */
 export async function writeDocument(ctx: AppContext, prepared: PreparedDocument): Promise<DocumentResult> {
-  let mode: CommitMode = 'together';
+  let mode: CommitMode = ctx.database.engine === 'sqlite' ? 'together' : 'guarded';
   for (;;) {
     try {
       return await inTransaction(ctx.database, (trx) => commitDocument(ctx, trx, prepared, mode), { shared: true });
     } catch (error) {
-      if (error instanceof SlowNumbering && mode !== 'slow') mode = 'slow';
-      else if (error instanceof WriteInRounds && mode === 'together') mode = 'apart';
+      if (error instanceof GuardFailed && mode === 'guarded') mode = 'together';
+      else if (error instanceof SlowNumbering && mode !== 'slow') mode = 'slow';
+      else if (error instanceof WriteInRounds && (mode === 'together' || mode === 'guarded')) mode = 'apart';
       else throw error;
     }
   }
@@ -57,10 +60,15 @@ export async function writeDocument(ctx: AppContext, prepared: PreparedDocument)
 
 /**
  * How a commit sends its rounds (document-parts.ts): `together`, the writes with the locks' read
- * (unless a part needs that read's answer first); `apart`, the writes after it; `slow`, the number
- * assigned a statement at a time under the numbering lock, the writes apart.
+ * (unless a part needs that read's answer first); `guarded`, as together, and where every check
+ * after the locks is also a condition in SQL, the COMMIT in the same batch, the read failing it
+ * when one does not hold (`GuardFailed`: then together, whose checks give the exact refusal);
+ * `apart`, the writes after the read; `slow`, the number assigned a statement at a time under the
+ * numbering lock, the writes apart.
  */
-export type CommitMode = 'together' | 'apart' | 'slow';
+export type CommitMode = 'guarded' | 'together' | 'apart' | 'slow';
+
+
 
 /**
  * The parts' `afterLocks`, in order. A refusal (any other error) outranks a part's wish to write
@@ -82,20 +90,34 @@ async function afterLocks(parts: DocumentPart[], doc: DocumentInWriting): Promis
 
 const rank = (part: DocumentPart) => (part.lock ? LOCK_ORDER.indexOf(part.lock) : LOCK_ORDER.length);
 
+/** Round 3's inserts: the header's and the lines', and their answers once flushed. */
+interface Written {
+  headerInsert: ReturnType<AppContext['store']['insertStatement']>;
+  insertedHeader: Array<Promise<QueryResult<Row>>>;
+  lineInsert?: ReturnType<AppContext['store']['insertStatement']>;
+  insertedLines?: Array<Promise<QueryResult<Row>>>;
+}
+
 /** The rounds of document-parts.ts, in the caller's transaction. */
 export async function commitDocument(ctx: AppContext, trx: DbExecutor, prepared: PreparedDocument, mode: CommitMode): Promise<DocumentResult> {
   const { dialect, engine } = ctx.database;
   const { type, ref } = prepared;
   const batch = new StatementBatch(trx, engine);
   const reads = new Map<string, RawBuilder<unknown>>();
+  const passes = new Map<string, (value: RawBuilder<unknown>) => RawBuilder<unknown>>();
   let values: Row | undefined;
   const slow = mode === 'slow';
+  const together = mode === 'together' || mode === 'guarded';
   const doc: DocumentInWriting = {
     ctx, db: trx, batch, ref, type, subject: prepared.subject,
     header: { ...prepared.header },
     lines: prepared.lines.map((line) => ({ ...line })),
-    together: mode === 'together',
-    readAfterLocks: (name, expression) => void reads.set(name, expression),
+    together,
+    commitsWithBatch: false,
+    readAfterLocks: (name, expression, pass) => {
+      reads.set(name, expression);
+      if (pass) passes.set(name, pass);
+    },
     readValue: (name) => {
       if (!values) throw new Error(`${name} read before the read after the locks was answered`);
       return values[name];
@@ -111,7 +133,7 @@ export async function commitDocument(ctx: AppContext, trx: DbExecutor, prepared:
 
   // 1. The number, under the sequence's lock: claimed in a round of its own, or, where it may be
   // (late-number.ts), in the batch of round 2 with placeholders that the database replaces.
-  const late = mode === 'together' ? lateNumber(ctx.database, dialect, type, input, [header, ...doc.lines]) : undefined;
+  const late = together ? lateNumber(ctx.database, dialect, type, input, [header, ...doc.lines]) : undefined;
   const claim = slow ? undefined : queueClaim(batch, trx, dialect, type, input);
   /** The number as claimed, in the header (and remembered for the next late number). */
   const take = (number: ClaimedNumber) => {
@@ -129,7 +151,10 @@ export async function commitDocument(ctx: AppContext, trx: DbExecutor, prepared:
   }
   const checked = late ? { sequence: late.sequence, numero: late.claimed } : claimed;
   if (checked) {
-    for (const [name, check] of Object.entries(numberChecks(type, input, dialect, checked.sequence, checked.numero))) reads.set(`number.${name}`, check);
+    const passing = numberPasses();
+    for (const [name, check] of Object.entries(numberChecks(type, input, dialect, checked.sequence, checked.numero))) doc.readAfterLocks(`number.${name}`, check, passing[name]);
+    // The sequence as the placeholders assumed it, which the claim's answer is checked against once answered (late-number.ts).
+    if (late && mode === 'guarded') doc.readAfterLocks('number.sequence', late.sequenceCheck(dialect, type, input), (value) => sql`${value} = 1`);
   } else {
     // The slow path (or no sequence of the exercise's own yet): `assignNumber` under the numbering lock.
     await lockNumbering(trx, dialect, type, input);
@@ -141,7 +166,16 @@ export async function commitDocument(ctx: AppContext, trx: DbExecutor, prepared:
   // 2. The other locks, in order, with what needs only them; then one read of what they guard.
   for (const part of parts) part.lockAndWrite?.(doc);
   const names = [...reads.keys()];
-  const read = names.length ? batch.add(sql`SELECT ${sql.join(names.map((name, index) => sql`${reads.get(name)!} AS ${sql.ref(`r${index}`)}`))}`) : undefined;
+  // The COMMIT goes with the batch where every check after the locks is a condition in SQL too, and
+  // the transaction's commit is its own (docs/performance.md, "Committing with the batch").
+  doc.commitsWithBatch = mode === 'guarded' && late !== undefined && doc.together && commitTail(trx)
+    && names.every((name) => passes.has(name)) && parts.every((part) => part.guarded || (!part.afterLocks && !part.finish));
+  const columns = names.map((name, index) => sql`${reads.get(name)!} AS ${sql.ref(`r${index}`)}`);
+  // Guarded, the read fails the transaction itself when a check does not hold: on the values it
+  // answers, so that what the parts decide from them is what the guard decided.
+  const read = !names.length ? undefined : doc.commitsWithBatch
+    ? batch.add(sql`SELECT r.*, ${failUnless(sql.join(names.map((name, index) => passes.get(name)!(sql.ref(`r.r${index}`))), sql` AND `))} AS guard FROM (SELECT ${sql.join(columns)}) r`)
+    : batch.add(sql`SELECT ${sql.join(columns)}`);
   const answered = async () => {
     const row = (read ? ((await read).rows[0] ?? {}) : {}) as Row;
     values = Object.fromEntries(names.map((name, index) => [name, row[`r${index}`]]));
@@ -150,7 +184,7 @@ export async function commitDocument(ctx: AppContext, trx: DbExecutor, prepared:
 
   // 3. What the header follows, the header, its lines, and what names it: by its unique code, in
   // SQL, so that nothing waits for its id to come back. With the read of round 2 when together.
-  const writeHeader = async () => {
+  const writeHeader = async (): Promise<Written> => {
     for (const part of parts) part.beforeHeader?.(doc);
     const headerInsert = ctx.store.insertStatement(type.header, [header as Values], trx);
     const insertedHeader = headerInsert.statements.map((statement) => batch.add(statement));
@@ -162,6 +196,8 @@ export async function commitDocument(ctx: AppContext, trx: DbExecutor, prepared:
   };
   // A part that throws while its writes are built has sent nothing: the transaction rolls back.
   let written = doc.together ? await writeHeader() : undefined;
+  // Committed with the batch: its events too, their ids stood in for (id-stand-ins.ts), then the COMMIT.
+  const standIns = doc.commitsWithBatch && written ? await eventsInBatch(written) : undefined;
   let failure: { error: unknown } | undefined;
   try {
     await batch.flush();
@@ -170,59 +206,121 @@ export async function commitDocument(ctx: AppContext, trx: DbExecutor, prepared:
   }
   // A deadlock is the transaction's to run again (and to count).
   if (failure && isRetryable(failure.error)) throw failure.error;
-  if (late) {
-    try {
-      // A claim that failed with its batch went unanswered: the commit runs again, the number claimed first.
-      const answer = await claim!().catch((error: unknown) => {
-        if (error instanceof SlowNumbering || error instanceof AppError) throw error;
-        return undefined;
-      });
-      claimed = late.settle(answer);
-      // Any other failure of the batch too: whatever it was (a number taken, text the database
-      // could not take with a placeholder in it), the commit with the number claimed first tells.
-      if (failure) throw new WriteInRounds('a batch with a late number failed', { cause: failure.error });
-    } catch (error) {
-      forgetClaim(ctx.database, type, input);
-      throw error;
+  // Nothing of a guarded batch that failed was committed: together, its checks say why.
+  if (failure && standIns) throw new GuardFailed('a batch with its commit failed', { cause: failure.error });
+  // What follows the batch's answer. Committed with the batch, its checks cannot refuse any more
+  // (the guard held): a failure here is a defect, told as one, not as a refusal of what is committed.
+  const settle = async (): Promise<DocumentResult> => {
+    if (late) {
+      try {
+        // A claim that failed with its batch went unanswered: the commit runs again, the number claimed first.
+        const answer = await claim!().catch((error: unknown) => {
+          if (error instanceof SlowNumbering || error instanceof AppError) throw error;
+          return undefined;
+        });
+        claimed = late.settle(answer);
+        // Any other failure of the batch too: whatever it was (a number taken, text the database
+        // could not take with a placeholder in it), the commit with the number claimed first tells.
+        if (failure) throw new WriteInRounds('a batch with a late number failed', { cause: failure.error });
+      } catch (error) {
+        forgetClaim(ctx.database, type, input);
+        throw error;
+      }
+      take(claimed);
     }
-    take(claimed);
-  }
-  if (failure) {
-    // A write that failed beside the read (the claimed number's unique key, say): what the read
-    // says comes first, as it would have in rounds apart. Where the read went unanswered with it
-    // (MariaDB ends a multi-statement query at its first failure), the commit runs again apart.
-    if (!doc.together) throw failure.error;
-    if (read && !(await read.then(() => true, () => false))) throw new WriteInRounds('a write failed beside the read after the locks', { cause: failure.error });
+    if (failure) {
+      // A write that failed beside the read (the claimed number's unique key, say): what the read
+      // says comes first, as it would have in rounds apart. Where the read went unanswered with it
+      // (MariaDB ends a multi-statement query at its first failure), the commit runs again apart.
+      if (!doc.together) throw failure.error;
+      if (read && !(await read.then(() => true, () => false))) throw new WriteInRounds('a write failed beside the read after the locks', { cause: failure.error });
+      await answered();
+      await afterLocks(parts, doc);
+      throw failure.error;
+    }
     await answered();
     await afterLocks(parts, doc);
-    throw failure.error;
-  }
-  await answered();
-  await afterLocks(parts, doc);
-  if (!written) {
-    written = await writeHeader();
-    await batch.flush();
-  }
-  const { headerInsert, insertedHeader, lineInsert, insertedLines } = written;
-  const id = headerInsert.ids(await Promise.all(insertedHeader))[0]!;
-  doc.id = id;
-  header[type.key] = id;
-  for (const line of doc.lines) line[type.key] = id;
-  if (lineInsert) lineInsert.ids(await Promise.all(insertedLines!)).forEach((lineId, index) => (doc.lines[index]!.idlinea = lineId));
-  for (const part of parts) await part.finish?.(doc);
+    if (!written) {
+      written = await writeHeader();
+      await batch.flush();
+    }
+    const { headerInsert, insertedHeader, lineInsert, insertedLines } = written;
+    const id = headerInsert.ids(await Promise.all(insertedHeader))[0]!;
+    doc.id = id;
+    header[type.key] = id;
+    for (const line of doc.lines) line[type.key] = id;
+    if (lineInsert) lineInsert.ids(await Promise.all(insertedLines!)).forEach((lineId, index) => (doc.lines[index]!.idlinea = lineId));
+    for (const part of parts) await part.finish?.(doc);
 
-  // The answer, as written (typed as a read would type it), and its events at the commit.
-  // Values written as SQL (an id read by the database in the same round) are answered as the parts learnt them.
-  const asWritten = Object.fromEntries(Object.entries(headerInsert.rows[0]!).map(([name, value]) => [name, isOperationNodeSource(value) ? header[name] : late ? late.resolved(value) : value]));
-  const stored = rowReader(type.header)({ ...asWritten, [type.key]: id });
-  const lines = lineInsert ? lineInsert.rows.map((row, index) => rowReader(type.line)({ ...row, [type.key]: id, idlinea: doc.lines[index]!.idlinea })) : [];
-  await ctx.store.announceInserted(type.header, [stored], trx, true);
-  if (lines.length) await ctx.store.announceInserted(type.line, lines, trx, false);
-  // A rare path that changed the document after its insert (a payment on creation) reads it back.
-  const result = doc.changed ? await documentResult(trx, type, id) : { doc: visible(type.header, stored), lines: lines.map((line) => visible(type.line, line)) };
-  await publish(trx, ctx,
-    documentEvent(type, 'document.created', id, { type: type.name, doc: result.doc, lines: result.lines }),
-    ...(prepared.events?.(doc) ?? []));
-  const warnings = warningsOf(trx);
-  return { doc: result.doc, lines: result.lines, ...(warnings.length ? { warnings } : {}) };
+    // The answer, as written (typed as a read would type it), and its events at the commit (with
+    // the batch's, where it carried the commit: they are written already).
+    const records = recordsOf(written, id, doc.lines.map((line) => Number(line.idlinea)), (name) => header[name], late ? (value) => late.resolved(value) : (value) => value);
+    if (!standIns) await announce(records);
+    // A rare path that changed the document after its insert (a payment on creation) reads it back.
+    const result = doc.changed ? await documentResult(trx, type, id) : records.result;
+    if (!standIns) {
+      await publish(trx, ctx,
+        documentEvent(type, 'document.created', id, { type: type.name, doc: result.doc, lines: result.lines }),
+        ...(prepared.events?.(doc) ?? []));
+    }
+    const warnings = warningsOf(trx);
+    return { doc: result.doc, lines: result.lines, ...(warnings.length ? { warnings } : {}) };
+  };
+  if (!standIns) return settle();
+  try {
+    return await settle();
+  } catch (error) {
+    throw new Error(`${type.name} ${String(header.codigo)} was committed with its batch, then its answer failed`, { cause: error });
+  }
+
+  /**
+   * The header and lines as stored, from their inserts' rows: the ids given, a value written as SQL
+   * (an id read by the database in the same round) as `sqlValue` says, placeholders as `resolve`.
+   */
+  function recordsOf(w: Written, headerId: number, lineIds: number[], sqlValue: (name: string) => unknown, resolve: (value: unknown) => unknown) {
+    const asWritten = Object.fromEntries(Object.entries(w.headerInsert.rows[0]!).map(([name, value]) => [name, isOperationNodeSource(value) ? sqlValue(name) : resolve(value)]));
+    const stored = rowReader(type.header)({ ...asWritten, [type.key]: headerId });
+    const lines = w.lineInsert ? w.lineInsert.rows.map((row, index) => rowReader(type.line)({ ...Object.fromEntries(Object.entries(row).map(([name, value]) => [name, resolve(value)])), [type.key]: headerId, idlinea: lineIds[index] })) : [];
+    return { stored, lines, result: { doc: visible(type.header, stored), lines: lines.map((line) => visible(type.line, line)) } };
+  }
+
+  /** Tells the store of the new header and lines (their `model.save` events). */
+  async function announce(records: ReturnType<typeof recordsOf>): Promise<void> {
+    await ctx.store.announceInserted(type.header, [records.stored], trx, true);
+    if (records.lines.length) await ctx.store.announceInserted(type.line, records.lines, trx, false);
+  }
+
+  /**
+   * For a commit with the batch: the document's events added to the batch before its COMMIT, as
+   * they will be once answered, the ids the batch gives stood in for and put in by SQL.
+   */
+  async function eventsInBatch(w: Written): Promise<IdStandIns> {
+    const standIns = new IdStandIns(dialect);
+    const idReference = doc.idReference!;
+    const headerId = standIns.add(idReference, () => doc.id);
+    const lineIds = doc.lines.map((_, index) => standIns.add(
+      sql`(SELECT l.idlinea FROM ${sql.table(type.line.table)} l WHERE ${sql.ref(`l.${type.key}`)} = ${idReference} ORDER BY l.idlinea LIMIT 1 OFFSET ${sql.lit(index)})`,
+      () => doc.lines[index]!.idlinea,
+    ));
+    const fromSql = new Map<string, number>();
+    const sqlValue = (name: string) => {
+      let value = fromSql.get(name);
+      if (value === undefined) {
+        value = standIns.add(sql`(SELECT ${sql.ref(`h.${name}`)} FROM ${sql.table(type.header.table)} h WHERE h.codigo = ${String(header.codigo)} AND h.idempresa = ${Number(header.idempresa)})`, () => header[name]);
+        fromSql.set(name, value);
+      }
+      return value;
+    };
+    const records = recordsOf(w, headerId, lineIds, sqlValue, (value) => value);
+    await announce(records);
+    await publish(trx, ctx,
+      documentEvent(type, 'document.created', headerId, { type: type.name, doc: records.result.doc, lines: records.result.lines }),
+      ...(prepared.events?.(doc) ?? []));
+    queueEventsInto(trx, (statement) => void batch.add(statement), {
+      written: (text) => standIns.written(text),
+      answered: (text) => (late ? late.resolve(standIns.answered(text)) : standIns.answered(text)),
+    });
+    batch.commit();
+    return standIns;
+  }
 }

@@ -1,3 +1,5 @@
+import { sql, type RawBuilder } from 'kysely';
+import { guardedValue } from '../../db/guard-sql.ts';
 import type { Decimal } from 'decimal.js';
 import type { BusinessDay } from '../../clock.ts';
 import type { DbExecutor } from '../../db/database.ts';
@@ -66,11 +68,17 @@ export function planReceiptPayments(
  * The receipts' updates of a plan, each only where the receipt is still as read (paid state and
  * amount): the writer compares the rows changed with the plan's.
  */
-export function receiptUpdates(db: DbExecutor, dialect: SqlDialect, side: InvoiceSide, changes: readonly ReceiptChange[]): Statement<unknown>[] {
-  return changes.map(({ receipt, values }) => db.updateTable(TABLES[side].receipt)
-    .set({ pagado: dialect.boolean(values.pagado), fechapago: values.fechapago, codpago: values.codpago as string | null, vencido: dialect.boolean(values.vencido) })
-    .where('idrecibo', '=', Number(receipt.idrecibo)).where('pagado', '=', dialect.boolean(!values.pagado)).where('importe', '=', Number(receipt.importe)));
+export function receiptUpdates(db: DbExecutor, dialect: SqlDialect, side: InvoiceSide, changes: readonly ReceiptChange[], failWhenChanged = false): Statement<unknown>[] {
+  return changes.map(({ receipt, values }) => {
+    const pagado = dialect.boolean(values.pagado);
+    const update = db.updateTable(TABLES[side].receipt).where('idrecibo', '=', Number(receipt.idrecibo));
+    const rest = { fechapago: values.fechapago, codpago: values.codpago as string | null, vencido: dialect.boolean(values.vencido) };
+    // Committed with its batch (pay-invoice.ts): a receipt no longer as read fails the statement (the first assignment, read before any is made).
+    if (failWhenChanged) return update.set({ pagado: guardedValue(pagado, sql`pagado = ${dialect.boolean(!values.pagado)} AND importe = ${Number(receipt.importe)}`), ...rest });
+    return update.set({ pagado, ...rest }).where('pagado', '=', dialect.boolean(!values.pagado)).where('importe', '=', Number(receipt.importe));
+  });
 }
+
 
 /** A payment movement about to be written (a `pagar*` request's), as a module prepares to take part in it. */
 export interface PreparingPayment {
@@ -103,6 +111,14 @@ export interface PaymentPart {
   readonly idasiento: number | null;
   /** After round 2: what is done a statement at a time (a warning that it was not posted). */
   finish(payment: PaymentInWriting, idpago: number): Promise<void>;
+  /**
+   * For a payment committed with its batch (pay-invoice.ts, docs/performance.md): whether the part
+   * can write all of it in one round, its refusals failing a statement instead of being read (no
+   * warning to give, every sub-account known).
+   */
+  atOnce(): boolean;
+  /** Writes all of it in one round (`atOnce`), and answers the movement's `idasiento` as SQL (null: nothing posted). */
+  writeAtOnce(payment: PaymentInWriting): RawBuilder<number> | null;
 }
 
 /**

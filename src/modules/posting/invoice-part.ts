@@ -1,10 +1,11 @@
+import { sql } from 'kysely';
 import type { AppContext } from '../../app-context.ts';
 import {
   heldChartLock, chartLockStatement, accountTree, entryLinesStatements, entryRefusalRead, newestEntryReference, numberedEntryId, numberedEntryStatement, removeEntryHeader, yearChart, type EntryOfLines, type NewEntryLine,
 } from '../accounting/index.ts';
 import { afterCommit } from '../../db/transaction.ts';
 import { AppError } from '../../errors.ts';
-import { documentPreparing, WriteInRounds, type PartMaker, type PreparingDocument } from '../documents/index.ts';
+import { documentPreparing, WriteInRounds, type DocumentInWriting, type PartMaker, type PreparingDocument } from '../documents/index.ts';
 import type { Account } from './entry-line.ts';
 import { NotPosted, postOrWarn } from './not-posted.ts';
 import { goodsField, invoiceAccounts, invoiceCodes, invoiceEntryHeader, invoiceEntryLinesOf, retentionCodeOf, type InvoiceAccounts } from './post-invoice.ts';
@@ -62,15 +63,27 @@ async function prepareInvoicePart(ctx: AppContext, p: PreparingDocument): Promis
     let entryLines: NewEntryLine[] = [];
     let tree: ReadonlyMap<number, readonly number[]> = chart.tree();
     let inserted: Promise<{ rows: Record<string, unknown>[]; insertId?: bigint }> | undefined;
+    /** The invoice written without its entry: the warning and the event that say why (a part's `finish` only then). */
+    const warnNotPosted = async (doc: DocumentInWriting) => {
+      const failed = notPosted!;
+      await postOrWarn(ctx, doc.db, { resource: type.header.resource, id: doc.id!, codejercicio: chart.codejercicio }, async () => {
+        throw failed;
+      });
+    };
     return {
       lock: 'entries',
       lockAndWrite(doc) {
-        if (notPosted) return;
+        if (notPosted) {
+          this.finish = warnNotPosted;
+          return;
+        }
+        // Its read passing (no refusal of the entry), `afterLocks` only takes the entry's id.
+        this.guarded = true;
         const entry = invoiceEntryHeader({ type, invoice: doc.header, series, english });
         const lock = chartLockStatement(doc.db, dialect, chart.codejercicio);
         if (lock) doc.batch.add(lock);
         inserted = doc.batch.add(numberedEntryStatement(doc.db, dialect, entry));
-        doc.readAfterLocks('entry.refusal', entryRefusalRead(dialect, chart.codejercicio, entry.fecha));
+        doc.readAfterLocks('entry.refusal', entryRefusalRead(dialect, chart.codejercicio, entry.fecha), (value) => sql`${value} IS NULL`);
         const own = chart.byCode(textValue(subject.codsubcuenta));
         if (own) {
           // The usual case: the lines are known now, and name the new entry in SQL (under the year's
@@ -104,6 +117,7 @@ async function prepareInvoicePart(ctx: AppContext, p: PreparingDocument): Promis
           } catch (error) {
             if (!(error instanceof NotPosted)) throw error;
             notPosted = error;
+            this.finish = warnNotPosted;
             await removeEntryHeader(doc.db, id);
             idasiento = undefined;
             delete doc.header.idasiento;
@@ -113,13 +127,6 @@ async function prepareInvoicePart(ctx: AppContext, p: PreparingDocument): Promis
       beforeHeader(doc) {
         if (idasiento === undefined) return;
         for (const statement of entryLinesStatements(doc.db, dialect, idasiento, entryLines, tree)) doc.batch.add(statement);
-      },
-      async finish(doc) {
-        if (!notPosted) return;
-        const failed = notPosted;
-        await postOrWarn(ctx, doc.db, { resource: type.header.resource, id: doc.id!, codejercicio: chart.codejercicio }, async () => {
-          throw failed;
-        });
       },
     };
   };

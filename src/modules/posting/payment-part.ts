@@ -2,7 +2,7 @@ import type { QueryResult } from 'kysely';
 import type { AppContext } from '../../app-context.ts';
 import { afterCommit } from '../../db/transaction.ts';
 import {
-  accountTree, chartLockStatement, entryLinesStatements, entryRefusalOf, heldChartLock, numberedEntryId, numberedEntryStatement, removeEntryHeader, yearChart,
+  accountTree, chartLockStatement, entryLinesStatements, entryRefusalOf, heldChartLock, newestEntryReference, numberedEntryId, numberedEntryStatement, removeEntryHeader, yearChart,
   type NewEntry, type NewEntryLine,
 } from '../accounting/index.ts';
 import { cachedExerciseCovering, exerciseReference, serieReference } from '../fiscal/index.ts';
@@ -70,7 +70,7 @@ async function preparePaymentPart(ctx: AppContext, p: PreparingPayment): Promise
         if (notPosted || !entry || !chart) return;
         const lock = chartLockStatement(trx, dialect, entry.codejercicio);
         if (lock) batch.add(lock);
-        inserted = batch.add(numberedEntryStatement(trx, dialect, entry, true));
+        inserted = batch.add(numberedEntryStatement(trx, dialect, entry, 'skip'));
       },
       async afterLocks({ db: trx }) {
         if (!inserted || !entry || !chart) return;
@@ -97,6 +97,22 @@ async function preparePaymentPart(ctx: AppContext, p: PreparingPayment): Promise
           if (idasiento !== null) await removeEntryHeader(trx, idasiento);
           idasiento = null;
         }
+      },
+      atOnce() {
+        // A warning to give, or a customer's first payment in the year (its sub-account created after the lock): rounds.
+        return !notPosted && (!entry || !chart || chart.byCode(textValue(p.subject.codsubcuenta)) !== undefined);
+      },
+      writeAtOnce({ db: trx, batch }) {
+        if (notPosted || !entry || !chart) return null;
+        const lock = chartLockStatement(trx, dialect, entry.codejercicio);
+        if (lock) batch.add(lock);
+        // A year that no longer takes it fails the insert, and the batch before its COMMIT.
+        batch.add(numberedEntryStatement(trx, dialect, entry, 'fail'));
+        const own = chart.byCode(textValue(p.subject.codsubcuenta))!;
+        const entryLines = paymentEntryLines({ side: p.side, importe, payment: p.payment, receipt: p.receipt, invoice: p.invoice, subject: own, bank: accounts!.bank, fees: accounts!.fees, decimals: p.decimals }).lines;
+        // Under the year's counter lock the new entry is the year's newest: its lines and the movement name it so.
+        for (const statement of entryLinesStatements(trx, dialect, { newestOf: entry.codejercicio }, entryLines, tree)) batch.add(statement);
+        return newestEntryReference(entry.codejercicio);
       },
       write({ db: trx, batch }) {
         if (idasiento === null) return;

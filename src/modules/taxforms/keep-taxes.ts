@@ -59,8 +59,10 @@ export function keepTaxRows(ctx: AppContext): void {
     return () => {
       let inserted: Promise<{ numAffectedRows?: bigint }> | undefined;
       return {
+        // Committed with its batch, the insert fails in a locked period instead of inserting nothing: `finish` then never refuses.
+        guarded: true,
         afterHeader(doc) {
-          inserted = doc.batch.add(openPeriodTaxRows(doc.db, dialect, type, doc.header, rows));
+          inserted = doc.batch.add(openPeriodTaxRows(doc.db, dialect, type, doc.header, rows, doc.commitsWithBatch));
         },
         async finish(doc) {
           // No row inserted: a settlement of the invoice's company locked its VAT period (period-lock.ts).

@@ -20,10 +20,13 @@ export function issueInvoiceFiles(ctx: AppContext): void {
     if (p.type.name !== RECORDED_TYPE) return undefined;
     const idempresa = Number(p.header.idempresa);
     const given = { customer: p.subject, productTypes: p.productTypes, breakdown: p.breakdown };
+    const off = ctx.database.dialect.boolean(false);
     return () => ({
       lock: 'chain' as const,
+      // The switch read off, `finish` has nothing to do; on, the file is appended after the answer (the COMMIT after it).
+      guarded: true,
       lockAndWrite(doc: DocumentInWriting) {
-        doc.readAfterLocks('ticketbai.activo', sql`(SELECT activo FROM ticketbai_empresas WHERE idempresa = ${idempresa})`);
+        doc.readAfterLocks('ticketbai.activo', sql`(SELECT activo FROM ticketbai_empresas WHERE idempresa = ${idempresa})`, (value) => sql`COALESCE(${value}, ${off}) = ${off}`);
       },
       async finish(doc: DocumentInWriting) {
         if (!isOn(doc.readValue('ticketbai.activo'))) return;

@@ -67,11 +67,15 @@ async function prepareRecordPart(ctx: AppContext, p: PreparingDocument) {
     };
     return {
       lock: 'chain' as const,
+      // The switch read off (as this instance knew it), `finish` has nothing to do; in VERI*FACTU
+      // mode the rounds stay apart anyway (the record's hash needs the head's answer).
+      guarded: !lean,
       lockAndWrite(doc: DocumentInWriting) {
         const of = (column: string) => sql`(SELECT ${sql.ref(column)} FROM verifactu_empresas WHERE idempresa = ${idempresa})`;
-        doc.readAfterLocks('verifactu.modo', of('modo'));
-        doc.readAfterLocks('verifactu.entorno', of('entorno'));
-        doc.readAfterLocks('verifactu.numeroinstalacion', of('numeroinstalacion'));
+        const any = () => sql`1 = 1`;
+        doc.readAfterLocks('verifactu.modo', of('modo'), (value) => sql`(${value} IS NULL OR ${value} = 'off')`);
+        doc.readAfterLocks('verifactu.entorno', of('entorno'), any);
+        doc.readAfterLocks('verifactu.numeroinstalacion', of('numeroinstalacion'), any);
         if (lean) {
           head = doc.batch.add(ctx.database.dialect.locking(doc.db.selectFrom(chainHeadModel.table).selectAll().where('idempresa', '=', idempresa)));
           // The record's hash needs the head read under its lock: round 3 waits for round 2's answer.
