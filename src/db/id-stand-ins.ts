@@ -1,5 +1,9 @@
-import { sql, type RawBuilder } from 'kysely';
+import { InsertQueryNode, sql, TableNode, type CompiledQuery, type RawBuilder } from 'kysely';
+import { BoundedMap } from './bounded-map.ts';
+import { columnType } from './column-sql.ts';
+import type { DbExecutor } from './engine.ts';
 import type { SqlDialect } from './dialect.ts';
+import type { Model } from '../models/define-model.ts';
 
 /**
  * Numbers that stand in for ids the database assigns in the batch that also writes the rows
@@ -8,11 +12,15 @@ import type { SqlDialect } from './dialect.ts';
  *
  * A stand-in is a negative integer of 15 digits whose first 12 are drawn when the process starts,
  * so that no value of anyone's is one by chance, and all are of one length, so that none is a
- * prefix of another. A text holding stand-ins is written as SQL that replaces each by the
- * expression reading its id (`written`), and read back with the ids as answered (`answered`).
+ * prefix of another. Rows whose texts hold stand-ins are inserted by SQL that replaces each by its
+ * id, read once for the statement (`insert`), and the texts read back with the ids as answered
+ * (`answered`).
  */
 const BASE = -(100_000_000_000 + Math.floor(Math.random() * 800_000_000_000)) * 1000;
 const MAX = 1000;
+/** The statements' texts by shape (`insert`). */
+const SHAPES = new BoundedMap<string, string>(200);
+const TEXTUAL = new Set(['string', 'text', 'json']);
 
 export class IdStandIns {
   readonly #dialect: SqlDialect;
@@ -35,15 +43,45 @@ export class IdStandIns {
     return value;
   }
 
-  /** `text` as SQL, each stand-in in it replaced by its expression's value (`null` for none); the text itself when it holds none. */
-  written(text: string): string | RawBuilder<string> {
-    let out: RawBuilder<string> | undefined;
-    this.#tokens.forEach((token, index) => {
-      if (!text.includes(token)) return;
-      // The token is digits and a sign: safe as a literal, and it keeps the statement's parameters those of the text.
-      out = sql<string>`REPLACE(${out ?? text}, ${sql.lit(token)}, COALESCE(${this.#dialect.text(this.#expressions[index]!)}, 'null'))`;
-    });
-    return out ?? text;
+  /**
+   * An INSERT of `rows` into `model`'s table whose text values may hold stand-ins: one
+   * `INSERT ... SELECT` over the rows (in their order) joined to one row of the ids, each read once
+   * by its expression (a stand-in replaced once per text holding it, not read again per text). Its
+   * text is built by Kysely once per shape (the rows' count and columns, the stand-ins used and
+   * their expressions' text) and kept, as insert-shapes.ts keeps inserts.
+   */
+  insert(db: DbExecutor, model: Model, rows: ReadonlyArray<Record<string, unknown>>): CompiledQuery {
+    const columns = Object.keys(rows[0] ?? {});
+    const used = this.#tokens.flatMap((token, index) => (rows.some((row) => columns.some((column) => typeof row[column] === 'string' && (row[column] as string).includes(token))) ? [index] : []));
+    const parts = used.map((index) => this.#expressions[index]!.compile(db));
+    // In the text's order: the rows' values (the select list before them holds none), then the ids' expressions'.
+    const parameters = [...rows.flatMap((row) => columns.map((column) => row[column] ?? null)), ...parts.flatMap((part) => part.parameters)];
+    const key = [this.#dialect.engine, model.table, rows.length, columns.join(','), used.join(','), ...parts.map((part) => part.sql)].join('\u0001');
+    let text = SHAPES.get(key);
+    if (text === undefined) {
+      const compiled = this.#statement(model, rows, columns, used).compile(db);
+      if (compiled.parameters.length !== parameters.length || compiled.parameters.some((value, index) => value !== parameters[index])) return compiled;
+      SHAPES.set(key, (text = compiled.sql));
+    }
+    // Told as an insert into the table (write-tracker.ts reads the node, not the text).
+    return { sql: text, parameters, query: InsertQueryNode.create(TableNode.create(model.table)), queryId: { queryId: '' } } as unknown as CompiledQuery;
+  }
+
+  #statement(model: Model, rows: ReadonlyArray<Record<string, unknown>>, columns: string[], used: number[]): RawBuilder<unknown> {
+    const engine = this.#dialect.engine;
+    // Every value typed as its column: PostgreSQL types an untyped parameter of a UNION as text.
+    const typed = (column: string, value: unknown) => (engine === 'postgres' ? sql`CAST(${value} AS ${sql.raw(columnType(engine, model.fields[column]!))})` : sql`${value}`);
+    const selects = rows.map((row, index) => sql`SELECT ${sql.lit(index)} AS ${sql.ref('n')}, ${sql.join(columns.map((column) => sql`${typed(column, row[column] ?? null)} AS ${sql.ref(column)}`))}`);
+    const value = (column: string) => {
+      let out: RawBuilder<unknown> = sql.ref(`v.${column}`);
+      if (!TEXTUAL.has(model.fields[column]!.type)) return out;
+      for (const index of used) out = sql`REPLACE(${out}, ${sql.lit(this.#tokens[index]!)}, COALESCE(${this.#dialect.text(sql.ref(`i.s${index}`))}, 'null'))`;
+      return out;
+    };
+    // The ids' row: its LIMIT keeps it from being merged into the rows' select (each id read once).
+    const ids = used.length ? sql`CROSS JOIN (SELECT ${sql.join(used.map((index) => sql`${this.#expressions[index]!} AS ${sql.ref(`s${index}`)}`))} LIMIT 1) i` : sql``;
+    return sql`INSERT INTO ${sql.table(model.table)} (${sql.join(columns.map((column) => sql.ref(column)))})
+      SELECT ${sql.join(columns.map(value))} FROM (${sql.join(selects, sql` UNION ALL `)}) v ${ids} ORDER BY v.n`;
   }
 
   /** `text` with each stand-in replaced by its id as answered (JSON's `null` for none). */

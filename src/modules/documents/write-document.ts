@@ -172,9 +172,10 @@ export async function commitDocument(ctx: AppContext, trx: DbExecutor, prepared:
     && names.every((name) => passes.has(name)) && parts.every((part) => part.guarded || (!part.afterLocks && !part.finish));
   const columns = names.map((name, index) => sql`${reads.get(name)!} AS ${sql.ref(`r${index}`)}`);
   // Guarded, the read fails the transaction itself when a check does not hold: on the values it
-  // answers, so that what the parts decide from them is what the guard decided.
+  // answers, so that what the parts decide from them is what the guard decided. (The LIMIT keeps
+  // the inner read from being merged into the outer one, which would read each value twice.)
   const read = !names.length ? undefined : doc.commitsWithBatch
-    ? batch.add(sql`SELECT r.*, ${failUnless(sql.join(names.map((name, index) => passes.get(name)!(sql.ref(`r.r${index}`))), sql` AND `))} AS guard FROM (SELECT ${sql.join(columns)}) r`)
+    ? batch.add(sql`SELECT r.*, ${failUnless(sql.join(names.map((name, index) => passes.get(name)!(sql.ref(`r.r${index}`))), sql` AND `))} AS guard FROM (SELECT ${sql.join(columns)} LIMIT 1) r`)
     : batch.add(sql`SELECT ${sql.join(columns)}`);
   const answered = async () => {
     const row = (read ? ((await read).rows[0] ?? {}) : {}) as Row;
@@ -317,7 +318,7 @@ export async function commitDocument(ctx: AppContext, trx: DbExecutor, prepared:
       documentEvent(type, 'document.created', headerId, { type: type.name, doc: records.result.doc, lines: records.result.lines }),
       ...(prepared.events?.(doc) ?? []));
     queueEventsInto(trx, (statement) => void batch.add(statement), {
-      written: (text) => standIns.written(text),
+      insert: (db, model, rows) => standIns.insert(db, model, rows),
       answered: (text) => (late ? late.resolve(standIns.answered(text)) : standIns.answered(text)),
     });
     batch.commit();
