@@ -52,7 +52,6 @@ forEachEngine('statements per document', (t) => {
     assert.deepEqual([answer.body.doc.neto, answer.body.doc.totaliva, answer.body.doc.total], [550, 115.5, 665.5]);
     assert.equal(typeof answer.body.doc.idasiento, 'number');
     assert.ok(seen.statements.length <= 20, `${seen.statements.length} statements:\n${seen.statements.join('\n')}`);
-    console.log('STATEMENTS', t().engine, seen.statements.length);
     // Nothing is locked before the number is claimed: the customer and products are read first, unlocked.
     assert.ok(!seen.statements.slice(0, seen.statements.findIndex((text) => SEQUENCE.test(text))).some((text) => / for update$/.test(text)), 'no lock before the sequence');
     if (t().engine !== 'sqlite') {
@@ -80,7 +79,6 @@ forEachEngine('statements per document', (t) => {
     assert.equal(seen.value.status, 200, JSON.stringify(seen.value.body));
     assert.equal(seen.value.body.data.pagada, true);
     assert.ok(seen.statements.length <= 12, `${seen.statements.length} statements:\n${seen.statements.join('\n')}`);
-    console.log('PAYSTATEMENTS', t().engine, seen.statements.length);
     const payments = (await t().call('GET', `/api/3/pagocliente?filter[idrecibo]=${(await t().call('GET', `/api/3/recibocliente?filter[idfactura]=${created.body.doc.idfactura}`)).body[0].idrecibo}`)).body;
     assert.equal(payments.length, 1);
     assert.equal(typeof payments[0].idasiento, 'number', 'the payment is posted');

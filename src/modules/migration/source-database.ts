@@ -1,5 +1,10 @@
-import mysql from 'mysql2/promise';
-import pg from 'pg';
+import type mysqlTypes from 'mysql2/promise';
+import type pgTypes from 'pg';
+import { lazyLibrary } from '../../lazy-library.ts';
+
+/** The source's drivers, loaded when an import opens one (most processes never do: docs/performance.md, memory at rest). */
+const mysql = lazyLibrary<typeof mysqlTypes>('mysql2/promise');
+const pg = lazyLibrary<typeof pgTypes>('pg');
 
 /**
  * The database of an installation of the established system, read for an import: only reads, in
@@ -91,7 +96,7 @@ function sourceDatabase({ engine, url, query, quote, columnsSql, keysSql, end }:
 async function openMysql(url: string): Promise<SourceDatabase> {
   const normalized = url.replace(/^mariadb:/i, 'mysql:');
   // Dates, times and timestamps as the text the server keeps; DECIMAL and BIGINT as numbers.
-  const connection = await mysql.createConnection({ uri: normalized, dateStrings: true, decimalNumbers: true, supportBigNumbers: true, bigNumberStrings: false });
+  const connection = await mysql().createConnection({ uri: normalized, dateStrings: true, decimalNumbers: true, supportBigNumbers: true, bigNumberStrings: false });
   const query: Query = async (text, params = []) => (await connection.query(text, [...params]))[0] as Row[];
   try {
     await query('SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ');
@@ -108,7 +113,7 @@ async function openMysql(url: string): Promise<SourceDatabase> {
 }
 
 async function openPostgres(url: string): Promise<SourceDatabase> {
-  const client = new pg.Client({ connectionString: url });
+  const client = new (pg().Client)({ connectionString: url });
   // Dates and timestamps as the text the server keeps (no time zone applied); bigints as numbers.
   for (const oid of [1082, 1083, 1114, 1184, 1266]) client.setTypeParser(oid, (value: string) => value);
   client.setTypeParser(20, (value: string) => Number(value));

@@ -1,9 +1,13 @@
 import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { parse } from 'csv-parse';
-import ExcelJS from 'exceljs';
+import type ExcelTypes from 'exceljs';
+import { lazyLibrary } from '../../lazy-library.ts';
 import { AppError } from '../../errors.ts';
 import type { Model } from '../../models/define-model.ts';
+
+/** Loaded with the first spreadsheet read (its bundle is megabytes: docs/performance.md, memory at rest). */
+const excel = lazyLibrary<typeof ExcelTypes>('exceljs');
 
 /**
  * The rows of a spreadsheet to import (`POST /api/3/importar/{resource}`, docs/migration.md): a CSV
@@ -178,10 +182,10 @@ export async function* fileRows(file: string, kind: 'xlsx' | 'csv', model: Model
     }
   } else {
     const input = createReadStream(file);
-    const reader = new ExcelJS.stream.xlsx.WorkbookReader(input, { worksheets: 'emit', sharedStrings: 'cache', hyperlinks: 'ignore', styles: 'ignore' });
+    const reader = new (excel().stream.xlsx.WorkbookReader)(input, { worksheets: 'emit', sharedStrings: 'cache', hyperlinks: 'ignore', styles: 'ignore' });
     try {
       for await (const sheet of reader) {
-        for await (const row of sheet as AsyncIterable<ExcelJS.Row>) {
+        for await (const row of sheet as AsyncIterable<ExcelTypes.Row>) {
           // exceljs numbers a row's cells from 1, leaving index 0 empty.
           const cells = Array.isArray(row.values) ? row.values.slice(1) : [];
           const taken = take(cells, row.number);
