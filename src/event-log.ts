@@ -107,7 +107,7 @@ interface Queue {
  * `answered` the text as answered, once the batch is (what the in-process listeners are told).
  */
 export interface StandIns {
-  insert(db: DbExecutor, model: typeof eventLogModel, rows: ReadonlyArray<Record<string, unknown>>): Statement<unknown>;
+  insert(db: DbExecutor, model: typeof eventLogModel, rows: ReadonlyArray<Record<string, unknown>>): Statement<unknown>[];
   answered(text: string): string;
 }
 
@@ -184,7 +184,7 @@ function insertsOf(db: DbExecutor, queue: Queue, standIns?: StandIns) {
   const inserts = [];
   for (let start = 0; start < rows.length; start += ROWS_PER_STATEMENT) {
     const part = rows.slice(start, start + ROWS_PER_STATEMENT);
-    inserts.push(standIns ? standIns.insert(db, eventLogModel, part) : insertRows(db, 'event_log', part));
+    inserts.push(...(standIns ? standIns.insert(db, eventLogModel, part) : [insertRows(db, 'event_log', part)]));
   }
   return inserts;
 }

@@ -43,7 +43,7 @@ forEachEngine('statements per document', (t) => {
     assert.equal((await t().call('POST', `/api/3/pagarFacturaCliente/${first.body.doc.idfactura}`, { pagada: true })).status, 200);
   });
 
-  it('creates a 5-line invoice with stock, receipt, totals and its entry in at most 20 statements, 1 round trip locked, its locks in one order', async () => {
+  it('creates a 5-line invoice with stock, receipt, totals and its entry in at most 20 statements (21 on MariaDB), 1 round trip locked, its locks in one order', async () => {
     const seen = await observe(t(), () => t().call('POST', '/api/3/crearFacturaCliente', { codcliente: 'STMT', lineas: FIVE_LINES }));
     const answer = seen.value;
     assert.equal(answer.status, 200, JSON.stringify(answer.body));
@@ -51,7 +51,11 @@ forEachEngine('statements per document', (t) => {
     // Totals to the cent: 10+40+90+160+250 = 550 net, 21 % VAT.
     assert.deepEqual([answer.body.doc.neto, answer.body.doc.totaliva, answer.body.doc.total], [550, 115.5, 665.5]);
     assert.equal(typeof answer.body.doc.idasiento, 'number');
-    assert.ok(seen.statements.length <= 20, `${seen.statements.length} statements:\n${seen.statements.join('\n')}`);
+    // 19 on SQLite and PostgreSQL, 20 on MariaDB (the claim's read-back), and on MariaDB one more
+    // where the commit goes with the batch: the event log's ids read into session variables, in
+    // the same round trip (id-stand-ins.ts: an INSERT ... SELECT of the rows cost MariaDB more).
+    const limit = t().engine === 'mysql' ? 21 : 20;
+    assert.ok(seen.statements.length <= limit, `${seen.statements.length} statements:\n${seen.statements.join('\n')}`);
     // Nothing is locked before the number is claimed: the customer and products are read first, unlocked.
     assert.ok(!seen.statements.slice(0, seen.statements.findIndex((text) => SEQUENCE.test(text))).some((text) => / for update$/.test(text)), 'no lock before the sequence');
     if (t().engine !== 'sqlite') {

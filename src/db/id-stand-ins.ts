@@ -1,5 +1,7 @@
 import { InsertQueryNode, sql, TableNode, type CompiledQuery, type RawBuilder } from 'kysely';
 import { BoundedMap } from './bounded-map.ts';
+import { insertRows } from './insert-shapes.ts';
+import type { Statement } from './statement-batch.ts';
 import { columnType } from './column-sql.ts';
 import type { DbExecutor } from './engine.ts';
 import type { SqlDialect } from './dialect.ts';
@@ -48,11 +50,13 @@ export class IdStandIns {
    * `INSERT ... SELECT` over the rows (in their order) joined to one row of the ids, each read once
    * by its expression (a stand-in replaced once per text holding it, not read again per text). Its
    * text is built by Kysely once per shape (the rows' count and columns, the stand-ins used and
-   * their expressions' text) and kept, as insert-shapes.ts keeps inserts.
+   * their expressions' text) and kept, as insert-shapes.ts keeps inserts. On MariaDB, two
+   * statements instead (`#insertWithVariables`).
    */
-  insert(db: DbExecutor, model: Model, rows: ReadonlyArray<Record<string, unknown>>): CompiledQuery {
+  insert(db: DbExecutor, model: Model, rows: ReadonlyArray<Record<string, unknown>>): Statement[] {
     const columns = Object.keys(rows[0] ?? {});
     const used = this.#tokens.flatMap((token, index) => (rows.some((row) => columns.some((column) => typeof row[column] === 'string' && (row[column] as string).includes(token))) ? [index] : []));
+    if (this.#dialect.engine === 'mysql') return this.#insertWithVariables(db, model, rows, used);
     const parts = used.map((index) => this.#expressions[index]!.compile(db));
     // In the text's order: the rows' values (the select list before them holds none), then the ids' expressions'.
     const parameters = [...rows.flatMap((row) => columns.map((column) => row[column] ?? null)), ...parts.flatMap((part) => part.parameters)];
@@ -60,11 +64,29 @@ export class IdStandIns {
     let text = SHAPES.get(key);
     if (text === undefined) {
       const compiled = this.#statement(model, rows, columns, used).compile(db);
-      if (compiled.parameters.length !== parameters.length || compiled.parameters.some((value, index) => value !== parameters[index])) return compiled;
+      if (compiled.parameters.length !== parameters.length || compiled.parameters.some((value, index) => value !== parameters[index])) return [compiled];
       SHAPES.set(key, (text = compiled.sql));
     }
     // Told as an insert into the table (write-tracker.ts reads the node, not the text).
-    return { sql: text, parameters, query: InsertQueryNode.create(TableNode.create(model.table)), queryId: { queryId: '' } } as unknown as CompiledQuery;
+    return [{ sql: text, parameters, query: InsertQueryNode.create(TableNode.create(model.table)), queryId: { queryId: '' } } as unknown as CompiledQuery];
+  }
+
+  /**
+   * MariaDB: the ids read once into the session's variables (one statement), then the rows as a
+   * plain multi-row INSERT whose texts replace each stand-in by its variable. An `INSERT ... SELECT`
+   * over the rows would put them in an internal temporary table, on disk for texts this long.
+   */
+  #insertWithVariables(db: DbExecutor, model: Model, rows: ReadonlyArray<Record<string, unknown>>, used: number[]): Statement[] {
+    if (!used.length) return [insertRows(db, model.table, rows as Array<Record<string, unknown>>)];
+    const variable = (index: number) => sql.raw(`@invoicing_id${index}`);
+    const capture = sql<Record<string, unknown>>`SELECT ${sql.join(used.map((index) => sql`${variable(index)} := ${this.#expressions[index]!}`))}`;
+    const replaced = rows.map((row) => Object.fromEntries(Object.entries(row).map(([column, value]) => {
+      if (typeof value !== 'string') return [column, value];
+      let out: RawBuilder<unknown> | string = value;
+      for (const index of used) if (value.includes(this.#tokens[index]!)) out = sql`REPLACE(${out}, ${sql.lit(this.#tokens[index]!)}, COALESCE(${this.#dialect.text(variable(index))}, 'null'))`;
+      return [column, out];
+    })));
+    return [capture, insertRows(db, model.table, replaced)];
   }
 
   #statement(model: Model, rows: ReadonlyArray<Record<string, unknown>>, columns: string[], used: number[]): RawBuilder<unknown> {
