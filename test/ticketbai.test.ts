@@ -5,6 +5,7 @@ import { enabledEngines } from './helpers/engines.ts';
 import { eventually } from './helpers/eventually.ts';
 import { exported, pdfText, qrCodesOf } from './helpers/pdf-reading.ts';
 import { makeCertificates } from './helpers/aeat-stand-in.ts';
+import { observe } from './helpers/observe-statements.ts';
 import { forEachEngine, withOtherInstance, type TestApp } from './helpers/test-app.ts';
 import { crc8, startTicketbaiStandIn, tbaiIdentifierOf, ticketbaiSchemaErrors, xmlsecVerifies, type Territory, type TicketbaiStandIn } from './helpers/ticketbai-stand-in.ts';
 
@@ -255,6 +256,14 @@ function suite(t: () => TestApp, standIns: Record<Territory, TicketbaiStandIn>, 
     assert.deepEqual(got.map((received) => [received.operation, received.lroe?.mode, received.outcome]), [['alta', '140', 'Correcto']]);
     const file = (await call('GET', `/api/3/registroticketbai?filter[idfactura]=${doc.body.doc.idfactura}`)).body[0];
     assert.equal(file.estado, 'aceptado');
+    // The company's next invoices keep their rounds from the start: no batch with its COMMIT sent
+    // only to fail on the switch (issue-invoices.ts), and each still gets its file.
+    for (let i = 0; i < 2; i++) {
+      const seen = await observe(t(), () => call('POST', '/api/3/crearFacturaCliente', { codalmacen: 'BI2', codcliente: 'ANA', lineas: [{ descripcion: `Fisioterapia ${i}`, pvpunitario: 45 }] }));
+      assert.equal(seen.value.status, 200, JSON.stringify(seen.value.body));
+      assert.ok(!seen.statements.some((text) => / end as guard from \(/.test(text)), 'no guarded batch');
+      assert.equal((await call('GET', `/api/3/registroticketbai?filter[idfactura]=${seen.value.body.doc.idfactura}`)).body.length, 1);
+    }
     clean();
   });
 

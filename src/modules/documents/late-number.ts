@@ -86,8 +86,10 @@ export class LateNumber {
     const same = sql`s.idsecuencia = ${known.idsecuencia} AND s.patron = ${known.patron} AND s.longnumero = ${known.longnumero}
       AND GREATEST(1, COALESCE(s.inicio, 1)) = ${known.inicio} AND COALESCE(s.usarhuecos, ${dialect.boolean(false)}) = ${dialect.boolean(known.usarhuecos)}
       AND s.numero - 1 >= GREATEST(1, COALESCE(s.inicio, 1))`;
-    return sql<number>`(SELECT CASE WHEN COUNT(*) = 1 AND MAX(CASE WHEN ${same} THEN 1 ELSE 0 END) = 1 THEN 1 ELSE 0 END FROM secuencias_documentos s
-      WHERE s.tipodoc = ${type.name} AND s.codserie = ${input.codserie} AND s.idempresa = ${input.idempresa} AND s.codejercicio = ${input.codejercicio})`;
+    const key = sql`s.tipodoc = ${type.name} AND s.codserie = ${input.codserie} AND s.idempresa = ${input.idempresa} AND s.codejercicio = ${input.codejercicio}`;
+    // The one known row as assumed, and no other of the key: two index lookups, no aggregate.
+    return sql<number>`CASE WHEN EXISTS (SELECT 1 FROM secuencias_documentos s WHERE ${key} AND ${same})
+      AND NOT EXISTS (SELECT 1 FROM secuencias_documentos s WHERE ${key} AND s.idsecuencia <> ${known.idsecuencia}) THEN 1 ELSE 0 END`;
   }
 
   /** The statement with its placeholders replaced in SQL (StatementBatch's rewrite). */

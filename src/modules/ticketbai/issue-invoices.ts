@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { AppContext } from '../../app-context.ts';
-import { beforeCommit } from '../../db/transaction.ts';
+import { afterCommit, beforeCommit } from '../../db/transaction.ts';
 import { documentCreated, documentPreparing, type DocumentInWriting } from '../documents/index.ts';
 import { RECORDED_TYPE } from '../verifactu/index.ts';
 import { isOn, switchOf } from './company-switch.ts';
@@ -16,6 +16,8 @@ import { sendAfterCommit } from './sending/send-files.ts';
  * at once where the treasury asks for it at issuance (sending/send-files.ts).
  */
 export function issueInvoiceFiles(ctx: AppContext): void {
+  /** Companies whose last invoice here found the switch on (a hint for the next one: write-document.ts's guard). */
+  const switchedOn = new Set<number>();
   ctx.hooks.on(documentPreparing, (p) => {
     if (p.type.name !== RECORDED_TYPE) return undefined;
     const idempresa = Number(p.header.idempresa);
@@ -23,13 +25,17 @@ export function issueInvoiceFiles(ctx: AppContext): void {
     const off = ctx.database.dialect.boolean(false);
     return () => ({
       lock: 'chain' as const,
-      // The switch read off, `finish` has nothing to do; on, the file is appended after the answer (the COMMIT after it).
-      guarded: true,
+      // The switch read off, `finish` has nothing to do: the COMMIT may go with the batch, which
+      // fails if the switch is on. For a company whose last invoice here found it on, the file is
+      // appended after the answer from the start (no batch sent only to fail).
+      guarded: !switchedOn.has(idempresa),
       lockAndWrite(doc: DocumentInWriting) {
         doc.readAfterLocks('ticketbai.activo', sql`(SELECT activo FROM ticketbai_empresas WHERE idempresa = ${idempresa})`, (value) => sql`COALESCE(${value}, ${off}) = ${off}`);
       },
       async finish(doc: DocumentInWriting) {
-        if (!isOn(doc.readValue('ticketbai.activo'))) return;
+        const on = isOn(doc.readValue('ticketbai.activo'));
+        afterCommit(doc.db, () => void (on ? switchedOn.add(idempresa) : switchedOn.delete(idempresa)));
+        if (!on) return;
         const company = await switchOf(doc.db, idempresa);
         if (!company?.activo) return;
         await issueInvoiceFile(ctx, doc.db, company, doc.ref, doc.type, doc.id!, doc.header, doc.lines, given);
