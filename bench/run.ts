@@ -53,11 +53,13 @@ interface Figure {
   rps: number;
   p99: number;
   errors: number;
+  /** Requests answered in the run. */
+  requests?: number;
   /** CPU per request over the measured run, ms (the creation phase): the server's, and its database server's. */
   cpu?: { service: number; database?: number };
 }
 
-async function measure(server: Server, scenario: Scenario, path = scenario.path, duration = seconds, engine?: string): Promise<Figure> {
+async function measure(server: Server, scenario: Scenario, path = scenario.path, duration = seconds): Promise<Figure> {
   const { bodies } = scenario;
   let sent = 0;
   const result = await autocannon({
@@ -69,19 +71,18 @@ async function measure(server: Server, scenario: Scenario, path = scenario.path,
     ...(bodies ? { requests: [{ method: scenario.method ?? 'GET', setupRequest: (request: autocannon.Request) => ({ ...request, body: bodies[sent++ % bodies.length] }) }] } : {}),
     connections,
     duration,
-    // The CPU reading starts with the run (below): autocannon connects first, within its own call.
   });
-  return { rps: result.requests.average, p99: result.latency.p99, errors: result.errors + result.timeouts + result.non2xx, ...(engine ? { requests: result.requests.total } : {}) } as Figure;
+  return { rps: result.requests.average, p99: result.latency.p99, errors: result.errors + result.timeouts + result.non2xx, requests: result.requests.total };
 }
 
 /** A measured run with the CPU the server and its database server spent on it, per request. */
 async function measureCpu(server: Server, scenario: Scenario, engine: string): Promise<Figure> {
   const before = readCpu(server.child.pid, engine);
-  const figure = (await measure(server, scenario, scenario.path, seconds, engine)) as Figure & { requests: number };
+  const figure = await measure(server, scenario);
   // Requests still in flight when autocannon stops are finished (and counted) once the server is idle again.
   await idle(server);
   const after = readCpu(server.child.pid, engine);
-  return { rps: figure.rps, p99: figure.p99, errors: figure.errors, cpu: cpuPerRequest(before, after, figure.requests, engine) };
+  return { ...figure, cpu: cpuPerRequest(before, after, figure.requests ?? 0, engine) };
 }
 
 /** The `Link: rel="next"` target of a request (a page by cursor). */

@@ -110,14 +110,12 @@ export function numberChecks(type: DocumentType, input: NumberingInput, dialect:
   return checks;
 }
 
+const is = (expected: number) => (value: RawBuilder<unknown>) => sql`${value} = ${sql.lit(expected)}`;
 /**
  * What each of `numberChecks` must read for `checkClaim` to take the number as claimed, as SQL on
  * the value read (a commit with the batch fails its read when one does not hold).
  */
-export function numberPasses(): Record<string, (value: RawBuilder<unknown>) => RawBuilder<unknown>> {
-  const is = (expected: number) => (value: RawBuilder<unknown>) => sql`${value} = ${sql.lit(expected)}`;
-  return { taken: is(0), previous: is(1), gap: is(0), later: is(0) };
-}
+export const NUMBER_PASSES: Readonly<Record<string, (value: RawBuilder<unknown>) => RawBuilder<unknown>>> = { taken: is(0), previous: is(1), gap: is(0), later: is(0) };
 
 /** Checks a claimed number from what `numberChecks` read: the slow path, or the chronology's refusal. */
 export function checkClaim(claimed: ClaimedNumber, read: (name: string) => unknown, fecha: string): void {

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { AppContext } from '../../app-context.ts';
+import type { DbExecutor } from '../../db/database.ts';
 import { hasPrecondition } from '../../db/preconditions.ts';
 import { rowReader } from '../../db/row-codec.ts';
 import { StatementBatch } from '../../db/statement-batch.ts';
@@ -93,6 +94,18 @@ export async function payInvoice(ctx: AppContext, type: DocumentType, id: FieldV
   const makers = await Promise.all(plan.changes.map(async (change) => (await ctx.hooks.run(paymentPreparing, {
     side: type.side, payment: change.payment, receipt: change.receipt, invoice, subject: found.subject, idempresa: Number(invoice.idempresa), decimals: settings.decimals,
   }))[0]));
+  /**
+   * The invoice's `pagada`/`vencida`, only where it is still as read (`pagada`, `total`): the row
+   * skipped otherwise (its affected rows tell), or, committed with the batch, the statement failing.
+   */
+  const flagsUpdate = (trx: DbExecutor, failWhenChanged: boolean) => {
+    const { dialect } = ctx.database;
+    const still = { pagada: dialect.boolean(Boolean(invoice.pagada)), total };
+    const update = trx.updateTable(type.header.table).where(type.key, '=', Number(id));
+    const vencida = dialect.boolean(plan.state.vencida);
+    if (failWhenChanged) return update.set({ pagada: guardedValue(dialect.boolean(plan.state.pagada), sql`pagada = ${still.pagada} AND total = ${still.total}`), vencida });
+    return update.set({ pagada: dialect.boolean(plan.state.pagada), vencida }).where('pagada', '=', still.pagada).where('total', '=', still.total);
+  };
   const write = (guarded: boolean) => inTransaction(ctx.database, async (trx): Promise<PaymentAnswer> => {
     const { dialect, engine } = ctx.database;
     const batch = new StatementBatch(trx, engine);
@@ -103,10 +116,7 @@ export async function payInvoice(ctx: AppContext, type: DocumentType, id: FieldV
       // invoice and its receipt (each failing its statement unless still as read), the entry with
       // its lines, the movement, the events and the COMMIT. A failure: the rounds below say why.
       if (riskDelta) batch.add(addToRiskStatement(trx, String(invoice.codcliente), riskDelta, settings.decimals));
-      batch.add(trx.updateTable(type.header.table).set({
-        pagada: guardedValue(dialect.boolean(plan.state.pagada), sql`pagada = ${dialect.boolean(Boolean(invoice.pagada))} AND total = ${total}`),
-        vencida: dialect.boolean(plan.state.vencida),
-      }).where(type.key, '=', Number(id)));
+      batch.add(flagsUpdate(trx, true));
       for (const statement of receiptUpdates(trx, dialect, type.side, plan.changes, true)) batch.add(statement);
       const idasiento = parts[0]?.writeAtOnce(writing) ?? null;
       const movements = ctx.store.insertStatement(paymentModelOf(type.side), [{ ...plan.changes[0]!.payment, idasiento } as Values], trx);
@@ -124,8 +134,7 @@ export async function payInvoice(ctx: AppContext, type: DocumentType, id: FieldV
     }
     // 1. The customer, the invoice and its receipts (each only if still as read), then each movement's entry header.
     if (riskDelta) batch.add(addToRiskStatement(trx, String(invoice.codcliente), riskDelta, settings.decimals));
-    const flags = batch.add(trx.updateTable(type.header.table).set({ pagada: dialect.boolean(plan.state.pagada), vencida: dialect.boolean(plan.state.vencida) })
-      .where(type.key, '=', Number(id)).where('pagada', '=', dialect.boolean(Boolean(invoice.pagada))).where('total', '=', total));
+    const flags = batch.add(flagsUpdate(trx, false));
     const receipts = receiptUpdates(trx, dialect, type.side, plan.changes).map((statement) => batch.add(statement));
     for (const part of parts) part?.lockAndWrite(writing);
     await batch.flush();

@@ -17,7 +17,7 @@ import type { DocumentReference } from './document-reference.ts';
 import { documentResult, visible, type DocumentResult, type Row } from './document-repository.ts';
 import type { DocumentType } from './document-types.ts';
 import { forgetClaim, lateNumber, rememberClaim } from './late-number.ts';
-import { checkClaim, numberChecks, numberPasses, queueClaim, SlowNumbering, type ClaimedNumber } from './number-claim.ts';
+import { checkClaim, NUMBER_PASSES, numberChecks, queueClaim, SlowNumbering, type ClaimedNumber } from './number-claim.ts';
 import { assignNumber, checkInvoiceChronology, lockNumbering, type NumberingInput } from './numbering.ts';
 
 /** A new document as `prepareDocument` (or a refund) left it: everything read and computed, nothing locked. */
@@ -67,8 +67,6 @@ export async function writeDocument(ctx: AppContext, prepared: PreparedDocument)
  * numbering lock, the writes apart.
  */
 export type CommitMode = 'guarded' | 'together' | 'apart' | 'slow';
-
-
 
 /**
  * The parts' `afterLocks`, in order. A refusal (any other error) outranks a part's wish to write
@@ -151,7 +149,7 @@ export async function commitDocument(ctx: AppContext, trx: DbExecutor, prepared:
   }
   const checked = late ? { sequence: late.sequence, numero: late.claimed } : claimed;
   if (checked) {
-    const passing = numberPasses();
+    const passing = NUMBER_PASSES;
     for (const [name, check] of Object.entries(numberChecks(type, input, dialect, checked.sequence, checked.numero))) doc.readAfterLocks(`number.${name}`, check, passing[name]);
     // The sequence as the placeholders assumed it, which the claim's answer is checked against once answered (late-number.ts).
     if (late && mode === 'guarded') doc.readAfterLocks('number.sequence', late.sequenceCheck(dialect, type, input), (value) => sql`${value} = 1`);
@@ -281,7 +279,8 @@ export async function commitDocument(ctx: AppContext, trx: DbExecutor, prepared:
   function recordsOf(w: Written, headerId: number, lineIds: number[], sqlValue: (name: string) => unknown, resolve: (value: unknown) => unknown) {
     const asWritten = Object.fromEntries(Object.entries(w.headerInsert.rows[0]!).map(([name, value]) => [name, isOperationNodeSource(value) ? sqlValue(name) : resolve(value)]));
     const stored = rowReader(type.header)({ ...asWritten, [type.key]: headerId });
-    const lines = w.lineInsert ? w.lineInsert.rows.map((row, index) => rowReader(type.line)({ ...Object.fromEntries(Object.entries(row).map(([name, value]) => [name, resolve(value)])), [type.key]: headerId, idlinea: lineIds[index] })) : [];
+    // A line holds no placeholder (late-number.ts refuses a document whose own values would).
+    const lines = w.lineInsert ? w.lineInsert.rows.map((row, index) => rowReader(type.line)({ ...row, [type.key]: headerId, idlinea: lineIds[index] })) : [];
     return { stored, lines, result: { doc: visible(type.header, stored), lines: lines.map((line) => visible(type.line, line)) } };
   }
 
