@@ -34,8 +34,22 @@ export function isTimeZone(zone: string): boolean {
   }
 }
 
-/** The wall-clock day and time at instant `ms` in `zone`. */
+/** The last answer of `dayIn` per zone, by whole second: a busy installation asks many times a second, and formatting costs. */
+const lastDay = new Map<string, { second: number; day: BusinessDay }>();
+
+/** The wall-clock day and time at instant `ms` in `zone` (a frozen object: callers share it within its second). */
 export function dayIn(ms: number, zone: string): BusinessDay {
+  const second = Math.floor(ms / 1000);
+  const last = lastDay.get(zone);
+  if (last?.second === second) return last.day;
+  const day = Object.freeze(formatDay(ms, zone));
+  // One entry per zone asked (the installation's, and the few a test or a request names).
+  if (lastDay.size >= 16 && !last) lastDay.clear();
+  lastDay.set(zone, { second, day });
+  return day;
+}
+
+function formatDay(ms: number, zone: string): BusinessDay {
   const parts: Record<string, string> = {};
   for (const part of formatIn(zone).formatToParts(ms)) parts[part.type] = part.value;
   return { date: `${parts.year}-${parts.month}-${parts.day}`, time: `${parts.hour}:${parts.minute}:${parts.second}` };

@@ -1,4 +1,6 @@
-import { CompiledQuery, type DatabaseConnection, type Dialect, type Driver } from 'kysely';
+import { CompiledQuery, type DatabaseConnection, type Dialect, type Driver, type QueryResult } from 'kysely';
+
+type Options = Parameters<DatabaseConnection['executeQuery']>[1];
 import { currentGate } from './commit-gate.ts';
 import { batchParts, commitFollowsTail, commitTails, commitWithTail, committedByBatch, pipelinedFollowers } from './statement-batch.ts';
 import type { Engine } from './engine.ts';
@@ -53,24 +55,70 @@ function countStatement(counter: StatementCounter, query: CompiledQuery, followe
   }
 }
 
+/**
+ * Connections whose transaction began in the driver's eyes but not yet on the server: its BEGIN
+ * goes with the transaction's first statement, in that statement's round trip (a transaction's
+ * snapshot and locks are taken by its statements, not by BEGIN, on both server engines). A
+ * transaction that ends before any statement sends nothing. SQLite, and a transaction with an
+ * isolation level or access mode, begin at once.
+ */
+const pendingBegins = new WeakSet<DatabaseConnection>();
+
+/** The statement's own result from the answers that followed its BEGIN in one MariaDB query (as Kysely's MySQL driver makes it). */
+function answerAfterBegin<R>(answers: unknown[], batch: boolean): QueryResult<R> {
+  if (batch) return { rows: answers as R[] };
+  const answer = answers[0];
+  if (Array.isArray(answer)) return { rows: answer as R[] };
+  const { insertId, affectedRows, changedRows } = (answer ?? {}) as { insertId?: number | bigint; affectedRows?: number; changedRows?: number };
+  return {
+    rows: [],
+    insertId: insertId != null && insertId.toString() !== '0' ? BigInt(insertId) : undefined,
+    numAffectedRows: affectedRows != null ? BigInt(affectedRows) : undefined,
+    numChangedRows: changedRows != null ? BigInt(changedRows) : undefined,
+  };
+}
+
 function guardedDriver(driver: Driver, counter: StatementCounter, writes: WriteTracker, engine: Engine): Driver {
   const counted = new WeakSet<DatabaseConnection>();
   const count = (connection: DatabaseConnection) => {
     if (counted.has(connection)) return connection;
     counted.add(connection);
     const execute = connection.executeQuery.bind(connection);
-    connection.executeQuery = async (query, options) => {
-      // A transaction its batch committed is over: a statement now would run outside it, unseen by its rollback.
-      if (committedByBatch.has(connection)) throw new Error(`a statement after its transaction's batch committed: ${query.sql.slice(0, 80)}`);
-      countStatement(counter, query, pipelinedFollowers.has(query) || (commitFollowsTail.has(connection) && /^commit\b/i.test(query.sql)));
+    const run = <R>(query: CompiledQuery, options?: Options, follower = pipelinedFollowers.has(query) || (commitFollowsTail.has(connection) && /^commit\b/i.test(query.sql))): Promise<QueryResult<R>> => {
+      countStatement(counter, query, follower);
       // A multi-statement batch writes what each of its statements writes.
       const done = (batchParts.get(query) ?? [query]).map((part) => writes.statement(connection, part.query)).filter((after) => after !== undefined);
-      if (!done.length) return execute(query, options);
-      try {
-        return await execute(query, options);
-      } finally {
+      if (!done.length) return execute<R>(query, options);
+      return execute<R>(query, options).finally(() => {
         for (const after of done) after();
+      });
+    };
+    connection.executeQuery = async <R>(query: CompiledQuery, options?: Options): Promise<QueryResult<R>> => {
+      // A transaction its batch committed is over: a statement now would run outside it, unseen by its rollback.
+      if (committedByBatch.has(connection)) throw new Error(`a statement after its transaction's batch committed: ${query.sql.slice(0, 80)}`);
+      if (!pendingBegins.delete(connection)) return run<R>(query, options);
+      if (engine === 'postgres') {
+        // Pipelined: both are written in this tick (pg-coalesced-writes.ts), the statement counted in the BEGIN's round trip.
+        const begun = run(CompiledQuery.raw('begin'));
+        const result = run<R>(query, options, true);
+        begun.catch(() => {});
+        result.catch(() => {});
+        await begun;
+        return result;
       }
+      // MariaDB: one multi-statement query, whose first answer (the BEGIN's) is not the statement's.
+      const combined = CompiledQuery.raw(`begin;\n${query.sql}`, [...query.parameters]);
+      batchParts.set(combined, [CompiledQuery.raw('begin'), ...(batchParts.get(query) ?? [query])]);
+      const answers = (await run(combined, options)).rows as unknown[];
+      return answerAfterBegin<R>(answers.slice(1), batchParts.has(query));
+    };
+    const stream = connection.streamQuery.bind(connection);
+    connection.streamQuery = <R>(query: CompiledQuery, chunkSize: number): AsyncIterableIterator<QueryResult<R>> => {
+      if (!pendingBegins.delete(connection)) return stream<R>(query, chunkSize);
+      return (async function* () {
+        await run(CompiledQuery.raw('begin'));
+        yield* stream<R>(query, chunkSize);
+      })();
     };
     return connection;
   };
@@ -108,13 +156,27 @@ function guardedDriver(driver: Driver, counter: StatementCounter, writes: WriteT
           const pin = pinOf(connection);
           if (pin && pin.depth > 0) return beginSavepoint(pin, runOn(connection));
           writes.began(connection);
-          await target.beginTransaction(connection, settings);
+          // Sent with the transaction's first statement, in its round trip (`beginWith`).
+          if (engine !== 'sqlite' && !settings.isolationLevel && !settings.accessMode) pendingBegins.add(connection);
+          else await target.beginTransaction(connection, settings);
           if (pin) pin.depth = 1;
         };
       }
       if (TRANSACTION_ENDS.has(property)) {
         const end = (Reflect.get(target, property, target) as (connection: DatabaseConnection) => Promise<void>).bind(target);
         return async (connection: DatabaseConnection) => {
+          if (pendingBegins.has(connection) && !commitTails.get(connection)?.length) {
+            // Nothing ran: there is no transaction on the server to end (a pinned one's connection may go back).
+            pendingBegins.delete(connection);
+            commitTails.delete(connection);
+            const pin = pinOf(connection);
+            if (pin) {
+              pin.depth = 0;
+              pin.savepoints.length = 0;
+            }
+            writes.ended(connection);
+            return;
+          }
           if (committedByBatch.delete(connection)) {
             // Its COMMIT went with its last batch (statement-batch.ts): nothing left to end (a rollback
             // asked now follows a failure after that commit, which the failure itself reports).

@@ -96,14 +96,15 @@ export class NamedStatements {
       if (typeof config !== 'string' || !Array.isArray(values) || !values.length || callback) return query(config, values, callback);
       const name = this.nameOf(config, values.length);
       if (!name) return query(config, values);
-      // Outside a transaction ('I'dle) the statement is alone on the connection and may run again.
-      const alone = client.getTransactionStatus?.() === 'I';
       const prepared = client.connection?.parsedStatements?.[name] !== undefined;
       return (query({ name, text: config, values }) as Promise<unknown>).catch((error: unknown) => {
         if (!prepared || !looksStale(error)) throw error;
         (error as { [STALE]?: boolean })[STALE] = true;
         this.#renew(name);
-        if (!alone) throw error;
+        // Outside a transaction ('I'dle) the statement is alone on the connection and may run again.
+        // Read as it failed, not as it was sent: a transaction's BEGIN may be pipelined just before
+        // it (guarded-dialect.ts), and the status read then would still be the idle one before it.
+        if (client.getTransactionStatus?.() !== 'I') throw error;
         return query({ name: this.nameOf(config, values.length), text: config, values });
       });
     };

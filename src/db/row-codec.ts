@@ -52,8 +52,18 @@ function fromDbValue(field: FieldDef, raw: unknown): FieldValue {
 
 export type RowReader = (row: Record<string, unknown>) => Record<string, FieldValue>;
 
+/** Each model's reader of all its fields, built once (documents read and write their rows on every request). */
+const readers = new WeakMap<Model, RowReader>();
+
 /** Builds the reader of a model's rows: same JSON types on every engine. */
-export function rowReader(model: Model, fields: string[] = model.fieldNames): RowReader {
+export function rowReader(model: Model, fields?: string[]): RowReader {
+  if (fields) return readerOf(model, fields);
+  let reader = readers.get(model);
+  if (!reader) readers.set(model, (reader = readerOf(model, model.fieldNames)));
+  return reader;
+}
+
+function readerOf(model: Model, fields: string[]): RowReader {
   const defs = fields.map((name) => [name, model.fields[name]!] as const);
   return (row) => {
     const record: Record<string, FieldValue> = {};

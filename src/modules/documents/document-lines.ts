@@ -93,9 +93,10 @@ function taxValues(taxes: TaxReference, code: FieldValue | undefined, field = 'c
  */
 export async function productParts(
   db: DbExecutor, taxes: TaxReference, type: DocumentType, codes: string[], defaults: LineDefaults, productTypes?: Map<number, string | null>, found?: Map<string, LineProduct>,
+  known?: Map<string, LineProduct>,
 ): Promise<Map<string, Values>> {
   const parts = new Map<string, Values>();
-  const products = await productsForLines(db, [...new Set(codes)]);
+  const products = known ?? await productsForLines(db, [...new Set(codes)]);
   for (const [code, product] of products) found?.set(code, product);
   for (const product of products.values()) productTypes?.set(product.idproducto, product.tipo);
   if (!products.size) return parts;
@@ -130,6 +131,11 @@ export async function productParts(
   return parts;
 }
 
+/** The distinct product codes (`referencia`) that lines given by a client name, in their order. */
+export function lineCodes(inputs: Values[]): string[] {
+  return [...new Set(inputs.map((input) => input.referencia).filter((code): code is string => typeof code === 'string' && code !== ''))];
+}
+
 /**
  * New lines from client input (getNewLine + getNewProductLine + the API's field assignment): status
  * stock mode, default tax, inherited IRPF, then the product's data when `referencia` is a known
@@ -139,10 +145,10 @@ export async function productParts(
  */
 export async function buildLines(
   db: DbExecutor, taxes: TaxReference, type: DocumentType, inputs: Values[], defaults: LineDefaults, indexes = inputs.map((_, index) => index), products?: Map<string, LineProduct>,
+  known?: Map<string, LineProduct>,
 ): Promise<{ lines: Values[]; productTypes: Map<number, string | null> }> {
-  const codes = inputs.map((input) => input.referencia).filter((code): code is string => typeof code === 'string' && code !== '');
   const productTypes = new Map<number, string | null>();
-  const parts = await productParts(db, taxes, type, codes, defaults, productTypes, products);
+  const parts = await productParts(db, taxes, type, lineCodes(inputs), defaults, productTypes, products, known);
   const lines = inputs.map((input, offset) => {
     const line: Values = {
       actualizastock: defaults.actualizastock,

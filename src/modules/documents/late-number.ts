@@ -36,6 +36,7 @@ const drawn = () => String.fromCharCode(0xe100 + Math.floor(Math.random() * 0x18
 const NONCE = drawn() + drawn();
 const PLAIN = `${LEAD}\uE001${NONCE}`;
 const PADDED = `${LEAD}\uE002${NONCE}`;
+const holdsPlaceholder = (value: unknown): value is string => typeof value === 'string' && value.includes(LEAD);
 
 /** The sequences as their last claims answered them, per database (a hint, checked on every use). */
 const claimedSequences = new WeakMap<object, Map<string, Sequence>>();
@@ -94,11 +95,13 @@ export class LateNumber {
 
   /** The statement with its placeholders replaced in SQL (StatementBatch's rewrite). */
   readonly bind = (query: CompiledQuery): CompiledQuery => {
+    // Most of a batch's statements hold none: they go as they are, nothing built for them.
+    if (!query.parameters.some(holdsPlaceholder)) return query;
     const text = claimedInSession[this.#engine].text;
     // A longer number than the padding is not cut (LPAD would).
     const padded = `LPAD(${text}, GREATEST(LENGTH(${text}), ${Math.trunc(this.sequence.longnumero)}), '0')`;
     return wrapParameters(query, this.#engine, (placeholder, value) => {
-      if (typeof value !== 'string' || !value.includes(LEAD)) return undefined;
+      if (!holdsPlaceholder(value)) return undefined;
       let wrapped = placeholder;
       // The placeholders are private-use characters only: safe as literals.
       if (value.includes(PLAIN)) wrapped = `REPLACE(${wrapped}, '${PLAIN}', ${text})`;

@@ -1,13 +1,14 @@
 import type { AppContext } from '../../app-context.ts';
 import type { DbExecutor } from '../../db/database.ts';
+import { readTogether } from '../../db/read-together.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { AppError, validationError } from '../../errors.ts';
 import type { Values } from '../../models/define-model.ts';
 import { conversionRateOf, rateFor } from '../finance/index.ts';
 import { cachedExerciseCovering, exerciseReference, type CachedExercise } from '../fiscal/index.ts';
-import type { LineProduct } from '../catalogue/index.ts';
+import { productsForLines, type LineProduct } from '../catalogue/index.ts';
 import type { DocumentInput } from './document-input.ts';
-import { buildLines, lineDefaults } from './document-lines.ts';
+import { buildLines, lineCodes, lineDefaults } from './document-lines.ts';
 import { documentPreparing, type PartMaker } from './document-parts.ts';
 import { calcContextFor, loadReference, statusOf, type DocumentReference } from './document-reference.ts';
 import type { Row } from './document-repository.ts';
@@ -93,7 +94,10 @@ async function draftOf(ctx: AppContext, type: DocumentType, input: DocumentInput
   const ref = await loadReference(ctx);
   const { settings, today } = ref;
   const db = ctx.database.kysely;
-  const found = await subjectWithAddressOf(db, type, String(input.header[type.subject]));
+  // The subject and the lines' products, read in one round trip.
+  const [found, known] = await readTogether(ctx.database,
+    (reader) => subjectWithAddressOf(reader, type, String(input.header[type.subject])),
+    (reader) => productsForLines(reader, lineCodes(input.lines ?? [])));
   if (!found) throw new AppError(type.side === 'sales' ? 'customer-not-found' : 'supplier-not-found');
   const { subject, address } = found;
   const header: Values = { ...subjectValues(ref, type, subject, address), ...input.header };
@@ -110,7 +114,7 @@ async function draftOf(ctx: AppContext, type: DocumentType, input: DocumentInput
   Object.assign(header, { idestado: status.idestado, editable: status.editable });
 
   const products = new Map<string, LineProduct>();
-  const { lines, productTypes } = await buildLines(db, ref.taxes, type, input.lines ?? [], lineDefaults(settings, status.actualizastock, subject, header), undefined, products);
+  const { lines, productTypes } = await buildLines(db, ref.taxes, type, input.lines ?? [], lineDefaults(settings, status.actualizastock, subject, header), undefined, products, known);
   return { type, ref, subject, header, lines, products, productTypes, fecha: input.fecha ?? today.date };
 }
 
