@@ -20,6 +20,8 @@ import type { Model } from '../models/define-model.ts';
  */
 const BASE = -(100_000_000_000 + Math.floor(Math.random() * 800_000_000_000)) * 1000;
 const MAX = 1000;
+/** What every stand-in's text starts with: all but its last three digits, which are its index. */
+const PREFIX = String(BASE).slice(0, -3);
 /** The statements' texts by shape (`insert`). */
 const SHAPES = new BoundedMap<string, string>(200);
 const TEXTUAL = new Set(['string', 'text', 'json']);
@@ -55,7 +57,7 @@ export class IdStandIns {
    */
   insert(db: DbExecutor, model: Model, rows: ReadonlyArray<Record<string, unknown>>): Statement[] {
     const columns = Object.keys(rows[0] ?? {});
-    const used = this.#tokens.flatMap((token, index) => (rows.some((row) => columns.some((column) => typeof row[column] === 'string' && (row[column] as string).includes(token))) ? [index] : []));
+    const used = this.#usedIn(rows, columns);
     if (this.#dialect.engine === 'mysql') return this.#insertWithVariables(db, model, rows, used);
     const parts = used.map((index) => this.#expressions[index]!.compile(db));
     // In the text's order: the rows' values (the select list before them holds none), then the ids' expressions'.
@@ -69,6 +71,22 @@ export class IdStandIns {
     }
     // Told as an insert into the table (write-tracker.ts reads the node, not the text).
     return [{ sql: text, parameters, query: InsertQueryNode.create(TableNode.create(model.table)), queryId: { queryId: '' } } as unknown as CompiledQuery];
+  }
+
+  /** The indexes of the stand-ins the rows' texts hold, ascending: each text read once for their common start. */
+  #usedIn(rows: ReadonlyArray<Record<string, unknown>>, columns: string[]): number[] {
+    const used = new Set<number>();
+    for (const row of rows) {
+      for (const column of columns) {
+        const text = row[column];
+        if (typeof text !== 'string') continue;
+        for (let at = text.indexOf(PREFIX); at >= 0; at = text.indexOf(PREFIX, at + 1)) {
+          const index = Number(text.slice(at + PREFIX.length, at + PREFIX.length + 3));
+          if (index < this.#tokens.length && text.startsWith(this.#tokens[index]!, at)) used.add(index);
+        }
+      }
+    }
+    return [...used].sort((a, b) => a - b);
   }
 
   /**

@@ -18,25 +18,41 @@ const isPlaceholder = (token: string) => token === '?' || token[0] === '$';
 export function wrapParameters(query: CompiledQuery, engine: Engine, wrap: (placeholder: string, value: unknown) => string | undefined): CompiledQuery {
   const postgres = engine === 'postgres';
   let wrapped: Array<string | undefined> | undefined;
-  query.parameters.forEach((value, index) => {
-    const text = wrap(postgres ? `$${index + 1}` : '?', value);
-    if (text !== undefined) (wrapped ??= [])[index] = text;
-  });
+  let key = '';
+  const { parameters } = query;
+  for (let index = 0; index < parameters.length; index++) {
+    const text = wrap(postgres ? `$${index + 1}` : '?', parameters[index]);
+    if (text === undefined) continue;
+    (wrapped ??= [])[index] = text;
+    key += `${index}\u0001${text}\u0002`;
+  }
   if (!wrapped) return query;
-  // The placeholders' places in the text, found once per text (a document's statements repeat).
-  let spans = spansByText.get(query.sql);
-  if (!spans) spansByText.set(query.sql, (spans = placeholderSpans(query.sql, postgres)));
+  // The same wrapping of the same text gives the same string object: a document's statements repeat,
+  // and a prepared-statement cache then finds the text without reading it through again.
+  let byWrapping = wrappedTexts.get(query.sql);
+  if (!byWrapping) wrappedTexts.set(query.sql, (byWrapping = new BoundedMap(4)));
+  let sql = byWrapping.get(key);
+  if (sql === undefined) byWrapping.set(key, (sql = wrapText(query.sql, wrapped, postgres)));
+  // The statement's node stays: what it writes is still told by it (write-tracker.ts).
+  return { ...query, sql };
+}
+
+/** Texts as `wrapParameters` wrapped them, by the original text and the wrapping. */
+const wrappedTexts = new BoundedMap<string, BoundedMap<string, string>>(100);
+
+function wrapText(original: string, wrapped: Array<string | undefined>, postgres: boolean): string {
+  // The placeholders' places in the text, found once per text.
+  let spans = spansByText.get(original);
+  if (!spans) spansByText.set(original, (spans = placeholderSpans(original, postgres)));
   let sql = '';
   let from = 0;
   for (const [start, end, index] of spans) {
     const text = wrapped[index];
     if (text === undefined) continue;
-    sql += query.sql.slice(from, start) + text;
+    sql += original.slice(from, start) + text;
     from = end;
   }
-  sql += query.sql.slice(from);
-  // The statement's node stays: what it writes is still told by it (write-tracker.ts).
-  return { ...query, sql };
+  return sql + original.slice(from);
 }
 
 /** Each placeholder of a text: where it starts and ends, and the index of its parameter. */
