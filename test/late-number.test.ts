@@ -86,7 +86,7 @@ forEachEngine('a document number placed by the database', (t) => {
   });
 
   it('claims first for a document whose own text holds a placeholder\'s character, and keeps that text', async () => {
-    const text = 'private \uE000 and \uE001 use';
+    const text = 'private \u0091 and \u0092 use';
     const seen = await observe(t(), () => invoice({ observaciones: text, lineas: [{ descripcion: text, cantidad: 1, pvpunitario: 5 }] }));
     assert.equal(claimedWithHeader(seen), false);
     await assertWritten(t(), seen.value, 1003, 'X1003/L');

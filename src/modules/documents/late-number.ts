@@ -14,8 +14,11 @@ import type { NumberingInput, Sequence } from './numbering.ts';
  * the claim and the writes.
  *
  * Until that batch is answered, the header's `numero` and `codigo` hold placeholders where the
- * number goes (`{NUM}` and `{0NUM}` each its own): a few private-use characters, the last ones
- * drawn at random when the process starts, so that no text of anyone's holds them by chance. The
+ * number goes (`{NUM}` and `{0NUM}` each its own): a few C1 control characters (U+0080 to U+009F,
+ * led by U+0091, PRIVATE USE ONE), the last ones drawn at random when the process starts, so that
+ * no text of anyone's holds them by chance. They are Latin-1, not the private-use area: a statement
+ * holding one stays a one-byte string in V8, and MariaDB's text protocol formats and encodes the
+ * batch's text (some 26 KB an invoice) at half the cost of a two-byte one (docs/performance.md). The
  * parts carry them as any other text into their statements' parameters (the entry's concept, the
  * receipt's invoice code ...), and each statement replaces them in SQL with the number the claim
  * before it in the same transaction left in the session (number-claim.ts, `claimedInSession`).
@@ -30,12 +33,13 @@ import type { NumberingInput, Sequence } from './numbering.ts';
  * would move), and a document whose own text holds a placeholder's first character, claim first too.
  */
 
-const LEAD = '\uE000';
-/** Two characters of the private-use area (U+E100 to U+F8FF), drawn once. */
-const drawn = () => String.fromCharCode(0xe100 + Math.floor(Math.random() * 0x1800));
-const NONCE = drawn() + drawn();
-const PLAIN = `${LEAD}\uE001${NONCE}`;
-const PADDED = `${LEAD}\uE002${NONCE}`;
+/** PRIVATE USE ONE: a control character no text is meant to hold (a document's own that does claims first). */
+const LEAD = '\u0091';
+/** Three C1 control characters (U+0080 to U+009F), drawn once. */
+const drawn = () => String.fromCharCode(0x80 + Math.floor(Math.random() * 0x20));
+const NONCE = drawn() + drawn() + drawn();
+const PLAIN = `${LEAD}\u0081${NONCE}`;
+const PADDED = `${LEAD}\u0082${NONCE}`;
 const holdsPlaceholder = (value: unknown): value is string => typeof value === 'string' && value.includes(LEAD);
 
 /** The sequences as their last claims answered them, per database (a hint, checked on every use). */
@@ -103,7 +107,7 @@ export class LateNumber {
     return wrapParameters(query, this.#engine, (placeholder, value) => {
       if (!holdsPlaceholder(value)) return undefined;
       let wrapped = placeholder;
-      // The placeholders are private-use characters only: safe as literals.
+      // The placeholders are control characters only (no quote, no backslash): safe as literals.
       if (value.includes(PLAIN)) wrapped = `REPLACE(${wrapped}, '${PLAIN}', ${text})`;
       if (value.includes(PADDED)) wrapped = `REPLACE(${wrapped}, '${PADDED}', ${padded})`;
       return wrapped === placeholder ? undefined : wrapped;
