@@ -160,6 +160,11 @@ class CommitGroup {
       // nothing else (an uncontended creation runs the statements it ran alone).
       const first = !ran.length;
       ran.push(entry);
+      // A turn of the event loop between members. libuv accepts one new connection per turn (one
+      // accept per readiness of the listening socket), and on SQLite a whole group otherwise runs
+      // as one chain of microtasks: a burst of new connections to a busy server was admitted one
+      // per group (25-30 ms each, the last of 50 after a second), one per member now.
+      if (!first) await new Promise((resolve) => setImmediate(resolve));
       if (!first) await sql`SAVEPOINT group_member`.execute(trx);
       try {
         entry.value = await member.resume(() => run.run(trx.$extendTables()));
