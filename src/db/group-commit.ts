@@ -164,8 +164,10 @@ class CommitGroup {
       // accept per readiness of the listening socket), and on SQLite a whole group otherwise runs
       // as one chain of microtasks: a burst of new connections to a busy server was admitted one
       // per group (25-30 ms each, the last of 50 after a second), one per member now.
-      if (!first) await new Promise((resolve) => setImmediate(resolve));
-      if (!first) await sql`SAVEPOINT group_member`.execute(trx);
+      if (!first) {
+        await new Promise((resolve) => setImmediate(resolve));
+        await sql`SAVEPOINT group_member`.execute(trx);
+      }
       try {
         entry.value = await member.resume(() => run.run(trx.$extendTables()));
       } catch (error) {

@@ -13,8 +13,8 @@ it('keeps a code and the statements holding it in Latin-1 (one-byte strings: Mar
   for (const engine of ['postgres', 'mysql'] as const) {
     const late = new LateNumber(engine, sequence, input);
     assert.ok(latin1(late.codigo) && latin1(late.numero), `${engine}: the placeholders are Latin-1`);
-    const placeholder = engine === 'postgres' ? '$1' : '?';
-    const query = CompiledQuery.raw(`insert into t (codigo, concepto, otro) values (${placeholder}, ${engine === 'postgres' ? '$2' : '?'}, ${engine === 'postgres' ? '$3' : '?'})`, [late.codigo, `Factura ${late.codigo}`, 'plain']);
+    const [a, b, c] = [1, 2, 3].map((n) => (engine === 'postgres' ? `$${n}` : '?'));
+    const query = CompiledQuery.raw(`insert into t (codigo, concepto, otro) values (${a}, ${b}, ${c})`, [late.codigo, `Factura ${late.codigo}`, 'plain']);
     const bound = late.bind(query);
     assert.notEqual(bound.sql, query.sql, `${engine}: the texts holding the number are wrapped`);
     assert.equal(bound.sql.split('REPLACE(').length - 1, 4, `${engine}: {NUM} and {0NUM} replaced in each of the two texts`);
